@@ -1,0 +1,42 @@
+# fred: a reversible debugger front end.
+# make demo | make test: both install what they need first (make deps).
+
+export PATH := /usr/local/go/bin:$(PATH)
+GO      ?= go
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+FIXTURES := $(patsubst testdata/%.c,testdata/bin/%,$(wildcard testdata/*.c))
+
+.PHONY: all build deps test demo bench fixtures clean
+all: build fixtures
+
+build: bin/fred
+
+bin/fred: $(shell find cmd fred personalities ckpt replaylog watch internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/fred
+
+fixtures: $(FIXTURES)
+
+testdata/bin/%: testdata/%.c
+	@mkdir -p testdata/bin
+	gcc -g -O0 -o $@ $<
+
+# Installs gdb, gcc, python3, perl, Go and a CRIU that passes `criu check`
+# on this kernel, only if something is missing.
+deps:
+	@bash internal/deps/check.sh >/dev/null 2>&1 || bash internal/deps/install.sh
+
+test: deps
+	$(MAKE) all
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 60m ./...
+
+demo: deps
+	$(MAKE) all
+	./bin/fred --batch -x testdata/demo.gdb gdb -q testdata/bin/steps
+
+bench: deps
+	$(MAKE) all
+	$(GO) run ./internal/bench
+
+clean:
+	rm -rf bin testdata/bin

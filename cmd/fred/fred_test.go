@@ -1,0 +1,227 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	expect "github.com/google/goexpect"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+const wait = 30 * time.Second
+
+// session is fred under goexpect, typed at like a person would.
+type session struct {
+	t *testing.T
+	e *expect.GExpect
+}
+
+func startFred(t *testing.T, args ...string) *session {
+	t.Helper()
+	testutil.Require(t, "gdb")
+	fred := testutil.Fred(t)
+	e, _, err := expect.SpawnWithArgs(append([]string{fred}, args...), wait, expect.CheckDuration(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{t: t, e: e}
+	t.Cleanup(func() { e.Close() })
+	s.expect(`\(gdb\) $`)
+	return s
+}
+
+func (s *session) expect(re string) string {
+	s.t.Helper()
+	out, _, err := s.e.Expect(regexp.MustCompile(re), wait)
+	if err != nil {
+		s.t.Fatalf("waiting for %q: %v\noutput so far:\n%s", re, err, out)
+	}
+	return out
+}
+
+// do types a line and waits for the next prompt, checking the output
+// between matches want.
+func (s *session) do(line, want string) string {
+	s.t.Helper()
+	s.send(line + "\r")
+	out := s.expect(`(?s)` + want + `.*\(gdb\) $`)
+	return out
+}
+
+func (s *session) send(b string) {
+	s.t.Helper()
+	if err := s.e.Send(b); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func TestBreakRunNextStepPrint(t *testing.T) {
+	prog := testutil.Fixture(t, "steps")
+	s := startFred(t, "gdb", "-q", prog)
+	s.do("break square", `Breakpoint 1 at 0x[0-9a-f]+: file .*steps.c, line 8`)
+	s.do("run", `Breakpoint 1, square \(x=0\) at .*steps.c:8`)
+	s.do("next", `9\s+return r;`)
+	s.do("print r", `\$1 = 0`)
+	s.do("finish", `Run till exit from`)
+	s.do("next", `i=0 total=0`)
+	s.do("step", `square \(x=1\) at .*steps.c:8`)
+	s.do("info locals", `r = `)
+	out := s.do("fred-history", `history \(6 commands\)`)
+	if !strings.Contains(out, "run, next, finish, next, step") {
+		t.Errorf("history lacks the forward commands in order:\n%s", out)
+	}
+	if strings.Contains(out, "print") || strings.Contains(out, "info") {
+		t.Errorf("history lists inspection commands:\n%s", out)
+	}
+	if !regexp.MustCompile(`now: square at steps.c:8 .*depth 2`).MatchString(out) {
+		t.Errorf("history does not say where we are:\n%s", out)
+	}
+	// An empty line repeats the last command, as in gdb.
+	s.do("next", `9\s+return r;`)
+	s.do("", `10\s+}`)
+	s.do("fred-history", `step, next, next`)
+}
+
+func TestCtrlCInterruptsProgram(t *testing.T) {
+	prog := testutil.Fixture(t, "spin")
+	s := startFred(t, "gdb", "-q", prog)
+	s.send("run\r")
+	s.expect(`spinning`)
+	time.Sleep(300 * time.Millisecond)
+	s.send("\x03")
+	s.expect(`Program received signal SIGINT(?s).*\(gdb\) $`)
+	out := s.do("print counter > 0", `\$1 = 1`)
+	_ = out
+	s.do("fred-history", `\[start\]\s+run`)
+}
+
+func TestProgramInputAndPromptLookalike(t *testing.T) {
+	prog := testutil.Fixture(t, "echo")
+	s := startFred(t, "gdb", "-q", prog)
+	s.send("run\r")
+	s.expect(`ready`)
+	s.send("hello\r")
+	s.expect(`got 'hello' \(1\)`)
+	s.send("stop\r")
+	// The program prints a line that looks like gdb's prompt; fred must
+	// still wait for the real one.
+	s.expect(`\(gdb\) this line only looks like a prompt`)
+	s.expect(`exited with code 02(?s).*\(gdb\) $`)
+	s.do("print 2+3", `\$1 = 5`)
+	s.do("fred-history", `now: the program has ended`)
+}
+
+func TestBadFredCommands(t *testing.T) {
+	prog := testutil.Fixture(t, "steps")
+	s := startFred(t, "gdb", "-q", prog)
+	s.do("fred-bogus", `fred: unknown command 'fred-bogus'; 'fred-help' lists`)
+	s.do("fred-history now", `fred: fred-history: takes no arguments`)
+	s.do("fred-source", `fred: fred-source: needs one file`)
+	s.do("fred-source /nonexistent/file", `fred: open /nonexistent/file: no such file`)
+	s.do("fred-history", `no history yet`)
+	s.do("print 6*7", `\$1 = 42`)
+	out := s.do("fred-help", `fred's commands`)
+	for _, c := range []string{"fred-help", "fred-history", "fred-source"} {
+		if !strings.Contains(out, c) {
+			t.Errorf("fred-help does not list %s:\n%s", c, out)
+		}
+	}
+}
+
+func TestQuitLeavesNothingRunning(t *testing.T) {
+	prog := testutil.Fixture(t, "spin")
+	s := startFred(t, "gdb", "-q", prog)
+	s.send("run\r")
+	s.expect(`spinning`)
+	s.send("\x03")
+	s.expect(`SIGINT(?s).*\(gdb\) $`)
+	if len(testutil.Running(prog)) == 0 {
+		t.Fatal("the program is not running under fred")
+	}
+	s.send("quit\r")
+	s.expect(`Quit anyway\? \(y or n\) `)
+	s.send("y\r")
+	waitGone(t, prog)
+}
+
+func TestCtrlDEndsSession(t *testing.T) {
+	prog := testutil.Fixture(t, "spin")
+	s := startFred(t, "gdb", "-q", prog)
+	s.send("break main\r")
+	s.expect(`\(gdb\) $`)
+	s.send("run\r")
+	s.expect(`Breakpoint 1, main(?s).*\(gdb\) $`)
+	s.send("\x04")
+	waitGone(t, prog)
+}
+
+func waitGone(t *testing.T, prog string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if len(testutil.Running(prog)) == 0 && len(testutil.Running(testutil.Fred(t))) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("still running after quit: %v %v", testutil.Running(prog), testutil.Running(testutil.Fred(t)))
+}
+
+func TestBatchScript(t *testing.T) {
+	testutil.Require(t, "gdb")
+	prog := testutil.Fixture(t, "steps")
+	fred := testutil.Fred(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.cmds")
+	os.WriteFile(good, []byte("break square\nrun\nnext\nfred-history\ncontinue\nprint x\n"), 0o644)
+	out, err := exec.Command(fred, "--batch", "-x", good, "gdb", "-q", prog).CombinedOutput()
+	if err != nil {
+		t.Fatalf("batch run failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "[start]   run, next", "$1 = 1"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("batch output lacks %q:\n%s", want, out)
+		}
+	}
+	bad := filepath.Join(dir, "bad.cmds")
+	os.WriteFile(bad, []byte("fred-nonsense\nprint 1\n"), 0o644)
+	out, err = exec.Command(fred, "--batch", "-x", bad, "gdb", "-q", prog).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("a failing fred command in --batch should exit 1, got %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "$1 = 1") {
+		t.Errorf("batch stopped at the first failure:\n%s", out)
+	}
+	if p := testutil.Running(prog); len(p) > 0 {
+		t.Errorf("left running: %v", p)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	fred := testutil.Fred(t)
+	out, err := exec.Command(fred, "--help").CombinedOutput()
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	for _, c := range []string{"fred-help", "fred-history", "fred-source", "--batch", "-x FILE"} {
+		if !strings.Contains(string(out), c) {
+			t.Errorf("--help lacks %s:\n%s", c, out)
+		}
+	}
+	out, err = exec.Command(fred, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "fred ") {
+		t.Errorf("--version: %v %s", err, out)
+	}
+	out, err = exec.Command(fred, "nosuchdebugger", "x").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no personality for \"nosuchdebugger\"") {
+		t.Errorf("unknown debugger: %v %s", err, out)
+	}
+}

@@ -1,0 +1,310 @@
+// Command fred runs a debugger you know (gdb, pdb, perl -d) with commands
+// that go back in time.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chzyer/readline"
+	"github.com/creack/pty"
+	"github.com/fred-debugger/fred/fred"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// version is set by the Makefile from git describe.
+var version = "dev"
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, `usage: fred [fred flags] DEBUGGER [debugger args] PROGRAM [args]
+  fred gdb ./prog            gdb, with fred's commands
+  fred python3 -m pdb x.py   (coming) pdb
+  fred perl -d x.pl          (coming) perl's debugger
+
+fred flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprintf(w, "\nfred's commands, typed at the debugger's prompt:\n")
+	fred.WriteHelp(w)
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("fred", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		scripts     multiFlag
+		personality = fs.String("personality", "", "debugger personality (gdb); default: from the debugger's name")
+		batch       = fs.Bool("batch", false, "exit after the -x files; non-zero status if a fred command failed")
+		showVersion = fs.Bool("version", false, "print fred's version")
+		help        = fs.Bool("help", false, "print this help")
+		timeout     = fs.Duration("timeout", 30*time.Second, "deadline for each answer fred itself asks the debugger for")
+	)
+	fs.Var(&scripts, "x", "run commands from `FILE` (fred's and the debugger's) first; may repeat")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		usage(os.Stderr, fs)
+		return 2
+	}
+	if *help {
+		usage(os.Stdout, fs)
+		return 0
+	}
+	if *showVersion {
+		fmt.Printf("fred %s\n", version)
+		return 0
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		usage(os.Stderr, fs)
+		return 2
+	}
+	var p *P.Personality
+	var err error
+	if *personality != "" {
+		p, err = P.ByName(*personality)
+	} else {
+		p, err = P.ForArgv(argv)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		return 2
+	}
+
+	interactive := readline.IsTerminal(int(os.Stdin.Fd())) && !*batch
+	term := newTerminal(interactive)
+	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive, Forwarding: term.forwarding}
+	if interactive {
+		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
+			opt.Size = ws
+		}
+	}
+	s, err := fred.Start(opt)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		return 1
+	}
+	defer s.Close()
+	term.sess = s
+	term.start()
+	defer term.stop()
+
+	for _, f := range scripts {
+		if err := s.Source(f); err != nil {
+			if errors.Is(err, fred.ErrSessionOver) {
+				return exitStatus(s)
+			}
+			fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+			return 1
+		}
+	}
+	if *batch {
+		return exitStatus(s)
+	}
+	if interactive {
+		return term.loop()
+	}
+	return plainLoop(s)
+}
+
+func exitStatus(s *fred.Session) int {
+	if s.Failed() > 0 {
+		return 1
+	}
+	return 0
+}
+
+// plainLoop reads commands from a stdin that is not a terminal.
+func plainLoop(s *fred.Session) int {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if err := s.Exec(sc.Text()); errors.Is(err, fred.ErrSessionOver) {
+			return exitStatus(s)
+		} else if err != nil {
+			fmt.Printf("fred: %v\n", err)
+		}
+	}
+	return exitStatus(s)
+}
+
+// terminal owns the person's terminal: readline at the prompt, and raw
+// pass-through to the debugger's pty while a command runs.
+type terminal struct {
+	interactive bool
+	sess        *fred.Session
+	rl          *readline.Instance
+
+	mu      sync.Mutex
+	toPTY   bool
+	raw     *readline.State
+	pw      *io.PipeWriter
+	sigs    chan os.Signal
+	stopped chan struct{}
+}
+
+func newTerminal(interactive bool) *terminal {
+	return &terminal{interactive: interactive, stopped: make(chan struct{})}
+}
+
+func (t *terminal) forwarding(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.toPTY = on
+	if !t.interactive {
+		return
+	}
+	fd := int(os.Stdin.Fd())
+	if on && t.raw == nil {
+		// Raw, so Ctrl-C and every key reach the pty, whose own line
+		// discipline echoes and signals as under plain gdb.
+		if st, err := readline.MakeRaw(fd); err == nil {
+			t.raw = st
+		}
+	} else if !on && t.raw != nil {
+		_ = readline.Restore(fd, t.raw)
+		t.raw = nil
+	}
+}
+
+func (t *terminal) start() {
+	t.sigs = make(chan os.Signal, 4)
+	signal.Notify(t.sigs, syscall.SIGINT, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		for {
+			select {
+			case sig := <-t.sigs:
+				switch sig {
+				case syscall.SIGINT:
+					// Outside raw mode (stdin not a terminal, or between
+					// commands) Ctrl-C still interrupts the program.
+					t.sess.Input([]byte{3})
+				case syscall.SIGWINCH:
+					if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
+						t.sess.Resize(ws)
+					}
+				default:
+					t.sess.Close()
+					os.Exit(1)
+				}
+			case <-t.stopped:
+				return
+			}
+		}
+	}()
+	if !t.interactive {
+		return
+	}
+	pr, pw := io.Pipe()
+	t.pw = pw
+	cfg := &readline.Config{
+		Prompt:          t.sess.Prompt(),
+		HistoryFile:     historyFile(),
+		AutoComplete:    completer{},
+		Stdin:           pr,
+		InterruptPrompt: "^C",
+		EOFPrompt:       "quit",
+	}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred: readline: %v\n", err)
+		return
+	}
+	t.rl = rl
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := os.Stdin.Read(b)
+			if n > 0 {
+				t.mu.Lock()
+				toPTY := t.toPTY
+				t.mu.Unlock()
+				if toPTY {
+					t.sess.Input(b[:n])
+				} else {
+					_, _ = pw.Write(append([]byte(nil), b[:n]...))
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+}
+
+func (t *terminal) stop() {
+	close(t.stopped)
+	signal.Stop(t.sigs)
+	if t.rl != nil {
+		t.rl.Close()
+	}
+}
+
+func (t *terminal) loop() int {
+	if t.rl == nil {
+		return plainLoop(t.sess)
+	}
+	for {
+		line, err := t.rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			fmt.Println("Quit")
+			continue
+		}
+		if err != nil {
+			// Ctrl-D: quit as gdb does, without asking.
+			_ = t.sess.Close()
+			return exitStatus(t.sess)
+		}
+		if err := t.sess.Exec(line); errors.Is(err, fred.ErrSessionOver) {
+			return exitStatus(t.sess)
+		} else if err != nil {
+			fmt.Printf("fred: %v\n", err)
+		}
+	}
+}
+
+func historyFile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir = filepath.Join(dir, "fred")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return ""
+	}
+	return filepath.Join(dir, "history")
+}
+
+// completer completes fred's commands at the start of a line.
+type completer struct{}
+
+func (completer) Do(line []rune, pos int) ([][]rune, int) {
+	word := string(line[:pos])
+	if strings.ContainsAny(word, " \t") || !strings.HasPrefix("fred-", word) && !strings.HasPrefix(word, "fred-") {
+		return nil, 0
+	}
+	var out [][]rune
+	for _, n := range fred.Completions() {
+		if strings.HasPrefix(n, word) {
+			out = append(out, []rune(n[len(word):]+" "))
+		}
+	}
+	return out, len(word)
+}

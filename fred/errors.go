@@ -1,0 +1,40 @@
+package fred
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrInterrupted means the person pressed Ctrl-C during a fred command.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrNoProgram means a command needs a live program and there is none.
+	ErrNoProgram = errors.New("the program is not running")
+	// ErrSessionOver means the debugger has gone and the session ended.
+	ErrSessionOver = errors.New("the debugging session ended")
+)
+
+// UnknownCommandError is a fred- command that is not in the table.
+type UnknownCommandError struct{ Name string }
+
+func (e *UnknownCommandError) Error() string {
+	return fmt.Sprintf("unknown command '%s'; 'fred-help' lists fred's commands", e.Name)
+}
+
+// UsageError is a fred command given bad arguments.
+type UsageError struct {
+	Cmd, Msg, Usage string
+}
+
+func (e *UsageError) Error() string {
+	return fmt.Sprintf("%s: %s (usage: %s)", e.Cmd, e.Msg, e.Usage)
+}
+
+// NeedsProgramError says which command needed a running program.
+type NeedsProgramError struct{ Cmd string }
+
+func (e *NeedsProgramError) Error() string {
+	return fmt.Sprintf("'%s' needs a running program; start it with 'run' or 'start' first", e.Cmd)
+}
+
+func (e *NeedsProgramError) Unwrap() error { return ErrNoProgram }

@@ -1,0 +1,276 @@
+// Package fred is the session engine: it runs the person's debugger on a
+// pty, passes their commands through, keeps the timeline of forward
+// commands and snapshots, and implements fred's own commands.
+package fred
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/fred-debugger/fred/internal/proc"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Options configure a Session.
+type Options struct {
+	Personality *P.Personality
+	Argv        []string // the debugger's command line as the person gave it
+	Out         io.Writer
+	// Timeout bounds every wait for a prompt that fred itself asked for.
+	Timeout time.Duration
+	// Size is the terminal size to give the pty; nil for a default.
+	Size *pty.Winsize
+	// Batch: no person answers the debugger's questions.
+	Batch bool
+	// Forwarding is called with true while a person's command runs (what the
+	// person types should then go to Input), and false after.
+	Forwarding func(on bool)
+}
+
+// Session is one debugger and the history of the program it runs.
+type Session struct {
+	opt    Options
+	p      *P.Personality
+	proc   *proc.PTYProcess
+	conn   *conn
+	marker string
+
+	Timeline Timeline
+	running  bool
+	pid      int // the program's pid while it runs
+	last     P.Command // last person command sent to the debugger, for empty-line repeat
+	failed   int       // fred commands that failed (for --batch)
+}
+
+// Start starts the debugger and waits for its first prompt.
+func Start(opt Options) (*Session, error) {
+	if opt.Timeout == 0 {
+		opt.Timeout = 30 * time.Second
+	}
+	if opt.Out == nil {
+		opt.Out = os.Stdout
+	}
+	if opt.Forwarding == nil {
+		opt.Forwarding = func(bool) {}
+	}
+	s := &Session{opt: opt, p: opt.Personality}
+	nonce := make([]byte, 6)
+	_, _ = rand.Read(nonce)
+	// \032 (SUB) never appears in source text or normal program output.
+	s.marker = "\x1a\x1afred-" + hex.EncodeToString(nonce) + "\x1a\x1a"
+	argv := s.p.Argv(opt.Argv, s.marker)
+	env := append(os.Environ(), s.p.Env...)
+	// Bracketed paste would wrap the person's pastes in escapes that fred's
+	// line editor and the debugger's echo do not expect. The debugger reads
+	// INPUTRC once at start, so the file goes as soon as the prompt shows.
+	if rc, err := os.CreateTemp("", "fred-inputrc-*"); err == nil {
+		_, _ = rc.WriteString("set enable-bracketed-paste off\n")
+		rc.Close()
+		defer os.Remove(rc.Name())
+		env = append(env, "INPUTRC="+rc.Name())
+	}
+	size := opt.Size
+	if size == nil {
+		size = &pty.Winsize{Rows: 24, Cols: 80}
+	}
+	pp, err := proc.StartPTY(argv, env, size)
+	if err != nil {
+		return nil, err
+	}
+	s.proc = pp
+	s.conn = newConn(pp.Master, s.marker)
+	if _, err := s.conn.waitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt, nil); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
+	}
+	setup := s.p.Setup(s.marker)
+	if opt.Batch {
+		setup = append(setup, s.p.Batch...)
+	}
+	for _, c := range setup {
+		if _, err := s.query(c); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("setting up %s: %w", s.p.Name, err)
+		}
+	}
+	return s, nil
+}
+
+// Personality is the debugger's personality.
+func (s *Session) Personality() *P.Personality { return s.p }
+
+// Prompt is what to show the person.
+func (s *Session) Prompt() string { return s.p.Prompt }
+
+// Failed counts fred commands that failed.
+func (s *Session) Failed() int { return s.failed }
+
+// Running reports whether the program is live, as of the last stop.
+func (s *Session) Running() bool { return s.running }
+
+// Input passes what the person typed while a command runs to the debugger's
+// terminal (program input, answers to questions, Ctrl-C).
+func (s *Session) Input(b []byte) { _ = s.conn.sendRaw(b) }
+
+// Resize passes a new terminal size to the debugger's pty.
+func (s *Session) Resize(ws *pty.Winsize) { _ = pty.Setsize(s.proc.Master, ws) }
+
+// Done is closed when the debugger process has exited.
+func (s *Session) Done() <-chan struct{} { return s.proc.Done() }
+
+// Close ends the debugger and everything it started.
+func (s *Session) Close() error {
+	if s.proc == nil {
+		return nil
+	}
+	// The program may sit in another process group (gdb gives it its own)
+	// or be traced; kill it outright, then the debugger and anything else
+	// left in its session.
+	if s.pid > 0 {
+		_ = syscall.Kill(s.pid, syscall.SIGKILL)
+	}
+	select {
+	case <-s.proc.Done():
+	default:
+		_ = s.conn.send(s.p.Quiet("quit"))
+		select {
+		case <-s.proc.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	sid := s.proc.Cmd.Process.Pid
+	err := s.proc.Stop(time.Second)
+	proc.KillSession(sid)
+	s.proc = nil
+	return err
+}
+
+// query sends an internal command and returns its output, unseen by the
+// person, within the session's timeout.
+func (s *Session) query(cmd string) (string, error) {
+	if err := s.conn.send(cmd); err != nil {
+		return "", ErrSessionOver
+	}
+	out, err := s.conn.waitPrompt(cmd, time.Now().Add(s.opt.Timeout), nil, true, nil, nil)
+	if errors.Is(err, ErrDebuggerExited) {
+		return out, ErrSessionOver
+	}
+	return out, err
+}
+
+// Exec runs one line the person typed: a fred command or a debugger
+// command passed through untouched.
+func (s *Session) Exec(line string) error {
+	trimmed := strings.TrimSpace(line)
+	if strings.HasPrefix(trimmed, "fred-") {
+		err := s.execFred(trimmed)
+		if err != nil && !errors.Is(err, ErrSessionOver) {
+			s.failed++
+			fmt.Fprintf(s.opt.Out, "fred: %v\n", err)
+			return nil
+		}
+		return err
+	}
+	if trimmed == "" {
+		if s.last.Line == "" || s.p.Repeat == nil {
+			return nil
+		}
+		if trimmed = s.p.Repeat(s.last); trimmed == "" {
+			return nil
+		}
+	}
+	cmd := s.p.Classify(trimmed)
+	s.last = cmd
+	_, err := s.passThrough(cmd)
+	return err
+}
+
+// passThrough sends a person's command and shows its output as it comes,
+// with the person's typing going to the program while it runs.
+func (s *Session) passThrough(cmd P.Command) (string, error) {
+	if err := s.conn.send(cmd.Line); err != nil {
+		return "", ErrSessionOver
+	}
+	s.opt.Forwarding(true)
+	out, err := s.conn.waitPrompt(cmd.Line, time.Time{}, s.opt.Out, true, nil, nil)
+	s.opt.Forwarding(false)
+	if errors.Is(err, ErrDebuggerExited) {
+		return out, ErrSessionOver
+	}
+	if err != nil {
+		return out, err
+	}
+	return out, s.after(cmd, out)
+}
+
+// after updates the timeline once a person's command has finished.
+func (s *Session) after(cmd P.Command, out string) error {
+	switch cmd.Kind {
+	case P.Forward:
+		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart) && s.p.NewRun != nil && s.p.NewRun(out) {
+			s.Timeline.Reset()
+			s.pid = 0
+		}
+		loc, err := s.location()
+		if errors.Is(err, P.ErrNotRunning) {
+			s.running, s.pid = false, 0
+			s.Timeline.Add(Step{Cmd: cmd, Ended: true})
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.running = true
+		if s.pid == 0 {
+			s.pid, _ = s.Pid()
+		}
+		depth, _ := s.depth()
+		s.Timeline.Add(Step{Cmd: cmd, At: loc, Depth: depth})
+	case P.Mutate:
+		if s.running {
+			s.Timeline.Add(Step{Cmd: cmd, At: s.Timeline.Now().At, Depth: s.Timeline.Now().Depth})
+		}
+	case P.Kill:
+		s.running, s.pid = false, 0
+		s.Timeline.Reset()
+	}
+	return nil
+}
+
+func (s *Session) location() (P.Location, error) {
+	out, err := s.query(s.p.LocationCmd)
+	if err != nil {
+		return P.Location{}, err
+	}
+	return s.p.ParseLocation(out)
+}
+
+func (s *Session) depth() (int, error) {
+	out, err := s.query(s.p.DepthCmd)
+	if err != nil {
+		return 0, err
+	}
+	return s.p.ParseDepth(out)
+}
+
+// Pid is the debugged program's process id.
+func (s *Session) Pid() (int, error) {
+	out, err := s.query(s.p.PidCmd)
+	if err != nil {
+		return 0, err
+	}
+	return s.p.ParsePid(out)
+}
+
+// Printf prints a fred message on its own line.
+func (s *Session) Printf(format string, args ...any) {
+	fmt.Fprintf(s.opt.Out, "fred: "+format+"\n", args...)
+}

@@ -1,0 +1,90 @@
+package fred
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Step is one recorded command and where the program stood after it.
+type Step struct {
+	Cmd   P.Command
+	At    P.Location
+	Depth int
+	Ended bool // the program exited or was killed during the command
+}
+
+// Mark places a snapshot in the timeline: it was taken after Index steps.
+type Mark struct {
+	Snap  int
+	Index int
+}
+
+// Timeline is the history of the current run: forward and state-changing
+// commands in order, and the snapshots between them.
+type Timeline struct {
+	Steps []Step
+	Marks []Mark
+}
+
+// Reset starts a new run.
+func (t *Timeline) Reset() { t.Steps, t.Marks = nil, nil }
+
+// Add appends a step.
+func (t *Timeline) Add(s Step) { t.Steps = append(t.Steps, s) }
+
+// Mark records a snapshot taken now.
+func (t *Timeline) Mark(snap int) { t.Marks = append(t.Marks, Mark{Snap: snap, Index: len(t.Steps)}) }
+
+// Now is the latest step, or the zero Step if there is none.
+func (t *Timeline) Now() Step {
+	if len(t.Steps) == 0 {
+		return Step{}
+	}
+	return t.Steps[len(t.Steps)-1]
+}
+
+// Write prints the history: the commands grouped by the snapshot they
+// follow, then where the person is now.
+func (t *Timeline) Write(w io.Writer) {
+	if len(t.Steps) == 0 && len(t.Marks) == 0 {
+		fmt.Fprintln(w, "fred: no history yet: start the program with 'run' or 'start'")
+		return
+	}
+	type group struct {
+		label string
+		cmds  []string
+	}
+	groups := []group{{label: "[start]"}}
+	mi := 0
+	for i := 0; i <= len(t.Steps); i++ {
+		for mi < len(t.Marks) && t.Marks[mi].Index == i {
+			g := group{label: fmt.Sprintf("[ckpt %d]", t.Marks[mi].Snap)}
+			if len(groups) == 1 && len(groups[0].cmds) == 0 && i == 0 {
+				groups[0] = g
+			} else {
+				groups = append(groups, g)
+			}
+			mi++
+		}
+		if i < len(t.Steps) {
+			g := &groups[len(groups)-1]
+			g.cmds = append(g.cmds, t.Steps[i].Cmd.String())
+		}
+	}
+	fmt.Fprintf(w, "fred: history (%d commands):\n", len(t.Steps))
+	for _, g := range groups {
+		fmt.Fprintf(w, "  %-9s %s\n", g.label, strings.Join(g.cmds, ", "))
+	}
+	now := t.Now()
+	switch {
+	case len(t.Steps) == 0:
+		fmt.Fprintln(w, "  now: at the snapshot")
+	case now.Ended:
+		fmt.Fprintf(w, "  now: the program has ended (after '%s')\n", now.Cmd)
+	default:
+		fmt.Fprintf(w, "  now: %s, depth %d, after '%s'\n", now.At, now.Depth, now.Cmd)
+	}
+}

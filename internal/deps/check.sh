@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# check.sh: exit 0 iff every tool fred and its tests need is present.
+#
+#   internal/deps/check.sh            print what is missing (nothing if all ok)
+#   internal/deps/check.sh --go-path  print the path of a Go >= FRED_GO_MIN
+#
+# The Makefile runs `check.sh || install.sh`. install.sh sources this file for
+# the same checks, so both always agree on what "present" means.
+# No network access, no root needed, about 0.1 s when everything is present.
+set -euo pipefail
+
+: "${FRED_GOROOT:=/usr/local/go}"                      # where install.sh puts Go
+: "${FRED_GO_MIN:=1.24}"                                # oldest Go accepted
+: "${FRED_CRIU_DIR:=/usr/local/libexec/fred/criu}"      # private CRIU root + wrapper
+: "${FRED_CRIU_MIN_MAJOR:=4}"                           # 3.x fails on kernels with [vvar_vclock]
+
+# Debian packages fred and its tests need (libc6-dev and binutils so that gcc
+# can build the fixture programs). install.sh adds curl, ca-certificates and
+# unzip only when it has to download Go.
+FRED_APT_PACKAGES=(gdb gcc make python3 perl libc6-dev binutils)
+
+# go_version_ok GO: true if GO runs and reports a version >= FRED_GO_MIN.
+go_version_ok() {
+    local go=$1 v
+    [[ -x $go ]] || return 1
+    # `go env GOVERSION` would honour GOTOOLCHAIN and might try the network;
+    # `go version` prints the running toolchain. Keep GOTOOLCHAIN=local.
+    v=$(GOTOOLCHAIN=local "$go" version 2>/dev/null) || return 1
+    v=${v#go version go}; v=${v%% *}                    # 1.26.8, 1.24rc1, ...
+    [[ $v =~ ^([0-9]+)\.([0-9]+) ]] || return 1
+    local maj=${BASH_REMATCH[1]} min=${BASH_REMATCH[2]}
+    local wmaj=${FRED_GO_MIN%%.*} wmin=${FRED_GO_MIN#*.}
+    (( maj > wmaj || (maj == wmaj && min >= wmin) ))
+}
+
+# find_go: print the first Go >= FRED_GO_MIN, from PATH or FRED_GOROOT.
+find_go() {
+    local c
+    for c in "$(command -v go 2>/dev/null || true)" "$FRED_GOROOT/bin/go"; do
+        [[ -n $c ]] && go_version_ok "$c" && { printf '%s\n' "$c"; return 0; }
+    done
+    return 1
+}
+
+# criu_ok: the private CRIU is installed, is FRED_CRIU_MIN_MAJOR.x, and
+# `criu check` passes on the running kernel (about 70 ms, so it is not cached).
+criu_ok() {
+    local w=$FRED_CRIU_DIR/criu v
+    [[ -x $w ]] || { CRIU_WHY="$w is missing"; return 1; }
+    v=$("$w" --version 2>&1) || { CRIU_WHY="$w --version failed: $v"; return 1; }
+    [[ $v =~ Version:\ ([0-9]+)\. ]] && (( BASH_REMATCH[1] >= FRED_CRIU_MIN_MAJOR )) ||
+        { CRIU_WHY="$w is not CRIU ${FRED_CRIU_MIN_MAJOR}.x: $v"; return 1; }
+    if [[ $(id -u) != 0 ]]; then
+        CRIU_WHY="criu check needs root (run as root)"; return 1
+    fi
+    v=$("$w" check 2>&1) || { CRIU_WHY="$w check failed: ${v//$'\n'/ }"; return 1; }
+    return 0
+}
+
+# apt_missing PKG...: print the PKGs that dpkg does not list as installed
+# (nothing on a machine without dpkg).
+apt_missing() {
+    command -v dpkg-query >/dev/null 2>&1 || return 0
+    { dpkg-query -W -f='${Package} ${db:Status-Status}\n' "$@" 2>/dev/null || true; } |
+        awk -v want="$*" '$2 == "installed" { ok[$1] = 1 }
+            END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (!(w[i] in ok)) print w[i] }'
+}
+
+# check_all: print one line per missing thing; return 0 iff nothing is missing.
+check_all() {
+    local missing=0 t pk
+    pk=$(apt_missing "${FRED_APT_PACKAGES[@]}")
+    [[ -z $pk ]] || { echo "missing: Debian packages: "$pk; missing=1; }
+    for t in gdb gcc make python3 perl; do
+        command -v "$t" >/dev/null 2>&1 || { echo "missing: $t (not in PATH)"; missing=1; }
+    done
+    find_go >/dev/null || { echo "missing: go >= $FRED_GO_MIN (looked in PATH and $FRED_GOROOT/bin)"; missing=1; }
+    CRIU_WHY=
+    criu_ok || { echo "missing: private CRIU >= $FRED_CRIU_MIN_MAJOR passing 'criu check': $CRIU_WHY"; missing=1; }
+    return $missing
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    case ${1:-} in
+    --go-path) find_go || { echo "no go >= $FRED_GO_MIN found" >&2; exit 1; } ;;
+    "") check_all || { echo "run: make deps   (or, as root: internal/deps/install.sh)" >&2; exit 1; } ;;
+    *) echo "usage: $0 [--go-path]" >&2; exit 2 ;;
+    esac
+fi

@@ -1,0 +1,154 @@
+// Package proc is the one place where fred starts processes and owns ptys.
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ExitError says which command failed, how, and what it wrote on stderr.
+type ExitError struct {
+	Cmd    string
+	Code   int
+	Stderr string
+	Err    error
+}
+
+func (e *ExitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("%s: exit %d: %s", e.Cmd, e.Code, msg)
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Run runs a command to completion and returns its standard output.
+func Run(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return out.String(), &ExitError{Cmd: strings.Join(append([]string{name}, args...), " "), Code: code, Stderr: errb.String(), Err: err}
+	}
+	return out.String(), nil
+}
+
+// PTYProcess is a process whose controlling terminal is a pty fred holds.
+type PTYProcess struct {
+	Cmd    *exec.Cmd
+	Master *os.File
+	// Slave stays open in fred so the pty survives the process's children
+	// (snapshots hand it back to restored programs).
+	Slave *os.File
+
+	waitOnce sync.Once
+	done     chan struct{}
+	waitErr  error
+}
+
+// StartPTY starts argv in a new session on a fresh pty of the given size.
+func StartPTY(argv, env []string, size *pty.Winsize) (*PTYProcess, error) {
+	master, slave, err := pty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	if size != nil {
+		_ = pty.Setsize(master, size)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		master.Close()
+		slave.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	p := &PTYProcess{Cmd: cmd, Master: master, Slave: slave, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Done is closed when the process has exited and been reaped.
+func (p *PTYProcess) Done() <-chan struct{} { return p.done }
+
+// Stop ends the process: SIGTERM to its session's process group, then
+// SIGKILL after grace, and always reaps it.
+func (p *PTYProcess) Stop(grace time.Duration) error {
+	pid := p.Cmd.Process.Pid
+	select {
+	case <-p.done:
+	default:
+		_ = syscall.Kill(-pid, syscall.SIGHUP)
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	p.Master.Close()
+	p.Slave.Close()
+	return p.waitErr
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// KillSession sends SIGKILL to every process left in session sid (a
+// debugger's session holds its program even when the debugger is gone).
+func KillSession(sid int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// Fields after ')': state ppid pgrp session ...
+		f := strings.Fields(s[i+1:])
+		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}

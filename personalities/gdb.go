@@ -1,0 +1,276 @@
+package personalities
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// GDB is the personality for GNU gdb. Queries go through gdb's MI
+// interpreter ("interpreter-exec mi"), whose answers are stable to parse.
+var GDB = &Personality{
+	Name:      "gdb",
+	Debuggers: []string{"gdb", "gdb-multiarch"},
+	Prompt:    "(gdb) ",
+	Argv: func(argv []string, marker string) []string {
+		// -iex runs before anything else, so even the first prompt is the
+		// marker. Editing off: fred's readline edits, and gdb's echo of a
+		// line is then just the line.
+		out := []string{argv[0],
+			"-iex", "set prompt " + gdbEscape(marker),
+			"-iex", "set editing off",
+			"-iex", "set pagination off",
+			"-iex", "set height 0",
+		}
+		return append(out, argv[1:]...)
+	},
+	Setup: func(string) []string { return nil },
+	Batch: []string{"set confirm off"},
+	Commands: []Spec{
+		{Names: []string{"r", "ru[n]"}, Kind: Forward, Op: OpRun},
+		{Names: []string{"start"}, Kind: Forward, Op: OpStart},
+		{Names: []string{"starti"}, Kind: Forward, Op: OpStart},
+		{Names: []string{"c", "fg", "cont[inue]"}, Kind: Forward, Op: OpContinue, Count: true},
+		{Names: []string{"n", "nex[t]"}, Kind: Forward, Op: OpNext, Count: true},
+		{Names: []string{"s", "step"}, Kind: Forward, Op: OpStep, Count: true},
+		{Names: []string{"si", "stepi"}, Kind: Forward, Op: OpStepi, Count: true},
+		{Names: []string{"ni", "nexti"}, Kind: Forward, Op: OpNexti, Count: true},
+		{Names: []string{"fin[ish]"}, Kind: Forward, Op: OpFinish},
+		{Names: []string{"u", "unt[il]"}, Kind: Forward, Op: OpUntil},
+		{Names: []string{"adv[ance]"}, Kind: Forward, Op: OpAdvance},
+		{Names: []string{"j", "jump"}, Kind: Forward, Op: OpJump},
+		{Names: []string{"set var[iable]"}, Kind: Mutate, Op: "set var"},
+		{Names: []string{"cal[l]"}, Kind: Mutate, Op: "call"},
+		{Names: []string{"ret[urn]"}, Kind: Mutate, Op: "return"},
+		{Names: []string{"b", "br", "bre[ak]", "tb[reak]", "hb[reak]", "thb[reak]", "rb[reak]",
+			"d", "del[ete]", "cl[ear]", "disa[ble]", "en[able]", "cond[ition]", "ig[nore]",
+			"wa[tch]", "rw[atch]", "aw[atch]", "comm[ands]"}, Kind: Breakpoint},
+		{Names: []string{"p", "print", "inspect", "output"}, Kind: Inspect, Op: "print"},
+		{Names: []string{"bt", "where", "ba[cktrace]", "i", "inf[o]", "x", "l", "li[st]", "disp[lay]",
+			"f", "fr[ame]", "up", "do[wn]", "pt[ype]", "wha[tis]", "sho[w]", "h", "he[lp]",
+			"disas[semble]", "apr[opos]", "ec[ho]", "printf", "dpr[intf]"}, Kind: Inspect},
+		{Names: []string{"k", "kill"}, Kind: Kill, Op: "kill"},
+		{Names: []string{"q", "quit", "exit"}, Kind: Quit, Op: "quit"},
+	},
+	Mutates: func(c Command) bool {
+		switch c.Op {
+		case "print", "p", "call":
+			return hasAssignment(c.Args)
+		case "set":
+			first, _, _ := strings.Cut(c.Args, " ")
+			first, _, _ = strings.Cut(first, "=")
+			return hasAssignment(c.Args) && !gdbSettingsWithEquals[first]
+		}
+		return false
+	},
+	Repeat: func(last Command) string {
+		// gdb drops the arguments of list and x when it repeats them, so
+		// they continue where they stopped.
+		switch last.Op {
+		case "x", "l", "list":
+			return last.Op
+		case "r", "run", "start", "starti", "kill", "quit":
+			return ""
+		}
+		return last.Line
+	},
+	LocationCmd:   `interpreter-exec mi "-stack-info-frame"`,
+	ParseLocation: parseGDBFrame,
+	DepthCmd:      `interpreter-exec mi "-stack-info-depth"`,
+	ParseDepth: func(out string) (int, error) {
+		r, err := parseMIResult(out)
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(r["depth"])
+	},
+	PidCmd: `interpreter-exec mi "-list-thread-groups"`,
+	ParsePid: func(out string) (int, error) {
+		m := regexp.MustCompile(`pid="(\d+)"`).FindStringSubmatch(out)
+		if m == nil {
+			return 0, ErrNotRunning
+		}
+		return strconv.Atoi(m[1])
+	},
+	NewRun: func(out string) bool {
+		return strings.Contains(out, "Starting program: ")
+	},
+	Ended: func(out string) bool {
+		return gdbEnded.MatchString(out)
+	},
+	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
+}
+
+var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|killed)|^Program terminated with signal|^The program is not being run\.`)
+
+var gdbSettingsWithEquals = map[string]bool{
+	"env": true, "environment": true, "args": true, "prompt": true, "logging": true,
+	"substitute-path": true, "sysroot": true, "solib-search-path": true,
+	"directories": true, "cwd": true, "inferior-tty": true, "exec-wrapper": true,
+}
+
+// hasAssignment reports whether a C-like expression assigns: '=' that is not
+// part of ==, !=, <=, >=, or ++/--.
+func hasAssignment(e string) bool {
+	if strings.Contains(e, "++") || strings.Contains(e, "--") {
+		return true
+	}
+	for i := 0; i < len(e); i++ {
+		if e[i] != '=' {
+			continue
+		}
+		if i+1 < len(e) && e[i+1] == '=' {
+			i++
+			continue
+		}
+		if i > 0 && strings.IndexByte("=!<>", e[i-1]) >= 0 {
+			// "<<=" and ">>=" assign; "<=" and ">=" compare.
+			if i > 1 && (e[i-1] == '<' || e[i-1] == '>') && e[i-2] == e[i-1] {
+				return true
+			}
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// gdbEscape writes s as a gdb string setting, whose escapes gdb decodes.
+func gdbEscape(s string) string {
+	var b strings.Builder
+	for _, r := range []byte(s) {
+		if r < 0x20 || r == '\\' || r >= 0x7f {
+			fmt.Fprintf(&b, "\\%03o", r)
+		} else {
+			b.WriteByte(r)
+		}
+	}
+	return b.String()
+}
+
+func parseGDBFrame(out string) (Location, error) {
+	r, err := parseMIResult(out)
+	if err != nil {
+		return Location{}, err
+	}
+	var l Location
+	l.Function = r["frame.func"]
+	l.File = r["frame.fullname"]
+	if l.File == "" {
+		l.File = r["frame.file"]
+	}
+	l.Line, _ = strconv.Atoi(r["frame.line"])
+	if a := r["frame.addr"]; a != "" {
+		l.PC, _ = strconv.ParseUint(strings.TrimPrefix(a, "0x"), 16, 64)
+	}
+	return l, nil
+}
+
+// parseMIResult reads the first MI result record (^done or ^error) in out
+// into a flat map: nested tuples become dotted keys ("frame.line"); lists
+// keep their first element only, which is all fred asks for.
+func parseMIResult(out string) (map[string]string, error) {
+	var rec string
+	for _, line := range strings.FieldsFunc(StripANSI(out), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if strings.HasPrefix(line, "^") {
+			rec = line
+			break
+		}
+	}
+	if rec == "" {
+		return nil, fmt.Errorf("no MI result in %q", strings.TrimSpace(out))
+	}
+	class, body, _ := strings.Cut(rec[1:], ",")
+	m := map[string]string{}
+	p := miParser{s: body}
+	p.results("", m)
+	switch class {
+	case "done", "running", "connected":
+		return m, nil
+	case "error":
+		msg := m["msg"]
+		if msg == "No registers." || strings.Contains(msg, "not being run") || strings.Contains(msg, "No stack") || strings.Contains(msg, "No thread selected") {
+			return nil, ErrNotRunning
+		}
+		return nil, fmt.Errorf("gdb: %s", msg)
+	}
+	return nil, fmt.Errorf("unexpected MI record %q", rec)
+}
+
+type miParser struct {
+	s string
+	i int
+}
+
+func (p *miParser) results(prefix string, m map[string]string) {
+	for p.i < len(p.s) {
+		if c := p.s[p.i]; c == '{' || c == '[' || c == '"' {
+			// A bare value inside a list.
+			p.value(strings.TrimSuffix(prefix, "."), m)
+			if p.i < len(p.s) && p.s[p.i] == ',' {
+				p.i++
+				continue
+			}
+			return
+		}
+		start := p.i
+		for p.i < len(p.s) && p.s[p.i] != '=' && p.s[p.i] != ',' && p.s[p.i] != '}' && p.s[p.i] != ']' {
+			p.i++
+		}
+		key := p.s[start:p.i]
+		if p.i < len(p.s) && p.s[p.i] == '=' {
+			p.i++
+			p.value(prefix+key, m)
+		}
+		if p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+			continue
+		}
+		return
+	}
+}
+
+func (p *miParser) value(key string, m map[string]string) {
+	if p.i >= len(p.s) {
+		return
+	}
+	switch p.s[p.i] {
+	case '"':
+		p.i++
+		var b strings.Builder
+		for p.i < len(p.s) && p.s[p.i] != '"' {
+			if p.s[p.i] == '\\' && p.i+1 < len(p.s) {
+				p.i++
+				switch p.s[p.i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					b.WriteByte(p.s[p.i])
+				}
+			} else {
+				b.WriteByte(p.s[p.i])
+			}
+			p.i++
+		}
+		p.i++
+		if _, seen := m[key]; !seen {
+			m[key] = b.String()
+		}
+	case '{', '[':
+		closer := byte('}')
+		if p.s[p.i] == '[' {
+			closer = ']'
+		}
+		p.i++
+		p.results(key+".", m)
+		for p.i < len(p.s) && p.s[p.i] != closer {
+			p.i++ // unparsed tail; lists keep their first element
+		}
+		if p.i < len(p.s) && p.s[p.i] == closer {
+			p.i++
+		}
+	}
+}

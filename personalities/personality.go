@@ -1,0 +1,257 @@
+// Package personalities holds what fred knows about each debugger: how to
+// start it, its prompt, which commands move the program, and small parsers
+// for its answers. Everything generic lives in package fred.
+package personalities
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Kind says what a debugger command does to the program.
+type Kind int
+
+const (
+	Other      Kind = iota // passed through, not recorded
+	Inspect                // print, where, info: never replayed
+	Forward                // moves the program: enters the history
+	Mutate                 // changes program state (set var, call): replayed in order
+	Breakpoint             // changes breakpoints or watchpoints
+	Kill                   // ends the program
+	Quit                   // ends the debugger
+)
+
+func (k Kind) String() string {
+	return [...]string{"other", "inspect", "forward", "mutate", "breakpoint", "kill", "quit"}[k]
+}
+
+// Canonical names of forward commands, shared by all personalities.
+const (
+	OpRun      = "run"
+	OpStart    = "start"
+	OpContinue = "continue"
+	OpNext     = "next"
+	OpStep     = "step"
+	OpFinish   = "finish"
+	OpUntil    = "until"
+	OpAdvance  = "advance"
+	OpStepi    = "stepi"
+	OpNexti    = "nexti"
+	OpJump     = "jump"
+)
+
+// Command is one classified line typed to the debugger.
+type Command struct {
+	Line  string // as typed
+	Kind  Kind
+	Op    string // canonical name ("next"), or the first word if unknown
+	Count int    // repeat count ("next 3"), 1 if none
+	Args  string // the rest of the line after the command word
+}
+
+// String gives the command as fred shows it in the history.
+func (c Command) String() string {
+	s := c.Op
+	if c.Count > 1 {
+		s += " " + strconv.Itoa(c.Count)
+	} else if c.Args != "" {
+		s += " " + c.Args
+	}
+	return s
+}
+
+// Spec describes one debugger command. Name uses the notation "fin[ish]":
+// the part before '[' is the shortest accepted prefix.
+type Spec struct {
+	Names []string
+	Kind  Kind
+	Op    string // canonical name; defaults to the full first name
+	Count bool   // a numeric argument is a repeat count
+}
+
+// Location is where the program is stopped.
+type Location struct {
+	File     string
+	Line     int
+	Function string
+	PC       uint64 // 0 when the debugger has no program counter (pdb, perl)
+}
+
+func (l Location) String() string {
+	if l.File == "" && l.Function == "" {
+		return "unknown location"
+	}
+	s := l.Function
+	if s != "" {
+		s += " "
+	}
+	if l.File != "" {
+		s += fmt.Sprintf("at %s:%d", filepath.Base(l.File), l.Line)
+	}
+	if l.PC != 0 {
+		s += fmt.Sprintf(" (pc 0x%x)", l.PC)
+	}
+	return strings.TrimSpace(s)
+}
+
+// ErrNotRunning means the debugger has no live program to answer about.
+var ErrNotRunning = errors.New("the program is not running")
+
+// Personality is the data and parsers for one debugger.
+type Personality struct {
+	Name string
+	// Debuggers are the argv[0] base names that select this personality.
+	Debuggers []string
+	// Prompt is what the person sees as the prompt.
+	Prompt string
+	// Argv turns the person's command line into the one fred starts; marker is
+	// the unique prompt fred waits for.
+	Argv func(argv []string, marker string) []string
+	// Env is added to the debugger's environment.
+	Env []string
+	// InitialPrompt matches the debugger's first prompt when it cannot be
+	// given the marker on its command line; nil means the marker is used
+	// from the start.
+	InitialPrompt *regexp.Regexp
+	// Setup are sent, silently, once the debugger is up.
+	Setup func(marker string) []string
+	// Batch are sent, silently, when no person answers questions (stdin is
+	// not a terminal): the debugger then answers its own questions.
+	Batch []string
+	// Commands classifies what a person types.
+	Commands []Spec
+	// Mutates reports whether an otherwise inspecting command changes
+	// program state (gdb's "print x = 3").
+	Mutates func(c Command) bool
+	// Repeat gives the line an empty line repeats, or "" if none.
+	Repeat func(last Command) string
+
+	// Queries fred sends, and their parsers.
+	LocationCmd   string
+	ParseLocation func(out string) (Location, error)
+	DepthCmd      string
+	ParseDepth    func(out string) (int, error)
+	PidCmd        string
+	ParsePid      func(out string) (int, error)
+	// NewRun reports whether a run/start command's output says a new
+	// process started.
+	NewRun func(out string) bool
+	// Ended reports whether a forward command's output says the program
+	// exited or was killed.
+	Ended func(out string) bool
+	// Quiet wraps an internal command so it asks no questions.
+	Quiet func(cmd string) string
+}
+
+var all = []*Personality{GDB}
+
+// All returns every personality.
+func All() []*Personality { return all }
+
+// ByName finds a personality by name.
+func ByName(name string) (*Personality, error) {
+	for _, p := range all {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown personality %q (known: %s)", name, strings.Join(names(), ", "))
+}
+
+// ForArgv picks the personality from the debugger's command line.
+func ForArgv(argv []string) (*Personality, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no debugger command given")
+	}
+	base := filepath.Base(argv[0])
+	for _, p := range all {
+		for _, d := range p.Debuggers {
+			if base == d {
+				return p, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no personality for %q (known: %s); use --personality NAME", argv[0], strings.Join(names(), ", "))
+}
+
+func names() []string {
+	var n []string
+	for _, p := range all {
+		n = append(n, p.Name)
+	}
+	return n
+}
+
+// Classify turns a typed line into a Command.
+func (p *Personality) Classify(line string) Command {
+	line = strings.TrimSpace(line)
+	word, args, _ := strings.Cut(line, " ")
+	args = strings.TrimSpace(args)
+	c := Command{Line: line, Op: word, Args: args, Count: 1}
+	for _, s := range p.Commands {
+		// Multi-word specs ("set var[iable]") match on the whole line.
+		for _, n := range s.Names {
+			if rest, ok := matchSpec(n, line); ok {
+				c.Kind, c.Args = s.Kind, rest
+				c.Op = s.Op
+				if c.Op == "" {
+					c.Op = strings.NewReplacer("[", "", "]", "").Replace(s.Names[0])
+				}
+				if s.Count && rest != "" {
+					if n, err := strconv.Atoi(rest); err == nil && n > 0 {
+						c.Count, c.Args = n, ""
+					}
+				}
+				if p.Mutates != nil && c.Kind != Mutate && p.Mutates(c) {
+					c.Kind = Mutate
+				}
+				return c
+			}
+		}
+	}
+	return c
+}
+
+// matchSpec matches a spec name like "set var[iable]" against a line and
+// returns the rest of the line.
+func matchSpec(spec, line string) (string, bool) {
+	sw := strings.Fields(spec)
+	lw := strings.Fields(line)
+	if len(lw) < len(sw) {
+		return "", false
+	}
+	for i, s := range sw {
+		if !matchWord(s, lw[i]) {
+			return "", false
+		}
+	}
+	// Rest of the line after len(sw) words, spacing preserved.
+	rest := line
+	for range sw {
+		rest = strings.TrimLeft(rest, " \t")
+		if i := strings.IndexAny(rest, " \t"); i >= 0 {
+			rest = rest[i:]
+		} else {
+			rest = ""
+		}
+	}
+	return strings.TrimSpace(rest), true
+}
+
+func matchWord(spec, w string) bool {
+	min, opt, ok := strings.Cut(spec, "[")
+	if !ok {
+		return w == spec
+	}
+	full := min + strings.TrimSuffix(opt, "]")
+	return strings.HasPrefix(full, w) && len(w) >= len(min)
+}
+
+var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-B]|[=>])`)
+
+// StripANSI removes terminal escape sequences (colours, bracketed paste).
+func StripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
