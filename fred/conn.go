@@ -31,19 +31,42 @@ type conn struct {
 	w      io.Writer
 	marker []byte
 
+	trace  *os.File
+
 	mu     sync.Mutex
 	cond   *sync.Cond
 	buf    bytes.Buffer
 	closed bool
 }
 
-func newConn(master *os.File, marker string) *conn {
+func newConn(master *os.File, marker string, done <-chan struct{}) *conn {
 	c := &conn{w: master, marker: []byte(marker)}
 	c.cond = sync.NewCond(&c.mu)
+	// FRED_TRACE=FILE logs the raw traffic with the debugger, for debugging fred.
+	if path := os.Getenv("FRED_TRACE"); path != "" {
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			c.trace = f
+			c.w = io.MultiWriter(master, traceWriter{f, ">> "})
+		}
+	}
+	// fred keeps the pty's slave open for programs it restores, so the
+	// master never reads EOF: the debugger's exit is what closes the conn,
+	// once its last output has had a moment to arrive.
+	go func() {
+		<-done
+		time.Sleep(100 * time.Millisecond)
+		c.mu.Lock()
+		c.closed = true
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	}()
 	go func() {
 		b := make([]byte, 32*1024)
 		for {
 			n, err := master.Read(b)
+			if c.trace != nil {
+				fmt.Fprintf(c.trace, "<< %q\n", b[:n])
+			}
 			c.mu.Lock()
 			c.buf.Write(b[:n])
 			if err != nil {
@@ -117,8 +140,12 @@ func (c *conn) waitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEc
 				}
 				// Hold back what could be the start of a marker.
 				keep := partialSuffix(data, c.marker)
-				c.emit(&out, sink, data[:len(data)-keep])
-				c.buf.Next(len(data) - keep)
+				if n := len(data) - keep; n > 0 {
+					c.emit(&out, sink, data[:n])
+					c.buf.Next(n)
+					// emit unlocks while writing: look again before waiting.
+					continue
+				}
 			} else if loc := re.FindIndex(data); loc != nil && loc[1] == len(data) {
 				c.emit(&out, sink, data[:loc[0]])
 				c.buf.Reset()
@@ -171,4 +198,14 @@ func partialSuffix(data, marker []byte) int {
 		}
 	}
 	return 0
+}
+
+type traceWriter struct {
+	f      *os.File
+	prefix string
+}
+
+func (t traceWriter) Write(b []byte) (int, error) {
+	fmt.Fprintf(t.f, "%s%q\n", t.prefix, b)
+	return len(b), nil
 }

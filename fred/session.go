@@ -86,7 +86,7 @@ func Start(opt Options) (*Session, error) {
 		return nil, err
 	}
 	s.proc = pp
-	s.conn = newConn(pp.Master, s.marker)
+	s.conn = newConn(pp.Master, s.marker, pp.Done())
 	if _, err := s.conn.waitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt, nil); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,13 +29,32 @@ func startFred(t *testing.T, args ...string) *session {
 	t.Helper()
 	testutil.Require(t, "gdb")
 	fred := testutil.Fred(t)
-	e, _, err := expect.SpawnWithArgs(append([]string{fred}, args...), wait, expect.CheckDuration(50*time.Millisecond))
+	// TERM=dumb: gdb then prints no colours, which keeps the patterns
+	// readable; TestColoursPassThrough covers the other case.
+	env := append(os.Environ(), "TERM=dumb")
+	if strings.HasPrefix(t.Name(), "TestColours") {
+		env = append(os.Environ(), "TERM=xterm-256color")
+	}
+	if dir := os.Getenv("FRED_TEST_TRACE"); dir != "" {
+		env = append(env, "FRED_TRACE="+filepath.Join(dir, t.Name()+".trace"))
+	}
+	e, exited, err := expect.SpawnWithArgs(append([]string{fred}, args...), wait, expect.CheckDuration(50*time.Millisecond), expect.SetEnv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &session{t: t, e: e}
-	t.Cleanup(func() { e.Close() })
-	s.expect(`\(gdb\) $`)
+	t.Cleanup(func() {
+		// SIGTERM lets fred end its debugger and program; Close would
+		// SIGKILL fred and orphan them.
+		e.SendSignal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			t.Errorf("fred did not exit on SIGTERM")
+		}
+		e.Close()
+	})
+	s.expect(`\(gdb\) `)
 	return s
 }
 
@@ -52,7 +72,7 @@ func (s *session) expect(re string) string {
 func (s *session) do(line, want string) string {
 	s.t.Helper()
 	s.send(line + "\r")
-	out := s.expect(`(?s)` + want + `.*\(gdb\) $`)
+	out := s.expect(`(?s)` + want + `.*\(gdb\) `)
 	return out
 }
 
@@ -71,11 +91,13 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("next", `9\s+return r;`)
 	s.do("print r", `\$1 = 0`)
 	s.do("finish", `Run till exit from`)
+	s.do("next", `24\s+printf`)
 	s.do("next", `i=0 total=0`)
+	s.do("step", `23\s+total \+= square`)
 	s.do("step", `square \(x=1\) at .*steps.c:8`)
 	s.do("info locals", `r = `)
-	out := s.do("fred-history", `history \(6 commands\)`)
-	if !strings.Contains(out, "run, next, finish, next, step") {
+	out := s.do("fred-history", `history \(7 commands\)`)
+	if !strings.Contains(out, "run, next, finish, next, next, step, step") {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
@@ -97,7 +119,7 @@ func TestCtrlCInterruptsProgram(t *testing.T) {
 	s.expect(`spinning`)
 	time.Sleep(300 * time.Millisecond)
 	s.send("\x03")
-	s.expect(`Program received signal SIGINT(?s).*\(gdb\) $`)
+	s.expect(`Program received signal SIGINT(?s).*\(gdb\) `)
 	out := s.do("print counter > 0", `\$1 = 1`)
 	_ = out
 	s.do("fred-history", `\[start\]\s+run`)
@@ -114,7 +136,7 @@ func TestProgramInputAndPromptLookalike(t *testing.T) {
 	// The program prints a line that looks like gdb's prompt; fred must
 	// still wait for the real one.
 	s.expect(`\(gdb\) this line only looks like a prompt`)
-	s.expect(`exited with code 02(?s).*\(gdb\) $`)
+	s.expect(`exited with code 02(?s).*\(gdb\) `)
 	s.do("print 2+3", `\$1 = 5`)
 	s.do("fred-history", `now: the program has ended`)
 }
@@ -142,7 +164,7 @@ func TestQuitLeavesNothingRunning(t *testing.T) {
 	s.send("run\r")
 	s.expect(`spinning`)
 	s.send("\x03")
-	s.expect(`SIGINT(?s).*\(gdb\) $`)
+	s.expect(`SIGINT(?s).*\(gdb\) `)
 	if len(testutil.Running(prog)) == 0 {
 		t.Fatal("the program is not running under fred")
 	}
@@ -155,10 +177,8 @@ func TestQuitLeavesNothingRunning(t *testing.T) {
 func TestCtrlDEndsSession(t *testing.T) {
 	prog := testutil.Fixture(t, "spin")
 	s := startFred(t, "gdb", "-q", prog)
-	s.send("break main\r")
-	s.expect(`\(gdb\) $`)
-	s.send("run\r")
-	s.expect(`Breakpoint 1, main(?s).*\(gdb\) $`)
+	s.do("break main", `Breakpoint 1 at`)
+	s.do("run", `Breakpoint 1, main`)
 	s.send("\x04")
 	waitGone(t, prog)
 }
@@ -182,7 +202,12 @@ func TestBatchScript(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.cmds")
 	os.WriteFile(good, []byte("break square\nrun\nnext\nfred-history\ncontinue\nprint x\n"), 0o644)
-	out, err := exec.Command(fred, "--batch", "-x", good, "gdb", "-q", prog).CombinedOutput()
+	batch := func(script string) ([]byte, error) {
+		c := exec.Command(fred, "--batch", "-x", script, "gdb", "-q", prog)
+		c.Env = append(os.Environ(), "TERM=dumb")
+		return c.CombinedOutput()
+	}
+	out, err := batch(good)
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
@@ -193,7 +218,7 @@ func TestBatchScript(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.cmds")
 	os.WriteFile(bad, []byte("fred-nonsense\nprint 1\n"), 0o644)
-	out, err = exec.Command(fred, "--batch", "-x", bad, "gdb", "-q", prog).CombinedOutput()
+	out, err = batch(bad)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("a failing fred command in --batch should exit 1, got %v\n%s", err, out)
 	}
@@ -224,4 +249,13 @@ func TestHelpAndVersion(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "no personality for \"nosuchdebugger\"") {
 		t.Errorf("unknown debugger: %v %s", err, out)
 	}
+}
+
+func TestColoursPassThrough(t *testing.T) {
+	prog := testutil.Fixture(t, "steps")
+	s := startFred(t, "gdb", "-q", prog)
+	// gdb colours file names when the terminal can; fred passes them on.
+	s.do("break square", "Breakpoint 1 at \x1b\\[34m0x[0-9a-f]+\x1b\\[m: file \x1b\\[32m")
+	s.do("run", `Breakpoint 1, .*square`)
+	s.do("fred-history", `\[start\]\s+run`)
 }

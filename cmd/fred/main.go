@@ -40,8 +40,18 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 
 fred flags:
 `)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	fs.VisitAll(func(f *flag.Flag) {
+		name, help := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		arg := dash + f.Name
+		if name != "" {
+			arg += " " + name
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", arg, help)
+	})
 	fmt.Fprintf(w, "\nfred's commands, typed at the debugger's prompt:\n")
 	fred.WriteHelp(w)
 }
@@ -51,11 +61,11 @@ func run(args []string) int {
 	fs.SetOutput(io.Discard)
 	var (
 		scripts     multiFlag
-		personality = fs.String("personality", "", "debugger personality (gdb); default: from the debugger's name")
+		personality = fs.String("personality", "", "debugger `NAME` (gdb); default: from the debugger's name")
 		batch       = fs.Bool("batch", false, "exit after the -x files; non-zero status if a fred command failed")
 		showVersion = fs.Bool("version", false, "print fred's version")
 		help        = fs.Bool("help", false, "print this help")
-		timeout     = fs.Duration("timeout", 30*time.Second, "deadline for each answer fred itself asks the debugger for")
+		timeout     = fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
 	)
 	fs.Var(&scripts, "x", "run commands from `FILE` (fred's and the debugger's) first; may repeat")
 	if err := fs.Parse(args); err != nil {
@@ -220,6 +230,12 @@ func (t *terminal) start() {
 		Stdin:           pr,
 		InterruptPrompt: "^C",
 		EOFPrompt:       "quit",
+		FuncGetWidth: func() int {
+			if w := readline.GetScreenWidth(); w > 0 {
+				return w
+			}
+			return 80 // a pty nobody sized
+		},
 	}
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
