@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,47 @@ func init() {
 					return &UsageError{Cmd: "fred-history", Msg: "takes no arguments", Usage: "fred-history"}
 				}
 				s.Timeline.Write(s.opt.Out)
+				return nil
+			}},
+		{Name: "fred-checkpoint", Aliases: []string{"fred-ckpt"}, NeedsProgram: true,
+			Help: "Take a snapshot of the program now; it gets a number (see fred-list).",
+			Run: func(s *Session, args []string) error {
+				if len(args) > 0 {
+					return &UsageError{Cmd: "fred-checkpoint", Msg: "takes no arguments", Usage: "fred-checkpoint"}
+				}
+				sn, err := s.Checkpoint(false)
+				if err != nil {
+					return err
+				}
+				s.Printf("snapshot %d taken (%.3f s, %s)", sn.ID, sn.Took.Seconds(), humanBytes(sn.Size))
+				return nil
+			}},
+		{Name: "fred-restart", Args: "[N]",
+			Help: "Go back to snapshot N (default: the latest).",
+			Run: func(s *Session, args []string) error {
+				if len(args) > 1 {
+					return &UsageError{Cmd: "fred-restart", Msg: "takes at most one snapshot number", Usage: "fred-restart [N]"}
+				}
+				if s.snap == nil {
+					return fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
+				}
+				if len(s.order) == 0 {
+					return errors.New("there is no snapshot yet; 'fred-checkpoint' takes one")
+				}
+				id := s.order[len(s.order)-1]
+				if len(args) == 1 {
+					n, err := strconv.Atoi(args[0])
+					if err != nil {
+						return &UsageError{Cmd: "fred-restart", Msg: fmt.Sprintf("%q is not a snapshot number", args[0]), Usage: "fred-restart [N]"}
+					}
+					id = n
+				}
+				return s.Restart(id)
+			}},
+		{Name: "fred-list", Aliases: []string{"fred-ls"},
+			Help: "List the snapshots: where each sits in the history, its size on disk and how long it took.",
+			Run: func(s *Session, args []string) error {
+				s.writeList()
 				return nil
 			}},
 		{Name: "fred-source", Args: "FILE",
@@ -156,4 +198,37 @@ func (s *Session) Source(path string) error {
 		}
 	}
 	return sc.Err()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func (s *Session) writeList() {
+	w := s.opt.Out
+	fmt.Fprintf(w, "fred: %s\n", s.snapWhy)
+	if len(s.order) == 0 {
+		fmt.Fprintln(w, "fred: no snapshots yet")
+		return
+	}
+	fmt.Fprintf(w, "  %-4s %-40s %10s %9s\n", "id", "taken after", "size", "took")
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		after := "the start"
+		if n := len(sn.Steps); n > 0 {
+			after = fmt.Sprintf("%d commands ('%s')", n, sn.Steps[n-1].Cmd)
+		}
+		if sn.Auto {
+			after += ", auto"
+		}
+		fmt.Fprintf(w, "  %-4d %-40s %10s %8.3fs\n", id, after, humanBytes(sn.Size), sn.Took.Seconds())
+	}
 }

@@ -31,7 +31,7 @@ type conn struct {
 	w      io.Writer
 	marker []byte
 
-	trace  *os.File
+	trace *os.File
 
 	mu     sync.Mutex
 	cond   *sync.Cond

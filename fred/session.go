@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -28,6 +29,13 @@ type Options struct {
 	Timeout time.Duration
 	// Size is the terminal size to give the pty; nil for a default.
 	Size *pty.Winsize
+	// Snapshots is the backend: auto, criu, fork or off.
+	Snapshots string
+	// Dir holds the snapshots; default under the user's cache dir.
+	Dir string
+	// Keep leaves the snapshots on disk when the session ends.
+	Keep     bool
+	CriuPath string
 	// Batch: no person answers the debugger's questions.
 	Batch bool
 	// Forwarding is called with true while a person's command runs (what the
@@ -45,9 +53,18 @@ type Session struct {
 
 	Timeline Timeline
 	running  bool
-	pid      int // the program's pid while it runs
+	pid      int       // the program's pid while it runs
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
+
+	snap     ckpt.Snapshotter // nil when snapshots are unavailable
+	snapWhy  string           // which backend, or why none
+	dir      string
+	ownDir   bool
+	snaps    map[int]*snap
+	order    []int
+	nextSnap int
+	adopted  map[int]bool // restored programs fred must reap
 }
 
 // Start starts the debugger and waits for its first prompt.
@@ -61,12 +78,16 @@ func Start(opt Options) (*Session, error) {
 	if opt.Forwarding == nil {
 		opt.Forwarding = func(bool) {}
 	}
-	s := &Session{opt: opt, p: opt.Personality}
+	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.
 	s.marker = "\x1a\x1afred-" + hex.EncodeToString(nonce) + "\x1a\x1a"
-	argv := s.p.Argv(opt.Argv, s.marker)
+	master, slave, err := proc.OpenPTY()
+	if err != nil {
+		return nil, err
+	}
+	argv := s.p.Argv(opt.Argv, s.marker, slave.Name())
 	env := append(os.Environ(), s.p.Env...)
 	// Bracketed paste would wrap the person's pastes in escapes that fred's
 	// line editor and the debugger's echo do not expect. The debugger reads
@@ -81,7 +102,7 @@ func Start(opt Options) (*Session, error) {
 	if size == nil {
 		size = &pty.Winsize{Rows: 24, Cols: 80}
 	}
-	pp, err := proc.StartPTY(argv, env, size)
+	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +122,12 @@ func Start(opt Options) (*Session, error) {
 			return nil, fmt.Errorf("setting up %s: %w", s.p.Name, err)
 		}
 	}
+	s.openSnapshots()
 	return s, nil
 }
+
+// SnapshotBackend says which snapshot backend is in use, or why none.
+func (s *Session) SnapshotBackend() string { return s.snapWhy }
 
 // Personality is the debugger's personality.
 func (s *Session) Personality() *P.Personality { return s.p }
@@ -149,6 +174,7 @@ func (s *Session) Close() error {
 	sid := s.proc.Cmd.Process.Pid
 	err := s.proc.Stop(time.Second)
 	proc.KillSession(sid)
+	s.closeSnapshots()
 	s.proc = nil
 	return err
 }
@@ -234,6 +260,7 @@ func (s *Session) after(cmd P.Command, out string) error {
 		}
 		depth, _ := s.depth()
 		s.Timeline.Add(Step{Cmd: cmd, At: loc, Depth: depth})
+		s.maybeAutoSnapshot()
 	case P.Mutate:
 		if s.running {
 			s.Timeline.Add(Step{Cmd: cmd, At: s.Timeline.Now().At, Depth: s.Timeline.Now().Depth})

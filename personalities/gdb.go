@@ -13,7 +13,8 @@ var GDB = &Personality{
 	Name:      "gdb",
 	Debuggers: []string{"gdb", "gdb-multiarch"},
 	Prompt:    "(gdb) ",
-	Argv: func(argv []string, marker string) []string {
+	NoCtty:    true,
+	Argv: func(argv []string, marker, tty string) []string {
 		// -iex runs before anything else, so even the first prompt is the
 		// marker. Editing off: fred's readline edits, and gdb's echo of a
 		// line is then just the line.
@@ -22,6 +23,7 @@ var GDB = &Personality{
 			"-iex", "set editing off",
 			"-iex", "set pagination off",
 			"-iex", "set height 0",
+			"-iex", "set inferior-tty " + tty,
 		}
 		return append(out, argv[1:]...)
 	},
@@ -100,6 +102,9 @@ var GDB = &Personality{
 		return gdbEnded.MatchString(out)
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
+	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
+		Settle: []string{"tbreak *$pc", "jump *$pc"}},
+	FrameCmd: "frame",
 }
 
 var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|killed)|^Program terminated with signal|^The program is not being run\.`)

@@ -109,8 +109,13 @@ type Personality struct {
 	// Prompt is what the person sees as the prompt.
 	Prompt string
 	// Argv turns the person's command line into the one fred starts; marker is
-	// the unique prompt fred waits for.
-	Argv func(argv []string, marker string) []string
+	// the unique prompt fred waits for, tty the pty's slave path.
+	Argv func(argv []string, marker, tty string) []string
+	// NoCtty starts the debugger without a controlling terminal, so that the
+	// program it starts on tty can own the pty (gdb's inferior-tty): CRIU
+	// can only restore a terminal together with its session leader, and
+	// Ctrl-C then signals the program directly.
+	NoCtty bool
 	// Env is added to the debugger's environment.
 	Env []string
 	// InitialPrompt matches the debugger's first prompt when it cannot be
@@ -145,6 +150,25 @@ type Personality struct {
 	Ended func(out string) bool
 	// Quiet wraps an internal command so it asks no questions.
 	Quiet func(cmd string) string
+
+	// Tracer is set for debuggers that trace the program from their own
+	// process (gdb): a snapshot detaches them first and attaches after.
+	Tracer *Tracer
+	// FrameCmd shows the current location as after a stop.
+	FrameCmd string
+}
+
+// Tracer holds the commands that let go of a traced program and take it
+// back.
+type Tracer struct {
+	Detach string
+	Attach string // with %d for the pid
+	Kill   string
+	// Settle runs right after an attach. gdb does not know an attached
+	// program sits on a breakpoint, so its next resume would hit that
+	// breakpoint again without moving; a stop gdb sees for itself at the
+	// same pc fixes that.
+	Settle []string
 }
 
 var all = []*Personality{GDB}

@@ -19,6 +19,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/fred"
+	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -67,6 +68,10 @@ func run(args []string) int {
 		help        = fs.Bool("help", false, "print this help")
 		timeout     = fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
 	)
+	snapshots := fs.String("snapshots", "auto", "snapshot backend: `auto`, criu, fork or off")
+	dir := fs.String("dir", "", "keep snapshots in `DIR` (default: under the user's cache dir)")
+	keep := fs.Bool("keep", false, "leave the snapshots on disk when the session ends")
+	criuPath := fs.String("criu", "", "the criu `PATH` (default: $FRED_CRIU, then where 'make deps' puts it, then PATH)")
 	fs.Var(&scripts, "x", "run commands from `FILE` (fred's and the debugger's) first; may repeat")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
@@ -100,11 +105,17 @@ func run(args []string) int {
 
 	interactive := readline.IsTerminal(int(os.Stdin.Fd())) && !*batch
 	term := newTerminal(interactive)
-	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive, Forwarding: term.forwarding}
+	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
+		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
 		}
+	}
+	// Programs CRIU restores come back as orphans; fred must be the one to
+	// reap them.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "fred: cannot become a subreaper: %v\n", err)
 	}
 	s, err := fred.Start(opt)
 	if err != nil {
@@ -112,6 +123,7 @@ func run(args []string) int {
 		return 1
 	}
 	defer s.Close()
+	fmt.Printf("fred: %s\n", s.SnapshotBackend())
 	term.sess = s
 	term.start()
 	defer term.stop()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // ExitError says which command failed, how, and what it wrote on stderr.
@@ -66,19 +67,25 @@ type PTYProcess struct {
 	waitErr  error
 }
 
-// StartPTY starts argv in a new session on a fresh pty of the given size.
-func StartPTY(argv, env []string, size *pty.Winsize) (*PTYProcess, error) {
-	master, slave, err := pty.Open()
+// OpenPTY opens a fresh pty.
+func OpenPTY() (master, slave *os.File, err error) {
+	master, slave, err = pty.Open()
 	if err != nil {
-		return nil, fmt.Errorf("open pty: %w", err)
+		return nil, nil, fmt.Errorf("open pty: %w", err)
 	}
+	return master, slave, nil
+}
+
+// StartPTY starts argv in a new session on the pty, of the given size. With
+// ctty the pty becomes the session's controlling terminal.
+func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctty bool) (*PTYProcess, error) {
 	if size != nil {
 		_ = pty.Setsize(master, size)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: ctty, Ctty: 0}
 	if err := cmd.Start(); err != nil {
 		master.Close()
 		slave.Close()
@@ -150,5 +157,28 @@ func KillSession(sid int) {
 		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+// BecomeSubreaper makes fred the parent of orphaned descendants, so that a
+// program CRIU restores (or one whose debugger died) is fred's to reap.
+func BecomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// Reap waits up to timeout for pid, a child or adopted orphan, to exit and
+// collects it. It returns true when pid is gone.
+func Reap(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if got == pid || err == unix.ECHILD {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -1,0 +1,109 @@
+package fred
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+func TestMain(m *testing.M) {
+	// Restored programs come back as orphans of the test binary.
+	if err := proc.BecomeSubreaper(); err != nil {
+		panic(err)
+	}
+	os.Setenv("TERM", "dumb")
+	testutil.Main(m)
+}
+
+// syncBuf is the session's output, read by the test between commands.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) take() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.b.String()
+	s.b.Reset()
+	return out
+}
+
+type tsession struct {
+	*Session
+	t   *testing.T
+	out *syncBuf
+}
+
+// gdbSession starts real gdb on a fixture, with the given snapshot backend.
+func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
+	t.Helper()
+	testutil.Require(t, "gdb")
+	prog := testutil.Fixture(t, fixture)
+	out := &syncBuf{}
+	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", prog}, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snapshots == "criu" && s.snap == nil {
+		t.Fatalf("CRIU is not usable: %s; run 'make deps' as root", s.snapWhy)
+	}
+	ts := &tsession{Session: s, t: t, out: out}
+	t.Cleanup(func() {
+		pid := s.pid
+		s.Close()
+		if pid != 0 && waitGone(pid, 5*time.Second) == false {
+			t.Errorf("program pid %d still there after Close", pid)
+		}
+		if left := testutil.Running(prog); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	out.take()
+	return ts
+}
+
+// do runs a line and returns what it printed.
+func (ts *tsession) do(line string) string {
+	ts.t.Helper()
+	if err := ts.Exec(line); err != nil {
+		ts.t.Fatalf("%s: %v", line, err)
+	}
+	return ts.out.take()
+}
+
+// must runs a line and checks its output matches re.
+func (ts *tsession) must(line, re string) string {
+	ts.t.Helper()
+	out := ts.do(line)
+	if !regexp.MustCompile(re).MatchString(out) {
+		ts.t.Fatalf("%q: output does not match %q:\n%s", line, re, out)
+	}
+	return out
+}
+
+// value prints an expression and returns its value text.
+func (ts *tsession) value(expr string) string {
+	ts.t.Helper()
+	out := ts.do("print " + expr)
+	m := regexp.MustCompile(`\$\d+ = (.*)`).FindStringSubmatch(out)
+	if m == nil {
+		ts.t.Fatalf("print %s: %q", expr, out)
+	}
+	return strings.TrimSpace(m[1])
+}

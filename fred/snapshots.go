@@ -1,0 +1,259 @@
+package fred
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/internal/proc"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// snap is a snapshot and the history that led to it.
+type snap struct {
+	*ckpt.Snapshot
+	Steps []Step // the timeline up to the snapshot
+	Marks []Mark
+	Auto  bool // taken by fred, not the person
+}
+
+// ErrNoSnapshots means no snapshot backend is available in this session.
+var ErrNoSnapshots = errors.New("snapshots are not available in this session")
+
+// NoSnapshotError names a snapshot that does not exist.
+type NoSnapshotError struct{ ID int }
+
+func (e *NoSnapshotError) Error() string {
+	return fmt.Sprintf("there is no snapshot %d; 'fred-list' shows the snapshots", e.ID)
+}
+
+// openSnapshots sets up the session directory and the snapshot backend
+// chosen by opt.Snapshots, and says which is in use and why.
+func (s *Session) openSnapshots() {
+	mode := s.opt.Snapshots
+	if mode == "" {
+		mode = "auto"
+	}
+	if mode == "off" {
+		s.snapWhy = "snapshots are off (--snapshots=off)"
+		return
+	}
+	dir := s.opt.Dir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
+		s.ownDir = true
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.snapWhy = fmt.Sprintf("no snapshots: cannot create %s: %v", dir, err)
+		return
+	}
+	s.dir = dir
+	switch mode {
+	case "criu", "auto":
+		sn, err := ckpt.NewCRIU(ckpt.Options{Dir: dir, TTY: s.proc.Slave, CriuPath: s.opt.CriuPath})
+		if err == nil {
+			s.snap = sn
+			s.snapWhy = "snapshots: CRIU"
+			return
+		}
+		s.snapWhy = fmt.Sprintf("no snapshots: CRIU is not usable: %v", err)
+		if mode == "auto" {
+			s.snapWhy += " (the fork backend is not built yet)"
+		}
+	case "fork":
+		s.snapWhy = "no snapshots: the fork backend is not built yet; use --snapshots=criu as root"
+	default:
+		s.snapWhy = fmt.Sprintf("no snapshots: unknown --snapshots=%s (auto, criu, fork or off)", mode)
+	}
+}
+
+// closeSnapshots drops every snapshot and, unless --keep, the directory.
+func (s *Session) closeSnapshots() {
+	if s.snap != nil && !s.opt.Keep {
+		_ = s.snap.Close()
+	}
+	if s.dir != "" && !s.opt.Keep {
+		if s.ownDir {
+			_ = os.RemoveAll(s.dir)
+		} else {
+			for _, sn := range s.snaps {
+				_ = os.RemoveAll(sn.Dir)
+			}
+		}
+	}
+	for pid := range s.adopted {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		proc.Reap(pid, time.Second)
+	}
+}
+
+// Checkpoint takes a snapshot of the program now.
+func (s *Session) Checkpoint(auto bool) (*snap, error) {
+	if s.snap == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
+	}
+	if !s.running || s.pid == 0 {
+		return nil, &NeedsProgramError{Cmd: "fred-checkpoint"}
+	}
+	id := s.nextSnap + 1
+	pid := s.pid
+	start := time.Now()
+	if t := s.p.Tracer; t != nil {
+		// CRIU cannot dump a traced process: queue a stop, let go of it,
+		// dump it, take it back.
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return nil, fmt.Errorf("stopping the program (pid %d): %w", pid, err)
+		}
+		if _, err := s.query(s.p.Quiet(t.Detach)); err != nil {
+			return nil, err
+		}
+		if err := ckpt.WaitStopped(pid, s.opt.Timeout); err != nil {
+			s.reattach(pid)
+			return nil, err
+		}
+	}
+	cs, err := s.snap.Take(pid, id)
+	if s.p.Tracer != nil {
+		if aerr := s.reattach(pid); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs.Took = time.Since(start)
+	s.nextSnap = id
+	s.Timeline.Mark(id)
+	sn := &snap{Snapshot: cs, Auto: auto,
+		Steps: append([]Step(nil), s.Timeline.Steps...),
+		Marks: append([]Mark(nil), s.Timeline.Marks...)}
+	s.snaps[id] = sn
+	s.order = append(s.order, id)
+	return sn, nil
+}
+
+// reattach gives a program fred let go of back to the debugger.
+func (s *Session) reattach(pid int) error {
+	out, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Attach, pid)))
+	if err != nil {
+		return err
+	}
+	if _, err := s.location(); err != nil {
+		return fmt.Errorf("attaching to pid %d again: %v: %s", pid, err, lastLine(out))
+	}
+	for _, c := range s.p.Tracer.Settle {
+		if _, err := s.query(s.p.Quiet(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Restart brings the program back to snapshot id and shows where it is.
+func (s *Session) Restart(id int) error {
+	sn, ok := s.snaps[id]
+	if !ok {
+		return &NoSnapshotError{ID: id}
+	}
+	if err := s.restore(sn); err != nil {
+		return err
+	}
+	s.Timeline.Steps = append([]Step(nil), sn.Steps...)
+	s.Timeline.Marks = append([]Mark(nil), sn.Marks...)
+	return s.show()
+}
+
+// restore replaces the live program with snapshot sn: kill it, restore the
+// image (same pid), take it back into the debugger.
+func (s *Session) restore(sn *snap) error {
+	pid := sn.Pid
+	if s.running && s.pid != 0 {
+		if t := s.p.Tracer; t != nil {
+			if _, err := s.query(s.p.Quiet(t.Kill)); err != nil {
+				return err
+			}
+		}
+		_ = syscall.Kill(s.pid, syscall.SIGKILL)
+	}
+	// Whoever held the pid must be gone and reaped before CRIU can reuse it.
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if !proc.Reap(pid, s.opt.Timeout) || !waitGone(pid, s.opt.Timeout) {
+		return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, sn.ID)
+	}
+	delete(s.adopted, pid)
+	s.running, s.pid = false, 0
+	got, err := s.snap.Restore(sn.Snapshot)
+	if err != nil {
+		return err
+	}
+	s.adopted[got] = true
+	if s.p.Tracer != nil {
+		if err := s.reattach(got); err != nil {
+			return err
+		}
+	}
+	s.running, s.pid = true, got
+	return nil
+}
+
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for proc.Alive(pid) || exists(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return true
+}
+
+func exists(pid int) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return err == nil
+}
+
+// show prints the current location as the debugger does after a stop.
+func (s *Session) show() error {
+	out, err := s.query(s.p.FrameCmd)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(s.opt.Out, out)
+	return nil
+}
+
+// maybeAutoSnapshot takes the first snapshot of a run when the program
+// first stops.
+func (s *Session) maybeAutoSnapshot() {
+	if s.snap == nil || !s.running || len(s.Timeline.Marks) > 0 {
+		return
+	}
+	sn, err := s.Checkpoint(true)
+	if err != nil {
+		s.Printf("could not take the first snapshot: %v", err)
+		return
+	}
+	s.Printf("snapshot %d taken at the first stop (%.3f s)", sn.ID, sn.Took.Seconds())
+}
+
+func lastLine(s string) string {
+	s = P.StripANSI(s)
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s
+}

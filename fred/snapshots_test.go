@@ -1,0 +1,138 @@
+package fred
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// state is what a person can see of the program at a stop.
+type state struct {
+	loc                string
+	pc, sp, rbx, total string
+	pid                int
+}
+
+func (ts *tsession) state() state {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return state{loc: loc.String(), pc: ts.value("$pc"), sp: ts.value("$sp"), rbx: ts.value("$rbx"),
+		total: ts.value("total"), pid: ts.pid}
+}
+
+func TestCheckpointRestartCRIU(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.must("break square", `Breakpoint 1 at`)
+	ts.must("run", `snapshot 1 taken at the first stop`)
+	ts.must("next", `9\s+return r;`)
+	ts.must("finish", `Run till exit`)
+	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, \d+ KB\)`)
+	at2 := ts.state()
+	ts.must("continue", `i=0 total=0(?s).*square \(x=1\)`)
+	ts.must("next", `9\s+return r;`)
+	ts.must("fred-checkpoint", `snapshot 3 taken`)
+	at3 := ts.state()
+	ts.must("continue", `i=1 total=1(?s).*square \(x=2\)`)
+	ts.must("set var total = 1000", ``)
+
+	// Back to snapshot 2: location, registers, variables, pid, and what the
+	// program prints from there are as they were.
+	ts.must("fred-restart 2", `#0 .*main \(\) at .*steps.c:23`)
+	if got := ts.state(); got != at2 {
+		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+	}
+	ts.must("continue", `i=0 total=0(?s).*square \(x=1\)`)
+
+	// The latest snapshot by default.
+	ts.must("fred-restart", `#0 .*square \(x=1\) at .*steps.c:9`)
+	if got := ts.state(); got != at3 {
+		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+	}
+	// A breakpoint at the restored pc must not be hit again by the next resume.
+	ts.must("fred-restart 1", `square \(x=0\) at .*steps.c:8`)
+	ts.must("next", `^9\s+return r;`)
+
+	out := ts.do("fred-list")
+	for _, want := range []string{"snapshots: CRIU", "1 commands ('run'), auto", "3 commands ('finish')", "5 commands ('next')"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fred-list lacks %q:\n%s", want, out)
+		}
+	}
+	out = ts.do("fred-history")
+	if !strings.Contains(out, "[ckpt 1]  next") {
+		t.Errorf("history after restart 1 should have only the commands since snapshot 1:\n%s", out)
+	}
+}
+
+func TestRestartAfterExitAndBadInput(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.must("fred-restart", `there is no snapshot yet`)
+	ts.must("fred-checkpoint", `'fred-checkpoint' needs a running program`)
+	ts.must("break fact", `Breakpoint 1 at`)
+	ts.must("run", `snapshot 1 taken`)
+	first := ts.state()
+	ts.must("fred-restart 99", `there is no snapshot 99`)
+	ts.must("fred-restart one", `"one" is not a snapshot number`)
+	ts.must("fred-checkpoint now", `takes no arguments`)
+	ts.must("delete", ``)
+	ts.must("continue", `fact=120(?s).*exited normally`)
+	ts.must("fred-checkpoint", `needs a running program`)
+	// Going back from a program that has ended is the common case.
+	ts.must("fred-restart 1", `fact \(n=5\)`)
+	if got := ts.state(); got != first {
+		t.Fatalf("after restart from the end:\n got %+v\nwant %+v", got, first)
+	}
+	if ts.Failed() != 6 {
+		t.Errorf("failed commands counted %d, want 6", ts.Failed())
+	}
+}
+
+func TestManyRestartsLeakNothing(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.must("break square", `Breakpoint 1 at`)
+	ts.must("run", `snapshot 1 taken`)
+	fds := countFDs(t)
+	for i := 0; i < 20; i++ {
+		ts.must("fred-restart 1", `square \(x=0\)`)
+		ts.must("continue", `square \(x=1\)`)
+	}
+	if got := countFDs(t); got > fds {
+		t.Errorf("fds grew from %d to %d over 20 restarts", fds, got)
+	}
+	if kids := children(t); len(kids) > 2 {
+		t.Errorf("fred has %d children after 20 restarts (want gdb and the program): %v", len(kids), kids)
+	}
+	dir := ts.dir
+	ts.Close()
+	if _, err := os.Stat(filepath.Join(dir, "snap-1")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("snapshot left on disk after the session: %v", err)
+	}
+}
+
+func countFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// children lists this process's children (and adopted orphans), over all
+// its threads: Go starts processes from any of them.
+func children(t *testing.T) []string {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kids []string
+	for _, task := range tasks {
+		b, _ := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "children"))
+		kids = append(kids, strings.Fields(string(b))...)
+	}
+	return kids
+}
