@@ -95,6 +95,30 @@ var GDB = &Personality{
 		}
 		return strconv.Atoi(m[1])
 	},
+	StopReason: func(out string) Stop {
+		out = StripANSI(out)
+		switch {
+		case gdbEnded.MatchString(out):
+			return StopEnded
+		case gdbBreakpointHit.MatchString(out):
+			return StopBreakpoint
+		case gdbSignal.MatchString(out):
+			return StopSignal
+		}
+		return StopDone
+	},
+	BreakpointsCmd: `interpreter-exec mi "-break-list"`,
+	ParseBreakpoints: func(out string) []string {
+		var on []string
+		for _, m := range gdbBkpt.FindAllStringSubmatch(out, -1) {
+			if m[2] == "y" {
+				on = append(on, m[1])
+			}
+		}
+		return on
+	},
+	Enable:  "enable %s",
+	Disable: "disable %s",
 	NewRun: func(out string) bool {
 		return strings.Contains(out, "Starting program: ")
 	},
@@ -108,6 +132,12 @@ var GDB = &Personality{
 }
 
 var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|killed)|^Program terminated with signal|^The program is not being run\.`)
+
+var (
+	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) \d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
+	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
+	gdbBkpt          = regexp.MustCompile(`bkpt=\{number="(\d+)",type="[^"]*",disp="[^"]*",enabled="([yn])"`)
+)
 
 var gdbSettingsWithEquals = map[string]bool{
 	"env": true, "environment": true, "args": true, "prompt": true, "logging": true,

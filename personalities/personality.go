@@ -98,6 +98,16 @@ func (l Location) String() string {
 	return strings.TrimSpace(s)
 }
 
+// Stop says why a forward command stopped.
+type Stop int
+
+const (
+	StopDone       Stop = iota // the command ran its course (a step ended)
+	StopBreakpoint             // a breakpoint or watchpoint was hit
+	StopSignal                 // the program got a signal (Ctrl-C, SIGSEGV)
+	StopEnded                  // the program exited or was killed
+)
+
 // ErrNotRunning means the debugger has no live program to answer about.
 var ErrNotRunning = errors.New("the program is not running")
 
@@ -142,6 +152,14 @@ type Personality struct {
 	ParseDepth    func(out string) (int, error)
 	PidCmd        string
 	ParsePid      func(out string) (int, error)
+	// StopReason reads why a forward command stopped from its output.
+	StopReason func(out string) Stop
+	// BreakpointsCmd lists the breakpoints; ParseBreakpoints returns the
+	// numbers of the enabled ones.
+	BreakpointsCmd   string
+	ParseBreakpoints func(out string) []string
+	// Enable and Disable take a breakpoint number (%s).
+	Enable, Disable string
 	// NewRun reports whether a run/start command's output says a new
 	// process started.
 	NewRun func(out string) bool

@@ -97,7 +97,7 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("step", `square \(x=1\) at .*steps.c:8`)
 	s.do("info locals", `r = `)
 	out := s.do("fred-history", `history \(7 commands\)`)
-	if !strings.Contains(out, "run, next, finish, next, next, step, step") {
+	if !regexp.MustCompile(`\[start\]\s+run\s+\[ckpt 1\]\s+next, finish, next, next, step, step`).MatchString(out) {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
@@ -211,7 +211,7 @@ func TestBatchScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Breakpoint 1, square (x=0)", "[start]   run, next", "$1 = 1"} {
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "[ckpt 1]  next", "snapshot 1 taken at the first stop", "$1 = 1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("batch output lacks %q:\n%s", want, out)
 		}

@@ -1,0 +1,204 @@
+// Package watch is the search behind fred-reverse-watch EXPR (FReD paper,
+// section 3): given START, an earlier moment, and END, the moment the person
+// is at now, it finds two adjacent moments a and b, one `step` apart, where
+// EXPR(a) differs from EXPR(END) and EXPR(b) equals it, and lands on a.
+//
+// EXPR may change many times between START and END. The search promises
+// one transition into the value seen now, not a particular one: it is a
+// binary search on "EXPR == EXPR(END)", which holds at END and fails at
+// START, so every bisection keeps a bracket with that property.
+//
+// History is hierarchical (paper 3.2): snapshots, then the person's
+// commands between two snapshots, then the `next`s a `continue` or a
+// `finish` refines into, then a `step` and the `next`s that a `next` over a
+// call refines into, and so on down to single statements. The search
+// bisects one level, then asks the Program to split the bracketing pair one
+// level finer, and repeats. It evaluates EXPR about log2(N) times for N
+// statements: exactly, it calls Eval at most
+//
+//	2 + sum over levels of ceil(log2(n+1))
+//
+// times, where n is the number of moments Split returned at that level. The
+// levels divide the work unevenly when, say, a stretch of 30 commands is
+// one long `continue` and 29 short `step`s; the search does not know how
+// many statements each command ran, so that costs up to log2(30) extra
+// evaluations. A `continue` that refines into a million `next`s costs
+// log2(1e6), as it should.
+//
+// The package knows nothing of processes: a Program does the work. fred's
+// Program restores a CRIU snapshot and replays debugger commands; the tests
+// use a simulated program.
+package watch
+
+import (
+	"context"
+	"fmt"
+)
+
+// Moment is a point in the program's history, owned by the Program that
+// made it. Search only hands moments back to that Program and prints them
+// with %v in errors, so a Program's moment type should have a String method
+// that names it the way a person could replay it, e.g.
+// "[ckpt 2] continue, next 1023, step".
+type Moment any
+
+// Program is the debugged program as the search sees it.
+//
+// Search calls Eval(end) first, before anything else, so a Program can
+// answer it without restoring: the program is still at END. After Search
+// returns, the program is wherever the last call left it; the caller moves
+// it to Result.Landed, or, on an error, back to where the person was.
+type Program interface {
+	// Eval brings the program to m (restore a snapshot, replay commands)
+	// and evaluates the watched expression there.
+	//
+	// The search compares values as strings, so equal values must give
+	// equal strings: strip gdb's "$12 = " history prefix and anything else
+	// that varies between evaluations of the same value. Eval at the same
+	// moment must give the same value every time (this is what the replay
+	// log is for).
+	//
+	// An error (the expression cannot be evaluated there, is out of scope,
+	// or the program exited or diverged during the replay) stops the
+	// search; Search returns it as an *EvalError naming m.
+	Eval(ctx context.Context, m Moment) (string, error)
+
+	// Split returns the moments strictly between a and b, in order, at the
+	// next finer level of the history that has any: the snapshots between
+	// them, else the boundaries of the commands between them, else the
+	// `next`s one command refines into (Algorithm 1 of the paper: when a
+	// `next` would pass b, because b is inside a call made at a, the first
+	// one is a `step` into it). Split returns an empty Seq (or nil) only
+	// when b is one `step` after a, which ends the search.
+	//
+	// Search calls Split only on a bracket: a and b are adjacent at the
+	// level above, EXPR(a) != EXPR(END) and EXPR(b) == EXPR(END). It calls
+	// it once per level, so Split may run the program from a to b to learn
+	// the finer moments. Returned moments must stay valid for the rest of
+	// the search: name them from a snapshot ("[ckpt 2] continue, next 17"),
+	// not as "where the program is now".
+	Split(ctx context.Context, a, b Moment) (Seq, error)
+}
+
+// Seq is the result of Split: a sequence that can be indexed without being
+// built. A `continue` over a long loop may refine into a million `next`s;
+// the search only looks at about log2 of them, so a Program should return
+// a Seq whose At names the i-th `next` on demand (it needs only the count,
+// which one run from a to b gives) rather than a million Moments.
+type Seq interface {
+	Len() int
+	// At returns the i-th moment, 0 <= i < Len(). Search calls it only for
+	// the moments it evaluates, once each.
+	At(i int) Moment
+}
+
+// Moments is a Seq for the short levels (snapshots, commands).
+type Moments []Moment
+
+func (s Moments) Len() int          { return len(s) }
+func (s Moments) At(i int) Moment { return s[i] }
+
+// Keeper is an optional interface of a Program: Search calls Keep(m) on a
+// moment it evaluated so that the Program may take a snapshot there.
+//
+// The policy: Keep(m) is called exactly when a probe at m finds EXPR !=
+// EXPR(END), that is, when m becomes the start of the bracket. Every later
+// Eval and Split is at or after m, so a snapshot at m is where all of them
+// can restore from; a probe that finds EXPR == EXPR(END) becomes the end of
+// the bracket, and nothing later happens after it. With a snapshot at each
+// new bracket start, no stretch of the program is executed more than about
+// twice (paper 3.1).
+//
+// Keep is called right after Eval(m) returned, with no other call in
+// between, so the program is still at m and a snapshot costs no replay.
+// But the expression has just been evaluated there: if it may have side
+// effects (it calls a function in the program), the Program must snapshot
+// before evaluating, e.g. in Eval, and keep that one. Keep is a hint: the
+// Program may ignore it (say, when it replayed only a few commands since
+// its latest snapshot) and should drop what it kept once Search returns.
+type Keeper interface {
+	Keep(m Moment)
+}
+
+// Localizer is the extension point for multi-threaded programs (paper 3.3),
+// not implemented yet by any Program. In a multi-threaded program, one
+// `step` of the foreground thread may contain steps of other threads, so
+// the search continues in two stages:
+//
+//   - C, a binary search over the replay log's events within that step:
+//     this is just one more level, so the Program's Split goes below a
+//     `step` to the log events in it, and Search bisects them as any level;
+//   - D, a round-robin search with scheduler locking that finds which
+//     thread's statement made the change. That is not a bisection, so
+//     Search hands its final pair to Localize, if the Program has it.
+//
+// Localize gets the single-threaded result (Landed and Next one finest
+// level apart, Before and After the values there, the counts so far) and
+// returns the landing it finds, adding its own evaluations to the counts.
+type Localizer interface {
+	Localize(ctx context.Context, r Result) (Result, error)
+}
+
+// Stats counts the Program calls a search made, for fred to print.
+type Stats struct {
+	Evals  int // Eval calls
+	Splits int // Split calls
+	Keeps  int // Keep calls
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%s, %s, %s",
+		plural(s.Evals, "evaluation"), plural(s.Splits, "split"), plural(s.Keeps, "snapshot hint"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Result is where the search landed.
+type Result struct {
+	// Landed is the moment to go to: EXPR there is Before, not After.
+	Landed Moment
+	// Next is one `step` after Landed: EXPR there is After, the value at
+	// END. The statement executed between them made the change.
+	Next          Moment
+	Before, After string
+	Stats
+}
+
+// NoTransitionError says EXPR has the same value at START as at END, so
+// there is no bracket to search (it may still have changed in between).
+type NoTransitionError struct {
+	Value string
+}
+
+func (e *NoTransitionError) Error() string {
+	return fmt.Sprintf("the expression has the same value at both ends (%s): nothing to search; start from an earlier snapshot, or watch a condition that differs there", e.Value)
+}
+
+// EvalError is an Eval that failed at a probe. At names where.
+type EvalError struct {
+	At  Moment
+	Err error
+}
+
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("cannot evaluate the expression at %v: %v", e.At, e.Err)
+}
+
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// SplitError is a Split that failed; A and B are the pair it was refining.
+type SplitError struct {
+	A, B Moment
+	Err  error
+}
+
+func (e *SplitError) Error() string {
+	return fmt.Sprintf("cannot refine the history between %v and %v: %v", e.A, e.B, e.Err)
+}
+
+func (e *SplitError) Unwrap() error { return e.Err }
