@@ -20,6 +20,9 @@ type Command struct {
 	Help    string
 	// NeedsProgram commands refuse to run without a live program.
 	NeedsProgram bool
+	// NeedsHistory commands need a run with a snapshot (the program may
+	// have ended since).
+	NeedsHistory bool
 	Run          func(s *Session, args []string) error
 }
 
@@ -78,6 +81,88 @@ func init() {
 			Run: func(s *Session, args []string) error {
 				s.writeList()
 				return nil
+			}},
+		{Name: "fred-reverse-step", Aliases: []string{"fred-rs"}, Args: "[N]", NeedsHistory: true,
+			Help: "Go back to the moment before the last statement executed (into a call that just returned, out to the call from a function's first line).",
+			Run: func(s *Session, args []string) error {
+				n, err := countArg("fred-reverse-step", args)
+				if err != nil {
+					return err
+				}
+				return s.reverse("fred-reverse-step", n, s.prevStatement)
+			}},
+		{Name: "fred-reverse-next", Aliases: []string{"fred-rn"}, Args: "[N]", NeedsHistory: true,
+			Help: "Go back one statement at this stack depth, treating calls as one statement (to the caller's statement if this frame was just entered).",
+			Run: func(s *Session, args []string) error {
+				n, err := countArg("fred-reverse-next", args)
+				if err != nil {
+					return err
+				}
+				return s.reverse("fred-reverse-next", n, s.prevSameDepth)
+			}},
+		{Name: "fred-reverse-finish", Aliases: []string{"fred-rf"}, NeedsHistory: true,
+			Help: "Go back to the call of the current function, in the caller.",
+			Run: func(s *Session, args []string) error {
+				if len(args) > 0 {
+					return &UsageError{Cmd: "fred-reverse-finish", Msg: "takes no arguments", Usage: "fred-reverse-finish"}
+				}
+				return s.reverse("fred-reverse-finish", 1, s.callSite)
+			}},
+		{Name: "fred-reverse-continue", Aliases: []string{"fred-rc"}, NeedsHistory: true,
+			Help: "Go back to the latest moment a breakpoint or watchpoint stopped the program (the first snapshot if none).",
+			Run: func(s *Session, args []string) error {
+				if len(args) > 0 {
+					return &UsageError{Cmd: "fred-reverse-continue", Msg: "takes no arguments", Usage: "fred-reverse-continue"}
+				}
+				return s.reverse("fred-reverse-continue", 1, func(t []Step, _ *revStats) ([]Step, error) {
+					if len(t) <= s.firstIndex() {
+						return nil, ErrAtStart
+					}
+					b, ok := s.lastBreakpoint(t)
+					if !ok {
+						s.Printf("no breakpoint was hit since the first snapshot; going there")
+					}
+					return b, nil
+				})
+			}},
+		{Name: "fred-undo", Args: "[N]", NeedsHistory: true,
+			Help: "Undo the last N forward commands of the history (default 1).",
+			Run: func(s *Session, args []string) error {
+				n, err := countArg("fred-undo", args)
+				if err != nil {
+					return err
+				}
+				return s.reverse("fred-undo", n, func(t []Step, _ *revStats) ([]Step, error) {
+					if len(t) <= s.firstIndex() {
+						return nil, ErrAtStart
+					}
+					return t[:len(t)-1], nil
+				})
+			}},
+		{Name: "fred-branch", Args: "NAME",
+			Help: "Keep the current line of history under NAME, to come back to with fred-switch.",
+			Run: func(s *Session, args []string) error {
+				if len(args) != 1 {
+					return &UsageError{Cmd: "fred-branch", Msg: "needs one name", Usage: "fred-branch NAME"}
+				}
+				if len(s.Timeline.Steps) == 0 {
+					return errors.New("there is no history to keep yet")
+				}
+				s.branches[args[0]] = append([]Step(nil), s.Timeline.Steps...)
+				s.Printf("branch '%s' keeps %d commands", args[0], len(s.Timeline.Steps))
+				return nil
+			}},
+		{Name: "fred-switch", Args: "NAME", NeedsHistory: true,
+			Help: "Go to the moment a branch kept (see fred-branch, fred-list).",
+			Run: func(s *Session, args []string) error {
+				if len(args) != 1 {
+					return &UsageError{Cmd: "fred-switch", Msg: "needs one branch name", Usage: "fred-switch NAME"}
+				}
+				b, ok := s.branches[args[0]]
+				if !ok {
+					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
+				}
+				return s.reverse("fred-switch", 1, func([]Step, *revStats) ([]Step, error) { return b, nil })
 			}},
 		{Name: "fred-source", Args: "FILE",
 			Help: "Run the commands in FILE (fred's and the debugger's), one per line.", Run: cmdSource},
@@ -144,6 +229,11 @@ func (s *Session) execFred(line string) error {
 	}
 	if c.NeedsProgram && !s.running {
 		return &NeedsProgramError{Cmd: c.Name}
+	}
+	if c.NeedsHistory {
+		if err := s.needReverse(c.Name); err != nil {
+			return err
+		}
 	}
 	return c.Run(s, f[1:])
 }
@@ -230,5 +320,9 @@ func (s *Session) writeList() {
 			after += ", auto"
 		}
 		fmt.Fprintf(w, "  %-4d %-40s %10s %8.3fs\n", id, after, humanBytes(sn.Size), sn.Took.Seconds())
+	}
+	fmt.Fprintf(w, "fred: policy: a snapshot at the first stop, then one after every %d commands or %s of running since the last\n", autoEvery, autoAfter)
+	for name, b := range s.branches {
+		fmt.Fprintf(w, "  branch %-10s %d commands, ends after '%s'\n", name, len(b), b[len(b)-1].Cmd)
 	}
 }

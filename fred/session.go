@@ -65,6 +65,11 @@ type Session struct {
 	order    []int
 	nextSnap int
 	adopted  map[int]bool // restored programs fred must reap
+
+	run      int      // counts the program's runs; snapshots belong to one
+	bps      []string // where enabled breakpoints stop now
+	bpList   []P.Bp
+	branches map[string][]Step
 }
 
 // Start starts the debugger and waits for its first prompt.
@@ -78,7 +83,7 @@ func Start(opt Options) (*Session, error) {
 	if opt.Forwarding == nil {
 		opt.Forwarding = func(bool) {}
 	}
-	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}}
+	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, branches: map[string][]Step{}}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.
@@ -192,6 +197,19 @@ func (s *Session) query(cmd string) (string, error) {
 	return out, err
 }
 
+// queryFor is query with its own deadline, for replayed commands that may
+// run as long as they did the first time.
+func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
+	if err := s.conn.send(cmd); err != nil {
+		return "", ErrSessionOver
+	}
+	out, err := s.conn.waitPrompt(cmd, time.Now().Add(timeout), nil, true, nil, nil)
+	if errors.Is(err, ErrDebuggerExited) {
+		return out, ErrSessionOver
+	}
+	return out, err
+}
+
 // Exec runs one line the person typed: a fred command or a debugger
 // command passed through untouched.
 func (s *Session) Exec(line string) error {
@@ -226,6 +244,7 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 		return "", ErrSessionOver
 	}
 	s.opt.Forwarding(true)
+	start := time.Now()
 	out, err := s.conn.waitPrompt(cmd.Line, time.Time{}, s.opt.Out, true, nil, nil)
 	s.opt.Forwarding(false)
 	if errors.Is(err, ErrDebuggerExited) {
@@ -234,21 +253,25 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err != nil {
 		return out, err
 	}
-	return out, s.after(cmd, out)
+	return out, s.after(cmd, out, time.Since(start))
 }
 
 // after updates the timeline once a person's command has finished.
-func (s *Session) after(cmd P.Command, out string) error {
+func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 	switch cmd.Kind {
 	case P.Forward:
 		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart) && s.p.NewRun != nil && s.p.NewRun(out) {
 			s.Timeline.Reset()
 			s.pid = 0
+			s.run++
+			s.refreshBreakpoints()
 		}
+		step := Step{Cmd: cmd, Stop: s.p.StopReason(out), Bps: s.bps, Took: took}
 		loc, err := s.location()
 		if errors.Is(err, P.ErrNotRunning) {
 			s.running, s.pid = false, 0
-			s.Timeline.Add(Step{Cmd: cmd, Ended: true})
+			step.Ended, step.Stop = true, P.StopEnded
+			s.Timeline.Add(step)
 			return nil
 		}
 		if err != nil {
@@ -258,12 +281,16 @@ func (s *Session) after(cmd P.Command, out string) error {
 		if s.pid == 0 {
 			s.pid, _ = s.Pid()
 		}
-		depth, _ := s.depth()
-		s.Timeline.Add(Step{Cmd: cmd, At: loc, Depth: depth})
+		step.At = loc
+		step.Depth, _ = s.depth()
+		s.Timeline.Add(step)
 		s.maybeAutoSnapshot()
+	case P.Breakpoint:
+		s.refreshBreakpoints()
 	case P.Mutate:
 		if s.running {
-			s.Timeline.Add(Step{Cmd: cmd, At: s.Timeline.Now().At, Depth: s.Timeline.Now().Depth})
+			now := s.Timeline.Now()
+			s.Timeline.Add(Step{Cmd: cmd, At: now.At, Depth: now.Depth, Bps: s.bps, Took: took})
 		}
 	case P.Kill:
 		s.running, s.pid = false, 0

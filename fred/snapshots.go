@@ -20,6 +20,7 @@ type snap struct {
 	Steps []Step // the timeline up to the snapshot
 	Marks []Mark
 	Auto  bool // taken by fred, not the person
+	run   int  // the run of the program it belongs to
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -133,7 +134,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	cs.Took = time.Since(start)
 	s.nextSnap = id
 	s.Timeline.Mark(id)
-	sn := &snap{Snapshot: cs, Auto: auto,
+	sn := &snap{Snapshot: cs, Auto: auto, run: s.run,
 		Steps: append([]Step(nil), s.Timeline.Steps...),
 		Marks: append([]Mark(nil), s.Timeline.Marks...)}
 	s.snaps[id] = sn
@@ -167,8 +168,9 @@ func (s *Session) Restart(id int) error {
 	if err := s.restore(sn); err != nil {
 		return err
 	}
+	s.run = sn.run
 	s.Timeline.Steps = append([]Step(nil), sn.Steps...)
-	s.Timeline.Marks = append([]Mark(nil), sn.Marks...)
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	return s.show()
 }
 
@@ -231,18 +233,39 @@ func (s *Session) show() error {
 	return nil
 }
 
+// The automatic snapshot policy: reverse commands replay from the latest
+// snapshot, so keep that replay short.
+const (
+	autoEvery = 50              // commands since the last snapshot
+	autoAfter = 2 * time.Second // of program run time since the last snapshot
+)
+
 // maybeAutoSnapshot takes the first snapshot of a run when the program
-// first stops.
+// first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
-	if s.snap == nil || !s.running || len(s.Timeline.Marks) > 0 {
+	if s.snap == nil || !s.running {
 		return
+	}
+	marks := s.Timeline.Marks
+	first := len(marks) == 0
+	if !first {
+		since := s.Timeline.Steps[marks[len(marks)-1].Index:]
+		var ran time.Duration
+		for _, st := range since {
+			ran += st.Took
+		}
+		if len(since) < autoEvery && ran < autoAfter {
+			return
+		}
 	}
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		s.Printf("could not take the first snapshot: %v", err)
+		s.Printf("could not take a snapshot: %v", err)
 		return
 	}
-	s.Printf("snapshot %d taken at the first stop (%.3f s)", sn.ID, sn.Took.Seconds())
+	if first {
+		s.Printf("snapshot %d taken at the first stop (%.3f s)", sn.ID, sn.Took.Seconds())
+	}
 }
 
 func lastLine(s string) string {

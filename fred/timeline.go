@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -13,7 +14,34 @@ type Step struct {
 	Cmd   P.Command
 	At    P.Location
 	Depth int
-	Ended bool // the program exited or was killed during the command
+	Ended bool   // the program exited or was killed during the command
+	Stop  P.Stop // why the command stopped
+	// Bps are the breakpoints enabled when the command ran: replaying it
+	// must see those and no others.
+	Bps  []string
+	Took time.Duration
+	// Synth steps were made by fred refining the history (a reverse
+	// command), not typed by the person.
+	Synth bool
+}
+
+// same reports whether two steps are the same command ending in the same
+// place, so that histories can share a snapshot.
+func (a Step) same(b Step) bool {
+	return a.Cmd.Line == b.Cmd.Line && a.At == b.At && a.Depth == b.Depth && a.Ended == b.Ended
+}
+
+// isPrefix reports whether p is a prefix of steps.
+func isPrefix(p, steps []Step) bool {
+	if len(p) > len(steps) {
+		return false
+	}
+	for i := range p {
+		if !p[i].same(steps[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Mark places a snapshot in the timeline: it was taken after Index steps.

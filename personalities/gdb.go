@@ -108,17 +108,29 @@ var GDB = &Personality{
 		return StopDone
 	},
 	BreakpointsCmd: `interpreter-exec mi "-break-list"`,
-	ParseBreakpoints: func(out string) []string {
-		var on []string
+	ParseBreakpoints: func(out string) []Bp {
+		var bps []Bp
 		for _, m := range gdbBkpt.FindAllStringSubmatch(out, -1) {
-			if m[2] == "y" {
-				on = append(on, m[1])
+			b := Bp{Num: m[1], Enabled: m[2] == "y", Where: "*" + m[3]}
+			if m[3] == "" || m[3] == "<MULTIPLE>" || m[3] == "<PENDING>" {
+				b.Where = m[4]
+			}
+			if b.Where != "" {
+				bps = append(bps, b)
 			}
 		}
-		return on
+		return bps
 	},
 	Enable:  "enable %s",
 	Disable: "disable %s",
+	Delete:  "delete %s",
+	BreakAt: "break %s",
+	ParseNewBreakpoint: func(out string) string {
+		if m := regexp.MustCompile(`Breakpoint (\d+) at`).FindStringSubmatch(out); m != nil {
+			return m[1]
+		}
+		return ""
+	},
 	NewRun: func(out string) bool {
 		return strings.Contains(out, "Starting program: ")
 	},
@@ -136,7 +148,8 @@ var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|k
 var (
 	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) \d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
-	gdbBkpt          = regexp.MustCompile(`bkpt=\{number="(\d+)",type="[^"]*",disp="[^"]*",enabled="([yn])"`)
+	// Watchpoints have no addr; fred leaves them to gdb.
+	gdbBkpt = regexp.MustCompile(`bkpt=\{number="(\d+)",type="(?:breakpoint|hw breakpoint)",disp="keep",enabled="([yn])"(?:,addr="([^"]*)")?[^}]*?(?:,original-location="([^"]*)")?\}`)
 )
 
 var gdbSettingsWithEquals = map[string]bool{

@@ -182,17 +182,71 @@ type recScenario struct {
 	// editing leaves gdb's readline on and bracketed paste enabled, so the
 	// output carries the escapes a person's gdb writes.
 	editing bool
-	steps   []recStep
+	// oddPath runs a copy of the fixture built in a directory whose name
+	// has a space, a comma, quotes, a brace and a non-ASCII letter.
+	oddPath bool
+	// helpLines > 0 keeps only that many lines of each answer.
+	helpLines int
+	steps     []recStep
 }
 
 // confirmOff is what fred sends in --batch mode; most scenarios start with it.
 var confirmOff = recStep{cmd: "set confirm off"}
 
-const (
-	frameCmd   = `interpreter-exec mi "-stack-info-frame"`
-	depthCmd   = `interpreter-exec mi "-stack-info-depth"`
-	threadsCmd = `interpreter-exec mi "-list-thread-groups"`
+// The queries fred sends come from the personality, so that a change to
+// them shows up as stale transcripts (see query) rather than as tests of
+// commands fred no longer sends.
+var (
+	frameCmd   = GDB.LocationCmd
+	depthCmd   = GDB.DepthCmd
+	threadsCmd = GDB.PidCmd
 )
+
+// mutateLines are typed in the gdb-mutate scenario, each followed by
+// "print counter": whether counter changed is what gdb says about whether
+// the line changes the program. Each line that assigns gives counter a value
+// it has not had before.
+var mutateLines = []string{
+	"print counter == 3",
+	"print counter = 3",
+	"p counter += 1",
+	"p counter++",
+	"p --counter",
+	"print counter <= 3",
+	"print counter >= 3",
+	"print counter != 3",
+	"print counter<=3",
+	"print counter <<= 2",
+	"print counter >>= 1",
+	"print counter-1",
+	"print -counter",
+	"print !counter",
+	`print "a=b"`,
+	`print "--"`,
+	`print "x++"`,
+	"print '='",
+	"print counter == '='",
+	"print *bp->p",
+	"print bp->p != 0",
+	"print *bp->p = 20",
+	"print *cp = 21",
+	"print -pretty -- counter",
+	"print -elements 4 -- counter = 22",
+	"p/x counter",
+	"p/x counter = 23",
+	"print/d counter = 24",
+	"output counter = 25",
+	"output counter",
+	"set counter = 26",
+	"set var counter = 27",
+	"set variable counter=28",
+	"set confirm off",
+	"set args a=b",
+	"set environment FOO=bar",
+	"inspect counter = 29",
+	"print sizeof(counter) == 4",
+	"print (counter=30)",
+}
 
 // Words whose resolution in gdb the classifier tests check: `help WORD`
 // tells which command gdb runs for it.
@@ -263,10 +317,19 @@ func specFull(spec string) string {
 }
 
 func recScenarios() []recScenario {
-	help := recScenario{name: "gdb-help", note: "help WORD for every word the classifier knows, and more"}
+	help := recScenario{name: "gdb-help", helpLines: 3,
+		note: "help WORD for every word the classifier knows, and more; each answer cut to its first 3 lines"}
 	help.steps = append(help.steps, confirmOff)
 	for _, w := range helpWords() {
 		help.steps = append(help.steps, recStep{label: "help " + w, cmd: "help " + w})
+	}
+	mutate := recScenario{name: "gdb-mutate", program: true, args: []string{"recurse"},
+		note: "does a line change the program? each line is followed by print counter"}
+	mutate.steps = append(mutate.steps, confirmOff,
+		recStep{cmd: "break depth_reached"}, recStep{cmd: "run"},
+		recStep{label: "before", cmd: "print counter"})
+	for _, l := range mutateLines {
+		mutate.steps = append(mutate.steps, recStep{label: l, cmd: l}, recStep{label: "after " + l, cmd: "print counter"})
 	}
 	return []recScenario{
 		{
@@ -299,6 +362,7 @@ func recScenarios() []recScenario {
 				{label: "frame", cmd: frameCmd},
 				{label: "depth", cmd: depthCmd},
 				{label: "depth max 3", cmd: `interpreter-exec mi "-stack-info-depth 3"`},
+				{label: "bt", cmd: "bt"},
 				{label: "groups", cmd: threadsCmd},
 				{label: "info inferiors", cmd: "info inferiors"},
 				{label: "up 2", cmd: "up 2"},
@@ -346,7 +410,8 @@ func recScenarios() []recScenario {
 				{label: "run", cmd: "run"},
 				{label: "frame", cmd: frameCmd},
 				{label: "depth", cmd: depthCmd},
-				{label: "continue", cmd: "continue"},
+				{label: "quiet kill", cmd: GDB.Quiet("kill")},
+				{label: "frame after kill", cmd: frameCmd},
 			},
 		},
 		{
@@ -379,6 +444,20 @@ func recScenarios() []recScenario {
 		},
 		{
 			name: "gdb-exit0", note: "the program returns 0", program: true, args: []string{"exit0"},
+			steps: []recStep{confirmOff, {label: "run", cmd: "run"}, {label: "frame", cmd: frameCmd}},
+		},
+		{
+			name: "gdb-oddpath", note: "the fixture built in a directory with an awkward name", program: true, args: []string{"recurse"}, oddPath: true,
+			steps: []recStep{confirmOff,
+				{label: "break", cmd: "break depth_reached"},
+				{label: "run", cmd: "run"},
+				{label: "frame", cmd: frameCmd},
+				{label: "groups", cmd: threadsCmd},
+				{label: "info inferiors", cmd: "info inferiors"},
+			},
+		},
+		{
+			name: "gdb-nonl", note: "the program's last output has no newline", program: true, args: []string{"nonl"},
 			steps: []recStep{confirmOff, {label: "run", cmd: "run"}, {label: "frame", cmd: frameCmd}},
 		},
 		{
@@ -456,6 +535,7 @@ func recScenarios() []recScenario {
 				{label: "frame after kill", cmd: frameCmd},
 			},
 		},
+		mutate,
 		help,
 	}
 }
@@ -496,9 +576,21 @@ func TestRecordGDBTranscripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	prog := filepath.Join(bin, "gdbfix")
+	odd := filepath.Join(bin, oddDir)
+	if err := os.MkdirAll(odd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fix, err := os.ReadFile(filepath.Join(src, "gdbfix.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(odd, "gdbfix.c"), fix, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range [][]string{
 		{"gcc", "-O0", "-c", "-o", filepath.Join(bin, "nodebug.o"), filepath.Join(src, "nodebug.c")},
 		{"gcc", "-g", "-O0", "-pthread", "-o", prog, filepath.Join(src, "gdbfix.c"), filepath.Join(bin, "nodebug.o")},
+		{"gcc", "-g", "-O0", "-pthread", "-o", filepath.Join(odd, "gdbfix"), filepath.Join(odd, "gdbfix.c"), filepath.Join(bin, "nodebug.o")},
 	} {
 		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
@@ -543,6 +635,9 @@ func TestRecordGDBTranscripts(t *testing.T) {
 		})
 	}
 }
+
+// oddDir is where the gdb-oddpath scenario's copy of the fixture is built.
+const oddDir = `odd dir, "q" é}`
 
 // recordMarker is the prompt the recorder gives gdb, shaped like fred's.
 const recordMarker = "\x1a\x1afred-record\x1a\x1a"
@@ -616,6 +711,9 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 	}
 	if sc.editing {
 		argv = append(argv, "-iex", "set editing on")
+	}
+	if sc.oddPath {
+		prog = filepath.Join(filepath.Dir(prog), oddDir, "gdbfix")
 	}
 	if sc.program {
 		argv = append(argv, "--args", prog)
@@ -697,7 +795,15 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 			}
 		}
 		got, err := r.waitFor(recordMarker, wait)
-		raw += strings.TrimSuffix(got, recordMarker)
+		got = strings.TrimSuffix(got, recordMarker)
+		if sc.helpLines > 0 {
+			// The echo, then the first lines of the answer.
+			lines := strings.SplitAfter(got, "\n")
+			if len(lines) > sc.helpLines+1 {
+				got = strings.Join(lines[:sc.helpLines+1], "")
+			}
+		}
+		raw += got
 		out = append(out, recorded{label: st.label, cmd: line, raw: raw})
 		if err != nil {
 			return out, fmt.Errorf("%s: %v", line, err)

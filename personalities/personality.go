@@ -98,6 +98,13 @@ func (l Location) String() string {
 	return strings.TrimSpace(s)
 }
 
+// Bp is one breakpoint (or watchpoint).
+type Bp struct {
+	Num     string
+	Where   string // where it stops, in a form BreakAt accepts
+	Enabled bool
+}
+
 // Stop says why a forward command stopped.
 type Stop int
 
@@ -154,12 +161,13 @@ type Personality struct {
 	ParsePid      func(out string) (int, error)
 	// StopReason reads why a forward command stopped from its output.
 	StopReason func(out string) Stop
-	// BreakpointsCmd lists the breakpoints; ParseBreakpoints returns the
-	// numbers of the enabled ones.
+	// BreakpointsCmd lists the breakpoints, ParseBreakpoints reads them.
 	BreakpointsCmd   string
-	ParseBreakpoints func(out string) []string
-	// Enable and Disable take a breakpoint number (%s).
-	Enable, Disable string
+	ParseBreakpoints func(out string) []Bp
+	// Enable, Disable and Delete take breakpoint numbers (%s); BreakAt
+	// takes a Bp.Where and ParseNewBreakpoint reads the new number.
+	Enable, Disable, Delete, BreakAt string
+	ParseNewBreakpoint               func(out string) string
 	// NewRun reports whether a run/start command's output says a new
 	// process started.
 	NewRun func(out string) bool

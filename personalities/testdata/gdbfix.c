@@ -13,6 +13,10 @@
 int nodebug_work(int x); /* nodebug.c, compiled without -g */
 
 int counter = 0;
+int *cp = &counter;
+struct box {
+	int *p;
+} bx = { &counter }, *bp = &bx;
 
 int depth_reached(int n)
 {
@@ -23,7 +27,7 @@ int recurse(int n)
 {
 	if (n == 0)
 		return depth_reached(n);
-	return 1 + recurse(n - 1);
+	return 1 + recurse(n - 1); /* LINE:recurse */
 }
 
 static pthread_barrier_t ready;
@@ -43,7 +47,7 @@ void threads_ready(void)
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "exit0";
+	const char *mode = argc > 1 ? argv[1] : "exit0"; /* LINE:start */
 	counter = 1; /* LINE:main */
 	if (strcmp(mode, "exit0") == 0)
 		return 0;
@@ -52,13 +56,18 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "abort") == 0)
 		abort();
 	if (strcmp(mode, "segv") == 0)
-		*(volatile int *)0 = 1;
+		*(volatile int *)0 = 1; /* LINE:segv */
 	if (strcmp(mode, "sigkill") == 0)
 		raise(SIGKILL);
 	if (strcmp(mode, "recurse") == 0)
 		return recurse(4) == 4 ? 0 : 1;
 	if (strcmp(mode, "nodebug") == 0)
 		return nodebug_work(2) == 4 ? 0 : 1;
+	if (strcmp(mode, "nonl") == 0) {
+		printf("no newline at the end");
+		fflush(stdout);
+		return 0;
+	}
 	if (strcmp(mode, "puts") == 0) {
 		puts("hello from puts");
 		return 0;

@@ -1,0 +1,166 @@
+package fred
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// seen is what a person saw at one stop: enough to tell moments apart.
+type seen struct {
+	loc   string
+	depth int
+	vars  string
+}
+
+func (ts *tsession) seen(vars ...string) seen {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	d, err := ts.depth()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	var v []string
+	for _, x := range vars {
+		v = append(v, x+"="+ts.value(x))
+	}
+	return seen{loc: loc.String(), depth: d, vars: strings.Join(v, " ")}
+}
+
+// A forward walk records what each command showed; reverse commands must
+// land exactly on those states. The table is generic over debuggers: the
+// pdb and perl personalities reuse the same shape.
+type revCase struct {
+	cmd  string // forward command, or a fred- reverse command
+	land string // for reverse commands: the label of the state to land on
+	mark string // for forward commands: label the state after it
+}
+
+func runRevCases(t *testing.T, ts *tsession, vars []string, cases []revCase) {
+	t.Helper()
+	states := map[string]seen{}
+	for _, c := range cases {
+		out := ts.do(c.cmd)
+		got := ts.seen(vars...)
+		if c.mark != "" {
+			states[c.mark] = got
+		}
+		if c.land == "" {
+			continue
+		}
+		want, ok := states[c.land]
+		if !ok {
+			t.Fatalf("test bug: no state %q", c.land)
+		}
+		if got != want {
+			t.Fatalf("%s should land on %s:\n got %+v\nwant %+v\noutput:\n%s", c.cmd, c.land, got, want, out)
+		}
+		if strings.HasPrefix(c.cmd, "fred-") && !regexp.MustCompile(`fred: 'fred-[a-z-]+' took \d+\.\d\d s \(\d+ restores, \d+ replayed commands\)`).MatchString(out) {
+			t.Errorf("%s does not say what it took:\n%s", c.cmd, out)
+		}
+	}
+}
+
+func TestReverseStepNextFinish(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	// This machine's libc has line information: keep `step` out of it, as
+	// a person who does not want to step through printf would.
+	ts.do("skip -gfi ./*/*")
+	ts.must("break main", `Breakpoint 1`)
+	runRevCases(t, ts, []string{"total"}, []revCase{
+		{cmd: "run", mark: "S0"},  // main:22
+		{cmd: "next", mark: "S1"}, // main:23
+		{cmd: "step", mark: "S2"}, // square:8
+		{cmd: "next", mark: "S3"}, // square:9
+		{cmd: "next", mark: "S4"}, // square:10
+		{cmd: "next", mark: "S5"}, // main:24
+		{cmd: "next", mark: "S6"}, // main:22
+		{cmd: "next", mark: "S7"}, // main:23
+		{cmd: "fred-reverse-step", land: "S6"},
+		{cmd: "next", land: "S7"}, // forward again agrees
+		{cmd: "fred-rs", land: "S6"},
+		{cmd: "fred-rs", land: "S5"},
+		{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
+		{cmd: "fred-reverse-next", land: "S3"},
+		{cmd: "fred-reverse-finish", land: "S1"},
+		{cmd: "fred-rs", land: "S0"},
+		{cmd: "fred-rs", land: "S0"}, // before the first snapshot: stays there
+		{cmd: "next", land: "S1"},
+		{cmd: "next", mark: "T1"},    // main:24, over the call
+		{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+		{cmd: "next", land: "T1"},
+		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+		{cmd: "step", land: "S2"},
+		{cmd: "fred-rn", land: "S1"}, // out of a just-entered frame to the call
+		{cmd: "next 3", mark: "U3"},
+		{cmd: "fred-rs 2", land: "S5"},
+		{cmd: "fred-undo", land: "S1"},
+	})
+	ts.must("fred-rs 0", `takes one optional positive count`)
+}
+
+func TestReverseContinueRecursionAndExit(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.do("skip -gfi ./*/*")
+	ts.must("break fact", `Breakpoint 1`)
+	runRevCases(t, ts, []string{"n"}, []revCase{
+		{cmd: "run", mark: "F5"},
+		{cmd: "continue", mark: "F4"},
+		{cmd: "continue", mark: "F3"},
+		{cmd: "fred-reverse-continue", land: "F4"},
+		{cmd: "fred-rc", land: "F5"},
+		{cmd: "continue", land: "F4"},
+		{cmd: "next", mark: "F4a"}, // fact:16, n=4
+		{cmd: "step", mark: "F3"},
+		{cmd: "fred-reverse-finish", land: "F4a"},
+		{cmd: "fred-undo", land: "F4"},
+	})
+	// After the program ended, going back works: the last statement of main.
+	ts.must("delete", ``)
+	ts.must("continue", `exited normally`)
+	out := ts.do("fred-reverse-step")
+	if !regexp.MustCompile(`main \(\) at .*steps.c:29`).MatchString(out) {
+		t.Fatalf("reverse-step from the end:\n%s", out)
+	}
+	ts.must("fred-rn", `28\s+return 0;`)
+	ts.must("print f", `= 120`)
+}
+
+func TestReverseFromCrash(t *testing.T) {
+	ts := gdbSession(t, "crash", "criu")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("continue", `SIGSEGV`)
+	ts.must("fred-reverse-step", `25\s+p->value = 42;`)
+	ts.must("print p", `= \(struct node \*\) 0x0`)
+	ts.must("fred-rs", `24\s+p = p->next->next->next;`)
+	ts.must("print p == &a", `= 1`)
+}
+
+func TestBranches(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.must("break square", `Breakpoint 1`)
+	ts.must("run", `x=0`)
+	ts.must("continue", `x=1`)
+	ts.must("fred-branch one", `branch 'one' keeps 2 commands`)
+	ts.must("fred-undo", `x=0`)
+	ts.must("set var total = 77", ``)
+	ts.must("continue", `i=0 total=77`)
+	ts.must("fred-branch two", `keeps 3 commands`)
+	ts.must("fred-switch one", `square \(x=1\)`)
+	if v := ts.value("total"); v != "0" {
+		t.Errorf("branch one has total=%s, want 0", v)
+	}
+	ts.must("fred-switch two", `square \(x=1\)`)
+	if v := ts.value("total"); v != "77" {
+		t.Errorf("branch two has total=%s, want 77 (the set var is replayed)", v)
+	}
+	ts.must("fred-switch three", `there is no branch 'three'`)
+	out := ts.do("fred-list")
+	if !strings.Contains(out, "branch one") || !strings.Contains(out, "branch two") {
+		t.Errorf("fred-list does not show branches:\n%s", out)
+	}
+}

@@ -1,0 +1,660 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func global(name string) func(*vm) (string, error) {
+	return func(v *vm) (string, error) { return strconv.Itoa(v.g[name]), nil }
+}
+
+func mustSearch(t *testing.T, s *sim, p Program) Result {
+	t.Helper()
+	r, err := s.search(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLanding(t, s, r)
+	t.Logf("landed at %v: %s (levels %v)", r.Landed, r.Stats, s.lens)
+	return r
+}
+
+// A counter crosses a threshold: one transition.
+func TestMonotone(t *testing.T) {
+	prog := func(v *vm) {
+		v.stmt(1, func() { v.g["count"] = 0 })
+		for i := 0; i < 1000; i++ {
+			v.stmt(2, nil)
+			v.stmt(3, func() { v.g["count"] += i % 3 })
+		}
+		v.stmt(4, nil)
+	}
+	s := newSim(t, prog, func(v *vm) (string, error) { return strconv.FormatBool(v.g["count"] > 500), nil })
+	s.snap()
+	s.nextN(1)
+	s.cont(4)
+	r := mustSearch(t, s, s)
+	// count, the sum of i%3, is 499 after i = 499 and 501 after i = 500.
+	if want := s.nth(3, 501); r.Landed.(mom).pos != want {
+		t.Fatalf("landed at %v, want %v", r.Landed, s.m(want))
+	}
+	for i := 1; i < len(s.kept); i++ {
+		if s.kept[i] <= s.kept[i-1] {
+			t.Fatalf("kept %v: a later Keep should be later in time", s.kept)
+		}
+	}
+	for _, k := range s.kept {
+		if v, _ := s.valueAt(k); v == r.After {
+			t.Fatalf("kept %v, where the expression already has the END value", s.m(k))
+		}
+	}
+}
+
+// A -> B -> A -> C, with snapshots at B and at the second A: the only
+// transition into C is the one to find.
+func TestNonMonotone(t *testing.T) {
+	prog := func(v *vm) {
+		v.stmt(1, func() { v.g["x"] = 'A' })
+		for i := 0; i < 400; i++ {
+			v.stmt(2, func() {
+				switch i {
+				case 99:
+					v.g["x"] = 'B'
+				case 199:
+					v.g["x"] = 'A'
+				case 299:
+					v.g["x"] = 'C'
+				}
+			})
+		}
+		v.stmt(3, nil)
+	}
+	s := newSim(t, prog, func(v *vm) (string, error) { return string(rune(v.g["x"])), nil })
+	s.snap()
+	s.nextN(150)
+	s.snap()
+	s.nextN(100)
+	s.snap()
+	s.nextN(10)
+	s.cont(3)
+	r := mustSearch(t, s, s)
+	if r.Before != "A" || r.After != "C" || r.Landed.(mom).pos != s.nth(2, 300) {
+		t.Fatalf("landed at %v (%s -> %s), want %v (A -> C)", r.Landed, r.Before, r.After, s.m(s.nth(2, 300)))
+	}
+}
+
+// A -> C -> A -> C: either transition into C will do.
+func TestTwoTransitions(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 400; i++ {
+			v.stmt(2, func() {
+				switch i {
+				case 50, 300:
+					v.g["x"] = 2
+				case 120:
+					v.g["x"] = 0
+				}
+			})
+		}
+		v.stmt(3, nil)
+	}
+	s := newSim(t, prog, global("x"))
+	s.snap()
+	s.cont(3)
+	r := mustSearch(t, s, s)
+	if p := r.Landed.(mom).pos; p != s.nth(2, 51) && p != s.nth(2, 301) {
+		t.Fatalf("landed at %v", r.Landed)
+	}
+}
+
+func straight(n, changeAt int) func(*vm) {
+	return func(v *vm) {
+		for i := 0; i < n; i++ {
+			v.stmt(10+i, func() {
+				if i == changeAt {
+					v.g["x"] = 1
+				}
+			})
+		}
+	}
+}
+
+// The statement at START makes the change: land on START itself.
+func TestChangeFirstStatement(t *testing.T) {
+	s := newSim(t, straight(40, 10), global("x"))
+	s.snap()
+	s.nextN(10)
+	s.snap()
+	s.start = s.now // START is the second snapshot, at the statement that changes x
+	s.nextN(5)
+	s.step()
+	s.cont(35)
+	r := mustSearch(t, s, s)
+	if r.Landed.(mom).pos != s.start {
+		t.Fatalf("landed at %v, want START %v", r.Landed, s.m(s.start))
+	}
+}
+
+// The statement just before END makes the change.
+func TestChangeLastStatement(t *testing.T) {
+	s := newSim(t, straight(40, 30), global("x"))
+	s.snap()
+	s.nextN(3)
+	s.cont(41) // the line after line 40, which sets x
+	r := mustSearch(t, s, s)
+	if r.Next.(mom).pos != s.now {
+		t.Fatalf("landed at %v, want one step before END %v", r.Landed, s.m(s.now))
+	}
+}
+
+// The change is three calls down, inside a `next` over the call, inside a
+// `continue`: the search goes continue -> nexts -> step+nexts in a -> in b
+// -> in c -> one statement.
+func TestDeepCall(t *testing.T) {
+	prog := func(v *vm) {
+		v.stmt(1, nil)
+		for i := 0; i < 50; i++ {
+			v.stmt(2, nil)
+			v.call(3, "a", func() {
+				v.stmt(10, nil)
+				v.call(11, "b", func() {
+					v.stmt(20, nil)
+					v.call(21, "c", func() {
+						v.stmt(30, nil)
+						v.stmt(31, func() {
+							if i == 37 {
+								v.g["x"] = 1
+							}
+						})
+						v.stmt(32, nil)
+					})
+					v.stmt(22, nil)
+				})
+				v.stmt(12, nil)
+			})
+		}
+		v.stmt(4, nil)
+		v.stmt(5, nil)
+	}
+	s := newSim(t, prog, global("x"))
+	s.snap()
+	s.nextN(1)
+	s.step()
+	s.cont(4)
+	r := mustSearch(t, s, s)
+	l := r.Landed.(mom)
+	if l.pos != s.nth(31, 38) || l.fn != "c" || l.depth != 3 {
+		t.Fatalf("landed at %v, want %v", l, s.m(s.nth(31, 38)))
+	}
+	// Commands, then the continue's nexts, then step+nexts in a, b, c,
+	// then the one statement.
+	if len(s.lens) != 6 {
+		t.Fatalf("levels %v, want 6", s.lens)
+	}
+}
+
+// The change happens in the 23rd of 41 nested recursive calls, and END is
+// in the deepest one, so the bracket's end is deeper than its start.
+func TestRecursion(t *testing.T) {
+	prog := func(v *vm) {
+		var rec func(n int)
+		rec = func(n int) {
+			v.stmt(10, func() { v.g["calls"]++ })
+			if n > 0 {
+				v.call(11, "rec", func() { rec(n - 1) })
+			}
+			v.stmt(12, nil)
+		}
+		v.stmt(1, nil)
+		v.call(2, "rec", func() { rec(40) })
+		v.stmt(3, nil)
+	}
+	s := newSim(t, prog, func(v *vm) (string, error) { return strconv.FormatBool(v.g["calls"] >= 23), nil })
+	s.snap()
+	s.cont(12) // the first line 12 to run is in the deepest call
+	r := mustSearch(t, s, s)
+	l := r.Landed.(mom)
+	if l.pos != s.nth(10, 23) || l.depth != 23 {
+		t.Fatalf("landed at %v, want %v", l, s.m(s.nth(10, 23)))
+	}
+}
+
+func TestNoTransition(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 100; i++ {
+			v.stmt(2, func() { v.g["x"] = i % 7 })
+		}
+		v.stmt(3, nil)
+	}
+	s := newSim(t, prog, global("x"))
+	s.snap()
+	s.cont(3)
+	// Stop k comes after i = k-1, so x is (k-1) % 7 there: END (stop 100)
+	// has 1, and so does stop 93, where START is.
+	s.snaps = append(s.snaps, 93)
+	s.start = 93
+	r, err := s.search(context.Background(), s)
+	var nt *NoTransitionError
+	if !errors.As(err, &nt) || nt.Value != "1" {
+		t.Fatalf("got %v, want a NoTransitionError for value 1", err)
+	}
+	if r.Evals != 2 || r.Splits != 0 || r.Landed != nil {
+		t.Fatalf("result %+v", r)
+	}
+	t.Log(err)
+}
+
+// The expression reads a local of c; START and END are in c, the probes
+// outside it cannot evaluate it.
+func TestEvalOutOfScope(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 20; i++ {
+			v.stmt(2, nil)
+			v.call(3, "c", func() {
+				v.stmt(30, func() { v.top().locals["y"] = i })
+				v.stmt(31, nil)
+			})
+		}
+		v.stmt(4, nil)
+	}
+	s := newSim(t, prog, func(v *vm) (string, error) {
+		if f := v.top(); f.fn == "c" {
+			return strconv.Itoa(f.locals["y"]), nil
+		}
+		return "", errors.New(`No symbol "y" in current context.`)
+	})
+	s.cont(31)
+	s.snap()
+	for i := 0; i < 15; i++ {
+		s.cont(31)
+	}
+	r, err := s.search(context.Background(), s)
+	var ee *EvalError
+	if !errors.As(err, &ee) {
+		t.Fatalf("got %v, want an EvalError", err)
+	}
+	at := ee.At.(mom)
+	if at.fn == "c" || at.pos != s.last || !strings.Contains(err.Error(), at.String()) || !strings.Contains(err.Error(), "No symbol") {
+		t.Fatalf("EvalError %v at %v; last Eval at %d", err, at, s.last)
+	}
+	if r.Evals != len(s.evaluated) || r.Landed != nil {
+		t.Fatalf("result %+v, the program saw %d evaluations", r, len(s.evaluated))
+	}
+	t.Log(err)
+}
+
+// The program exits during a probe's replay (say the replay diverged): the
+// search stops there and says where.
+func TestEvalProgramExits(t *testing.T) {
+	s := newSim(t, straight(1000, 900), global("x"))
+	s.snap()
+	s.cont(1005)
+	s.fail = func(p int) error {
+		if p > 400 && p < 990 {
+			return fmt.Errorf("replay of stop %d: %w", p, errExited)
+		}
+		return nil
+	}
+	_, err := s.search(context.Background(), s)
+	var ee *EvalError
+	if !errors.As(err, &ee) || !errors.Is(err, errExited) {
+		t.Fatalf("got %v, want an EvalError wrapping the exit", err)
+	}
+	if p := ee.At.(mom).pos; p <= 400 || p >= 990 || p != s.last {
+		t.Fatalf("EvalError at %v; last Eval at %d", ee.At, s.last)
+	}
+	t.Log(err)
+}
+
+type failingSplit struct {
+	*sim
+	left int
+}
+
+func (f *failingSplit) Split(ctx context.Context, a, b Moment) (Seq, error) {
+	if f.left--; f.left < 0 {
+		return nil, errExited
+	}
+	return f.sim.Split(ctx, a, b)
+}
+
+func TestSplitError(t *testing.T) {
+	s := newSim(t, straight(100, 50), global("x"))
+	s.snap()
+	s.nextN(10)
+	s.cont(105)
+	r, err := s.search(context.Background(), &failingSplit{sim: s, left: 1})
+	var se *SplitError
+	if !errors.As(err, &se) || !errors.Is(err, errExited) || r.Splits != 2 {
+		t.Fatalf("got %v (%s), want a SplitError on the second split", err, r.Stats)
+	}
+	t.Log(err)
+}
+
+// cancelling cancels the context during its n-th Eval. If honour, that Eval
+// fails with ctx.Err(), as a Program that aborts its replay would.
+type cancelling struct {
+	*sim
+	n      int
+	honour bool
+	cancel func()
+}
+
+func (c *cancelling) Eval(ctx context.Context, m Moment) (string, error) {
+	v, err := c.sim.Eval(ctx, m)
+	if c.n--; c.n == 0 {
+		c.cancel()
+		if c.honour {
+			return "", ctx.Err()
+		}
+	}
+	return v, err
+}
+
+func TestCancel(t *testing.T) {
+	for _, honour := range []bool{false, true} {
+		t.Run(fmt.Sprintf("honour=%v", honour), func(t *testing.T) {
+			s := newSim(t, straight(10000, 7777), global("x"))
+			s.snap()
+			s.cont(10009)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, err := s.search(ctx, &cancelling{sim: s, n: 6, honour: honour, cancel: cancel})
+			var ee *EvalError
+			if !errors.Is(err, context.Canceled) || errors.As(err, &ee) {
+				t.Fatalf("got %v, want the cancellation", err)
+			}
+			if r.Evals != 6 || len(s.evaluated) != 6 || r.Landed != nil {
+				t.Fatalf("result %+v after cancelling in the 6th Eval; the program saw %d", r, len(s.evaluated))
+			}
+			t.Log(err)
+		})
+	}
+	s := newSim(t, straight(10, 5), global("x"))
+	s.snap()
+	s.cont(19)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r, err := s.search(ctx, s); !errors.Is(err, context.Canceled) || r.Evals != 0 {
+		t.Fatalf("cancelled before the start: %v, %s", err, r.Stats)
+	}
+}
+
+// A loop of a million statements inside one `continue`: the search
+// evaluates about log2(1e6) times and never lists the million `next`s.
+func TestMillion(t *testing.T) {
+	const n = 1000000
+	prog := func(v *vm) {
+		v.stmt(1, nil)
+		for i := 0; i < n; i++ {
+			v.stmt(2, func() { v.g["i"]++ })
+		}
+		v.stmt(3, nil)
+	}
+	expr := func(v *vm) (string, error) { return strconv.FormatBool(v.g["i"] >= 765432), nil }
+	for _, keep := range []bool{true, false} {
+		s := newSim(t, prog, expr)
+		s.snap()
+		s.cont(3)
+		var p Program = s
+		if !keep {
+			p = plain{s}
+		}
+		r := mustSearch(t, s, p)
+		stmts := s.now - s.start
+		if want := s.nth(2, 765432); r.Landed.(mom).pos != want {
+			t.Fatalf("landed at %v, want %v", r.Landed, s.m(want))
+		}
+		if limit := ceilLog2(stmts) + 3; r.Evals > limit {
+			t.Fatalf("%d evaluations for %d statements, limit %d", r.Evals, stmts, limit)
+		}
+		if s.atCalls != r.Evals-2 || s.listed > 0 {
+			t.Fatalf("At called %d times for %d probes; %d moments listed", s.atCalls, r.Evals-2, s.listed)
+		}
+		t.Logf("keep=%v: %d statements: %s; %d statements replayed (%.1f x the stretch)",
+			keep, stmts, r.Stats, s.replayed, float64(s.replayed)/float64(stmts))
+		if keep && s.replayed > 2*stmts+100 {
+			t.Fatalf("with snapshots kept, %d statements replayed for a stretch of %d", s.replayed, stmts)
+		}
+		if !keep && s.replayed < 5*stmts {
+			t.Fatalf("without snapshots, only %d statements replayed?", s.replayed)
+		}
+	}
+}
+
+// threads is a Program with a Localizer, standing in for a multi-threaded
+// one: it must be handed the single-threaded landing and have the last word.
+type threads struct {
+	*sim
+	got *Result
+}
+
+func (th threads) Localize(ctx context.Context, r Result) (Result, error) {
+	*th.got = r
+	r.Landed = "thread 2, " + fmt.Sprint(r.Landed)
+	r.Evals++
+	return r, nil
+}
+
+func TestLocalizer(t *testing.T) {
+	s := newSim(t, straight(100, 60), global("x"))
+	s.snap()
+	s.cont(105)
+	var got Result
+	r, err := s.search(context.Background(), threads{s, &got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLanding(t, s, got)
+	if r.Landed != "thread 2, "+fmt.Sprint(got.Landed) || r.Evals != got.Evals+1 {
+		t.Fatalf("Search returned %+v, Localize made %+v", r, got)
+	}
+}
+
+// Random programs (calls, loops, recursion), random expressions over their
+// globals, random histories: the search lands on a transition into the END
+// value, within the bound, keeping the Program's contract (checked by sim).
+func TestRandomPrograms(t *testing.T) {
+	searched, worst := 0, 0
+	for seed := int64(0); seed < 1000; seed++ {
+		if evals, stmts := checkRandom(t, seed); evals > 0 {
+			searched++
+			worst = max(worst, evals-ceilLog2(stmts))
+		}
+	}
+	t.Logf("%d searches (the rest had no transition); at worst log2(statements) + %d evaluations", searched, worst)
+}
+
+func FuzzSearch(f *testing.F) {
+	for seed := int64(0); seed < 20; seed++ {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) { checkRandom(t, seed) })
+}
+
+const (
+	kAssign = iota
+	kAdd
+	kCall
+	kLoop
+	kRecurse
+)
+
+type rnode struct {
+	kind, line, val, callee, n int
+	v                          string
+	body                       []rnode
+}
+
+type rprog struct{ fns [][]rnode }
+
+func genProg(r *rand.Rand) *rprog {
+	p := &rprog{fns: make([][]rnode, 1+r.Intn(4))}
+	line := 0
+	var gen func(fi, nest int) []rnode
+	gen = func(fi, nest int) []rnode {
+		var out []rnode
+		for i := 1 + r.Intn(4); i > 0; i-- {
+			line++
+			nd := rnode{line: line, v: string(rune('a' + r.Intn(3))), val: r.Intn(4)}
+			switch x := r.Intn(10); {
+			case x < 4:
+				nd.kind = kAssign
+			case x < 6:
+				nd.kind = kAdd
+			case x < 8 && fi+1 < len(p.fns):
+				nd.kind, nd.callee = kCall, fi+1+r.Intn(len(p.fns)-fi-1)
+			case x < 9 && nest < 2:
+				nd.kind, nd.n, nd.body = kLoop, 1+r.Intn(6), gen(fi, nest+1)
+			default:
+				nd.kind, nd.n = kRecurse, 1+r.Intn(4)
+			}
+			out = append(out, nd)
+		}
+		return out
+	}
+	for fi := range p.fns {
+		p.fns[fi] = gen(fi, 0)
+	}
+	return p
+}
+
+func (p *rprog) exec(v *vm, fi int, body []rnode) {
+	for _, nd := range body {
+		switch nd.kind {
+		case kAssign:
+			v.stmt(nd.line, func() { v.g[nd.v] = nd.val })
+		case kAdd:
+			v.stmt(nd.line, func() { v.g[nd.v] = (v.g[nd.v] + nd.val) % 5 })
+		case kCall:
+			v.call(nd.line, fmt.Sprint("f", nd.callee), func() { p.exec(v, nd.callee, p.fns[nd.callee]) })
+		case kLoop:
+			for i := 0; i < nd.n; i++ {
+				v.stmt(nd.line, nil)
+				p.exec(v, fi, nd.body)
+			}
+		case kRecurse:
+			if len(v.frames)-1 < nd.n {
+				v.call(nd.line, fmt.Sprint("f", fi), func() { p.exec(v, fi, p.fns[fi]) })
+			} else {
+				v.stmt(nd.line, nil)
+			}
+		}
+	}
+}
+
+var randomExprs = []func(x, y string) func(*vm) (string, error){
+	func(x, y string) func(*vm) (string, error) { return global(x) },
+	func(x, y string) func(*vm) (string, error) {
+		return func(v *vm) (string, error) { return strconv.FormatBool(v.g[x] > 1), nil }
+	},
+	func(x, y string) func(*vm) (string, error) {
+		return func(v *vm) (string, error) { return strconv.Itoa((v.g[x] + v.g[y]) % 3), nil }
+	},
+	func(x, y string) func(*vm) (string, error) {
+		return func(v *vm) (string, error) { return strconv.FormatBool(v.g[x] == v.g[y]), nil }
+	},
+}
+
+// checkRandom returns the evaluations and statements of its search, or
+// zeros when there was none.
+func checkRandom(t *testing.T, seed int64) (evals, stmts int) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Logf("seed %d", seed)
+		}
+	}()
+	r := rand.New(rand.NewSource(seed))
+	var prog *rprog
+	var s *sim
+	for {
+		prog = genProg(r)
+		n := 0
+		tooLong := false
+		func() {
+			defer func() {
+				if recover() != nil {
+					tooLong = true
+				}
+			}()
+			runVM(func(v *vm) { prog.exec(v, 0, prog.fns[0]) }, -1, nil, func(int, int, string) {
+				if n++; n > 5000 {
+					panic("too long")
+				}
+			})
+		}()
+		if !tooLong && n >= 3 {
+			break
+		}
+	}
+	vars := "abc"
+	x, y := string(vars[r.Intn(3)]), string(vars[r.Intn(3)])
+	expr := randomExprs[r.Intn(len(randomExprs))](x, y)
+	s = newSim(t, func(v *vm) { prog.exec(v, 0, prog.fns[0]) }, expr)
+
+	// A random history that stays inside the run.
+	s.snap()
+	for i := 1 + r.Intn(8); i > 0; i-- {
+		if r.Intn(3) == 0 {
+			s.snap()
+		}
+		to := -1
+		switch r.Intn(5) {
+		case 0:
+			to = s.now + 1
+		case 1:
+			to = int(s.next[s.now])
+		case 2:
+			to = s.now
+			for k := 2 + r.Intn(5); k > 0 && to < len(s.stops); k-- {
+				to = int(s.next[to])
+			}
+		case 3:
+			to = s.finishFrom(s.now)
+		case 4:
+			j := s.now + 1 + r.Intn(len(s.stops)-s.now)
+			if j < len(s.stops) {
+				to = s.contFrom(s.now, int(s.stops[j].line))
+			}
+		}
+		if to > s.now && to < len(s.stops) {
+			s.cmd(to)
+		}
+	}
+	if s.now == 0 {
+		return 0, 0
+	}
+	var starts []int
+	for _, p := range s.snaps {
+		if p < s.now {
+			starts = append(starts, p)
+		}
+	}
+	s.start = starts[r.Intn(len(starts))]
+
+	var p Program = s
+	if r.Intn(2) == 0 {
+		p = plain{s}
+	}
+	vals := s.values()
+	res, err := s.search(context.Background(), p)
+	if vals[s.start] == vals[s.now] {
+		var nt *NoTransitionError
+		if !errors.As(err, &nt) {
+			t.Fatalf("seed %d: same value at both ends, got %v", seed, err)
+		}
+		return 0, 0
+	}
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	checkLanding(t, s, res)
+	return res.Evals, s.now - s.start
+}
