@@ -125,6 +125,9 @@ func init() {
 					return b, nil
 				})
 			}},
+		{Name: "fred-reverse-watch", Aliases: []string{"fred-rw"}, Args: "[--from N] EXPR", NeedsHistory: true,
+			Help: "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed several times, fred finds one change into the value seen now, not necessarily the first.",
+			Run:  func(s *Session, args []string) error { return s.reverseWatch(args) }},
 		{Name: "fred-undo", Args: "[N]", NeedsHistory: true,
 			Help: "Undo the last N forward commands of the history (default 1).",
 			Run: func(s *Session, args []string) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -24,7 +25,7 @@ const maxWalk = 100000
 
 // revStats counts the work of one reverse command.
 type revStats struct {
-	restores, replayed int
+	restores, replayed, evals, snapshots int
 }
 
 // needReverse checks that reverse commands can work now.
@@ -83,9 +84,28 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 	}
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	if len(steps) > from {
-		return s.checkArrived(steps[len(steps)-1])
+		last := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
+		if !last.known() {
+			return s.learn(last)
+		}
+		return s.checkArrived(*last)
 	}
 	return nil
+}
+
+// learn records where a made-up step ended, now that it has run.
+func (s *Session) learn(st *Step) error {
+	loc, err := s.location()
+	if errors.Is(err, P.ErrNotRunning) {
+		st.Ended, s.running = true, false
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st.At = loc
+	st.Depth, err = s.depth()
+	return err
 }
 
 // DivergedError is a replay that did not reach the recorded state.
@@ -188,7 +208,7 @@ func (s *Session) useBreakpoints(want []string) (func() error, error) {
 		if found[w] {
 			continue
 		}
-		out, err := s.query(fmt.Sprintf(s.p.BreakAt, w))
+		out, err := s.query(strings.ReplaceAll(s.p.BreakAt, "%q", strconv.Quote(w)))
 		if err != nil {
 			return put, err
 		}

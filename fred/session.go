@@ -4,6 +4,7 @@
 package fred
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,6 +72,36 @@ type Session struct {
 	bps      []string // where enabled breakpoints stop now
 	bpList   []P.Bp
 	branches map[string][]Step
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // stops the fred command in progress
+}
+
+// interruptible gives a fred command a context that Ctrl-C cancels.
+func (s *Session) interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// Interrupt is Ctrl-C outside the program's own input: it stops the fred
+// command in progress, or else interrupts the program.
+func (s *Session) Interrupt() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		return
+	}
+	s.Input([]byte{3})
 }
 
 // Start starts the debugger and waits for its first prompt.

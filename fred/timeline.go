@@ -28,8 +28,15 @@ type Step struct {
 // same reports whether two steps are the same command ending in the same
 // place, so that histories can share a snapshot.
 func (a Step) same(b Step) bool {
+	if !a.known() || !b.known() {
+		return a.Cmd.Line == b.Cmd.Line
+	}
 	return a.Cmd.Line == b.Cmd.Line && a.At == b.At && a.Depth == b.Depth && a.Ended == b.Ended
 }
+
+// known reports whether the step's end state was recorded (steps fred
+// makes up while searching, such as "next 300", are not until replayed).
+func (a Step) known() bool { return a.Ended || a.At != (P.Location{}) }
 
 // isPrefix reports whether p is a prefix of steps.
 func isPrefix(p, steps []Step) bool {

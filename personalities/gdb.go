@@ -27,7 +27,9 @@ var GDB = &Personality{
 		}
 		return append(out, argv[1:]...)
 	},
-	Setup: func(string) []string { return nil },
+	// fred's own breakpoints are gdb-internal ones (negative numbers): the
+	// person never sees them and their numbering is untouched.
+	Setup: func(string) []string { return []string{"python fred_bp = {}"} },
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "ru[n]"}, Kind: Forward, Op: OpRun},
@@ -123,13 +125,23 @@ var GDB = &Personality{
 	},
 	Enable:  "enable %s",
 	Disable: "disable %s",
-	Delete:  "delete %s",
-	BreakAt: "break %s",
+	Delete:  "python fred_bp.pop(%s).delete()",
+	BreakAt: `python b = gdb.Breakpoint(%q, internal=True); fred_bp[b.number] = b; print("Breakpoint %d at" % b.number)`,
 	ParseNewBreakpoint: func(out string) string {
-		if m := regexp.MustCompile(`Breakpoint (\d+) at`).FindStringSubmatch(out); m != nil {
+		if m := regexp.MustCompile(`Breakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
 			return m[1]
 		}
 		return ""
+	},
+	EvalCmd: func(expr string) string {
+		return "interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
+	},
+	ParseEval: func(out string) (string, error) {
+		r, err := parseMIResult(out)
+		if err != nil {
+			return "", err
+		}
+		return r["value"], nil
 	},
 	NewRun: func(out string) bool {
 		return strings.Contains(out, "Starting program: ")
@@ -139,14 +151,14 @@ var GDB = &Personality{
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
 	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
-		Settle: []string{"tbreak *$pc", "jump *$pc"}},
+		Settle: []string{`python gdb.Breakpoint("*%d" % gdb.selected_frame().pc(), internal=True, temporary=True)`, "jump *$pc"}},
 	FrameCmd: "frame",
 }
 
 var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|killed)|^Program terminated with signal|^The program is not being run\.`)
 
 var (
-	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) \d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
+	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) -?\d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
 	gdbBkpt = regexp.MustCompile(`bkpt=\{number="(\d+)",type="(?:breakpoint|hw breakpoint)",disp="keep",enabled="([yn])"(?:,addr="([^"]*)")?[^}]*?(?:,original-location="([^"]*)")?\}`)
@@ -321,4 +333,10 @@ func (p *miParser) value(key string, m map[string]string) {
 			p.i++
 		}
 	}
+}
+
+// miQuote quotes s as a C string, as MI's and interpreter-exec's
+// arguments want.
+func miQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

@@ -168,6 +168,10 @@ type Personality struct {
 	// takes a Bp.Where and ParseNewBreakpoint reads the new number.
 	Enable, Disable, Delete, BreakAt string
 	ParseNewBreakpoint               func(out string) string
+	// EvalCmd asks for an expression's value; ParseEval reads it, with
+	// the debugger's error as an error.
+	EvalCmd   func(expr string) string
+	ParseEval func(out string) (string, error)
 	// NewRun reports whether a run/start command's output says a new
 	// process started.
 	NewRun func(out string) bool

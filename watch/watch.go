@@ -49,9 +49,11 @@ type Moment any
 // Program is the debugged program as the search sees it.
 //
 // Search calls Eval(end) first, before anything else, so a Program can
-// answer it without restoring: the program is still at END. After Search
-// returns, the program is wherever the last call left it; the caller moves
-// it to Result.Landed, or, on an error, back to where the person was.
+// answer it without restoring: the program is still at END. Then it calls
+// Eval(start) and Split(start, end), so that first Split can run forward
+// from where Eval(start) left the program. After Search returns, the
+// program is wherever the last call left it; the caller moves it to
+// Result.Landed, or, on an error, back to where the person was.
 type Program interface {
 	// Eval brings the program to m (restore a snapshot, replay commands)
 	// and evaluates the watched expression there.
@@ -64,7 +66,10 @@ type Program interface {
 	//
 	// An error (the expression cannot be evaluated there, is out of scope,
 	// or the program exited or diverged during the replay) stops the
-	// search; Search returns it as an *EvalError naming m.
+	// search; Search returns it as an *EvalError naming m. The debugger's
+	// error text ("No symbol "y" in current context.") must come back as
+	// an error, never as a value: as a value it would differ from the END
+	// value and steer the search.
 	Eval(ctx context.Context, m Moment) (string, error)
 
 	// Split returns the moments strictly between a and b, in order, at the
@@ -73,7 +78,10 @@ type Program interface {
 	// `next`s one command refines into (Algorithm 1 of the paper: when a
 	// `next` would pass b, because b is inside a call made at a, the first
 	// one is a `step` into it). Split returns an empty Seq (or nil) only
-	// when b is one `step` after a, which ends the search.
+	// when the stretch cannot be divided, which ends the search: b is one
+	// `step` after a (a `step` from a that leaves the stack no deeper than
+	// at a is the whole `next`), or the stretch is one state-changing
+	// command of the person's, such as `set var x = 3`.
 	//
 	// Search calls Split only on a bracket: a and b are adjacent at the
 	// level above, EXPR(a) != EXPR(END) and EXPR(b) == EXPR(END). It calls
@@ -109,7 +117,8 @@ func (s Moments) At(i int) Moment { return s[i] }
 // EXPR(END), that is, when m becomes the start of the bracket. Every later
 // Eval and Split is at or after m, so a snapshot at m is where all of them
 // can restore from; a probe that finds EXPR == EXPR(END) becomes the end of
-// the bracket, and nothing later happens after it. With a snapshot at each
+// the bracket, and every later call is before it, so a snapshot there
+// would never be used. With a snapshot at each
 // new bracket start, no stretch of the program is executed more than about
 // twice (paper 3.1).
 //

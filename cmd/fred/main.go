@@ -214,9 +214,10 @@ func (t *terminal) start() {
 			case sig := <-t.sigs:
 				switch sig {
 				case syscall.SIGINT:
-					// Outside raw mode (stdin not a terminal, or between
-					// commands) Ctrl-C still interrupts the program.
-					t.sess.Input([]byte{3})
+					// Outside raw mode (stdin not a terminal, or during a
+					// fred command) Ctrl-C stops the fred command or
+					// interrupts the program.
+					t.sess.Interrupt()
 				case syscall.SIGWINCH:
 					if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 						t.sess.Resize(ws)

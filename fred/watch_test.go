@@ -1,0 +1,42 @@
+package fred
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReverseWatchGDB(t *testing.T) {
+	ts := gdbSession(t, "watch", "criu")
+	ts.do("skip -gfi ./*/*")
+	ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("break 21", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, main`)
+	if v := ts.value("sum >= 0"); v != "0" {
+		t.Fatalf("the fixture's invariant holds at the end: %s", v)
+	}
+	ts.must("fred-reverse-watch", `needs an expression`)
+	out := ts.must("fred-reverse-watch sum >= 0", `update \(i=277\) at .*watch.c:13`)
+	if !strings.Contains(out, "'sum >= 0' is 1 here; the next step makes it 0") ||
+		!strings.Contains(out, "evaluations)") {
+		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+	}
+	// Landed exactly: the expression still has its earlier value, and one
+	// step gives it the later one.
+	if v := ts.value("sum >= 0"); v != "1" {
+		t.Fatalf("after the watch, sum >= 0 is %s, want 1", v)
+	}
+	ts.must("step", `14\s+}`)
+	if v := ts.value("sum >= 0"); v != "0" {
+		t.Fatalf("one step after the landing, sum >= 0 is %s, want 0", v)
+	}
+	// The same value at both ends.
+	ts.must("fred-reverse-watch data[0] == 0", `is 1 both at the start of the search .* and now: no transition`)
+	// An expression that cannot be evaluated: a message, and the person is
+	// where they were.
+	ts.must("fred-reverse-watch nosuchvar + 1", `No symbol "nosuchvar"`)
+	ts.must("frame", `update \(i=277\) at .*watch.c:14`)
+	// Forward again from there works.
+	ts.must("continue", `Breakpoint 2, main`)
+}

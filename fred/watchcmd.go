@@ -1,0 +1,300 @@
+package fred
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/watch"
+)
+
+// moment is a point in the history for the reverse-watch search: the steps
+// that reach it, and the command that takes it on to the next moment of
+// its level (known when the moment came from refining a command).
+type moment struct {
+	steps []Step
+	then  *Step
+}
+
+func (m moment) String() string {
+	if len(m.steps) == 0 {
+		return "the start"
+	}
+	last := m.steps[len(m.steps)-1]
+	return fmt.Sprintf("after %d commands (last '%s'%s)", len(m.steps), last.Cmd, atString(last))
+}
+
+func atString(st Step) string {
+	if st.At.File == "" {
+		return ""
+	}
+	return ", at " + st.At.String()
+}
+
+// watchProgram drives the search over the live session.
+type watchProgram struct {
+	s    *Session
+	expr string
+	st   *revStats
+}
+
+func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
+	mm := m.(moment)
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := w.s.goTo(mm.steps, w.st); err != nil {
+		return "", err
+	}
+	if !w.s.running {
+		return "", ErrNoProgram
+	}
+	// A call in the expression must not stop at the person's breakpoints.
+	put, err := w.s.useBreakpoints([]string{})
+	if err != nil {
+		return "", err
+	}
+	out, err := w.s.query(w.s.p.EvalCmd(w.expr))
+	if perr := put(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return "", err
+	}
+	w.st.evals++
+	return w.s.p.ParseEval(out)
+}
+
+func (w *watchProgram) Keep(m watch.Moment) {
+	// The search now only looks after m: a snapshot there means no stretch
+	// runs more than about twice, and later reverse commands reuse it.
+	if mm := m.(moment); len(mm.steps) > 0 && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
+		if _, err := w.s.Checkpoint(true); err == nil {
+			w.st.snapshots++
+		}
+	}
+}
+
+func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq, error) {
+	am, bm := a.(moment), b.(moment)
+	var cmds []Step
+	if isPrefix(am.steps, bm.steps) {
+		cmds = bm.steps[len(am.steps):]
+	} else if am.then != nil {
+		cmds = []Step{*am.then}
+	} else {
+		return nil, fmt.Errorf("cannot tell how %v leads to %v", am, bm)
+	}
+	if len(cmds) > 1 {
+		// The person's own command boundaries.
+		var ms watch.Moments
+		for i := 1; i < len(cmds); i++ {
+			ms = append(ms, moment{steps: with(am.steps, cmds[:i]...)})
+		}
+		return ms, nil
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	return w.refine(ctx, am.steps, cmds[0])
+}
+
+// refine splits one command into the finer moments inside it.
+func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq, error) {
+	s := w.s
+	single := func(op string) *Step {
+		st := Step{Cmd: s.p.Classify(op), Bps: c.Bps, Synth: true}
+		return &st
+	}
+	switch {
+	case c.Cmd.Kind != P.Forward:
+		return nil, nil // set var and friends: one statement's worth
+	case (c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpStep) && c.Cmd.Count > 1:
+		var ms watch.Moments
+		for i := 1; i < c.Cmd.Count; i++ {
+			ms = append(ms, moment{steps: with(a, repeatStep(s, c.Cmd.Op, i, c.Bps)), then: single(c.Cmd.Op)})
+		}
+		return ms, nil
+	case c.Cmd.Op == P.OpStep:
+		return nil, nil
+	case c.Cmd.Op == P.OpNext:
+		if err := s.goTo(a, w.st); err != nil {
+			return nil, err
+		}
+		d := depthOf(a)
+		q, err := s.forward(P.OpStep, c.Bps, w.st)
+		if err != nil {
+			return nil, err
+		}
+		if q.Stop != P.StopDone || q.Depth <= d {
+			return nil, nil // the line made no call fred can step into
+		}
+		ms := watch.Moments{moment{steps: with(a, q), then: single(P.OpNext)}}
+		cur := with(a, q)
+		for i := 0; i < maxWalk; i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r, err := s.forward(P.OpNext, c.Bps, w.st)
+			if err != nil {
+				return nil, err
+			}
+			if r.Stop != P.StopDone || r.Depth <= d {
+				return ms, nil
+			}
+			cur = with(cur, r)
+			ms = append(ms, moment{steps: cur, then: single(P.OpNext)})
+		}
+		return nil, fmt.Errorf("a call covers more than %d statements", maxWalk)
+	case c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpFinish:
+		// Count the `next`s the command is made of; the moments are then
+		// "next k", replayed by the debugger in one command.
+		if err := s.goTo(a, w.st); err != nil {
+			return nil, err
+		}
+		d := depthOf(a)
+		n := 0
+		for ; n < maxWalk; n++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if c.Cmd.Op == P.OpContinue {
+				// Only why each `next` stopped matters: one round trip.
+				stop, err := s.bareNext(c.Bps, w.st)
+				if err != nil {
+					return nil, err
+				}
+				if stop != P.StopDone {
+					break
+				}
+				continue
+			}
+			r, err := s.forward(P.OpNext, c.Bps, w.st)
+			if err != nil {
+				return nil, err
+			}
+			if r.Stop != P.StopDone || r.Depth < d {
+				break
+			}
+		}
+		if n >= maxWalk {
+			return nil, fmt.Errorf("'%s' covers more than %d statements", c.Cmd, maxWalk)
+		}
+		return nextSeq{s: s, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+	}
+	return nil, nil // until, advance, stepi...: not refined
+}
+
+// repeatStep is one synthesized command "op k".
+func repeatStep(s *Session, op string, k int, bps []string) Step {
+	line := op
+	if k > 1 {
+		line += " " + strconv.Itoa(k)
+	}
+	return Step{Cmd: s.p.Classify(line), Bps: bps, Synth: true}
+}
+
+// nextSeq is the lazy list a, a+next, a+next 2, ..., a+next n.
+type nextSeq struct {
+	s    *Session
+	a    []Step
+	n    int
+	bps  []string
+	then *Step
+}
+
+func (q nextSeq) Len() int { return q.n }
+func (q nextSeq) At(i int) watch.Moment {
+	return moment{steps: with(q.a, repeatStep(q.s, P.OpNext, i+1, q.bps)), then: q.then}
+}
+
+// reverseWatch runs fred-reverse-watch.
+func (s *Session) reverseWatch(args []string) error {
+	const usage = "fred-reverse-watch [--from N] EXPR"
+	from := 0
+	if len(args) >= 2 && args[0] == "--from" {
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return &UsageError{Cmd: "fred-reverse-watch", Msg: fmt.Sprintf("%q is not a snapshot number", args[1]), Usage: usage}
+		}
+		from, args = n, args[2:]
+	}
+	expr := strings.TrimSpace(strings.Join(args, " "))
+	if expr == "" {
+		return &UsageError{Cmd: "fred-reverse-watch", Msg: "needs an expression", Usage: usage}
+	}
+	if err := s.needReverse("fred-reverse-watch"); err != nil {
+		return err
+	}
+	if !s.running {
+		return errors.New("the program has ended, so the expression has no value now; go back first (fred-reverse-step) and watch from there")
+	}
+	start := s.firstIndex()
+	if from != 0 {
+		sn, ok := s.snaps[from]
+		if !ok || sn.run != s.run || !isPrefix(sn.Steps, s.Timeline.Steps) {
+			return &NoSnapshotError{ID: from}
+		}
+		start = len(sn.Steps)
+	}
+	began := time.Now()
+	st := &revStats{}
+	orig := append([]Step(nil), s.Timeline.Steps...)
+	w := &watchProgram{s: s, expr: expr, st: st}
+	ctx, stop := s.interruptible()
+	defer stop()
+	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
+	var nt *watch.NoTransitionError
+	if err != nil {
+		// The person goes back to where they were.
+		if gerr := s.goTo(orig, st); gerr != nil {
+			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		}
+		if errors.As(err, &nt) {
+			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now: no transition to find", expr, nt.Value, moment{steps: orig[:start]})
+		}
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
+		}
+		return err
+	}
+	landed := res.Landed.(moment)
+	if err := s.goTo(landed.steps, st); err != nil {
+		return err
+	}
+	if err := s.show(); err != nil {
+		return err
+	}
+	s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
+	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d evaluations)",
+		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, res.Evals)
+	return nil
+}
+
+// bareNext runs one `next` and says only why it stopped. The live history
+// no longer describes the program afterwards, so it is cut back to what is
+// known: the next goTo restores.
+func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
+	put, err := s.useBreakpoints(bps)
+	if err != nil {
+		return 0, err
+	}
+	out, err := s.queryFor(P.OpNext, s.opt.Timeout)
+	if perr := put(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return 0, err
+	}
+	st.replayed++
+	s.Timeline.Steps = append(s.Timeline.Steps, Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Synth: true})
+	stop := s.p.StopReason(out)
+	if stop == P.StopEnded {
+		s.running = false
+	}
+	return stop, nil
+}
