@@ -32,7 +32,7 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	./bin/fred --batch -x testdata/demo.gdb gdb -q testdata/bin/steps
+	./bin/fred --batch -x testdata/demo.gdb gdb -q testdata/bin/watch
 
 bench: deps
 	$(MAKE) all

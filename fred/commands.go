@@ -269,9 +269,15 @@ func cmdSource(s *Session, args []string) error {
 	return s.Source(args[0])
 }
 
-// Source runs every line of a file as if typed. It stops at the first
-// error that ends the session.
+// Source runs every line of a file as if typed. Blocks that the debugger
+// reads up to an "end" line (gdb's commands, define, python, while, if)
+// go to it whole.
 func (s *Session) Source(path string) error {
+	if s.sourcing >= 10 {
+		return fmt.Errorf("fred-source: %s: sourced files nest more than 10 deep", path)
+	}
+	s.sourcing++
+	defer func() { s.sourcing-- }()
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -283,10 +289,23 @@ func (s *Session) Source(path string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if err := s.Exec(line); err != nil {
-			return err
+		if s.p.BlockStart != nil && s.p.BlockStart.MatchString(line) {
+			block := []string{line}
+			for depth := 1; depth > 0 && sc.Scan(); {
+				l := strings.TrimSpace(sc.Text())
+				if s.p.BlockStart.MatchString(l) {
+					depth++
+				} else if l == "end" {
+					depth--
+				}
+				block = append(block, l)
+			}
+			if err := s.execBlock(block); err != nil {
+				return err
+			}
+			continue
 		}
-		if errors.Is(err, ErrSessionOver) {
+		if err := s.Exec(line); err != nil {
 			return err
 		}
 	}

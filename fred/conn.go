@@ -179,6 +179,8 @@ func (c *conn) emit(out *bytes.Buffer, sink io.Writer, b []byte) {
 	}
 	out.Write(b)
 	if sink != nil {
+		// The reader may slide the buffer while unlocked: write a copy.
+		b = append([]byte(nil), b...)
 		c.mu.Unlock()
 		sink.Write(b)
 		c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -83,12 +84,14 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 		s.Timeline.Steps = append(s.Timeline.Steps, step)
 	}
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-	if len(steps) > from {
-		last := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
+	if n := len(s.Timeline.Steps); n > 0 {
+		last := &s.Timeline.Steps[n-1]
 		if !last.known() {
 			return s.learn(last)
 		}
-		return s.checkArrived(*last)
+		if len(steps) > from {
+			return s.checkArrived(*last)
+		}
 	}
 	return nil
 }
@@ -146,6 +149,7 @@ func (s *Session) marksFor(steps []Step) []Mark {
 			marks = append(marks, Mark{Snap: id, Index: len(sn.Steps)})
 		}
 	}
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].Index < marks[j].Index })
 	return marks
 }
 
@@ -156,7 +160,7 @@ func (s *Session) replayStep(step Step) (string, error) {
 		return "", err
 	}
 	deadline := s.opt.Timeout + 3*step.Took
-	out, err := s.queryFor(step.Cmd.Line, deadline)
+	out, err := s.queryFor(s.p.Quiet(step.Cmd.Line), deadline)
 	if rerr := restore(); err == nil {
 		err = rerr
 	}
@@ -292,43 +296,42 @@ func with(steps []Step, more ...Step) []Step {
 	return append(append([]Step(nil), steps...), more...)
 }
 
-// expand rewrites a history whose last command has a count into the same
-// history with single commands, by running them.
-func (s *Session) expand(steps []Step, st *revStats) ([]Step, error) {
-	last := steps[len(steps)-1]
-	before := steps[:len(steps)-1]
-	if err := s.goTo(before, st); err != nil {
-		return nil, err
-	}
-	cur := before
-	for i := 0; i < last.Cmd.Count; i++ {
-		step, err := s.forward(last.Cmd.Op, last.Bps, st)
-		if err != nil {
-			return nil, err
-		}
-		cur = with(cur, step)
-		if step.Stop != P.StopDone {
-			break
-		}
-	}
-	return cur, nil
-}
-
 // prevStatement is the moment before the last statement executed in the
 // history: the target of reverse-step.
 func (s *Session) prevStatement(steps []Step, st *revStats) ([]Step, error) {
+	t, err := s.prevStatement0(steps, st)
+	if err != nil {
+		return nil, err
+	}
+	return s.resolve(t, st)
+}
+
+// resolve makes sure the last step of a moment says where it ends (depth,
+// location), running it if fred made it up.
+func (s *Session) resolve(t []Step, st *revStats) ([]Step, error) {
+	if len(t) == 0 || t[len(t)-1].known() {
+		return t, nil
+	}
+	if err := s.goTo(t, st); err != nil {
+		return nil, err
+	}
+	t = append([]Step(nil), t...)
+	t[len(t)-1] = s.Timeline.Now()
+	return t, nil
+}
+
+func (s *Session) prevStatement0(steps []Step, st *revStats) ([]Step, error) {
 	if len(steps) <= s.firstIndex() {
 		return nil, ErrAtStart
 	}
 	last := steps[len(steps)-1]
-	if last.Cmd.Count > 1 && (last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpStep) {
-		ex, err := s.expand(steps, st)
-		if err != nil {
-			return nil, err
-		}
-		steps, last = ex, ex[len(ex)-1]
-	}
 	before := steps[:len(steps)-1]
+	if last.Cmd.Count > 1 && (last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpStep) {
+		// "next 5" is "next 4" then "next": the debugger replays the first
+		// part in one command.
+		before = with(before, repeatStep(s, last.Cmd.Op, last.Cmd.Count-1, last.Bps))
+		last = repeatStep(s, last.Cmd.Op, 1, last.Bps)
+	}
 	switch last.Cmd.Op {
 	case P.OpStep:
 		return before, nil
@@ -340,7 +343,7 @@ func (s *Session) prevStatement(steps []Step, st *revStats) ([]Step, error) {
 		if err := s.goTo(before, st); err != nil {
 			return nil, err
 		}
-		d := depthOf(before)
+		d := s.Timeline.Now().Depth
 		cur := before
 		for i := 0; ; i++ {
 			if i >= maxWalk {
@@ -372,7 +375,7 @@ func (s *Session) lastInside(a []Step, bps []string, st *revStats) ([]Step, erro
 	if err := s.goTo(a, st); err != nil {
 		return nil, err
 	}
-	d := depthOf(a)
+	d := s.Timeline.Now().Depth
 	q, err := s.forward(P.OpStep, bps, st)
 	if err != nil {
 		return nil, err

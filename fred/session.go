@@ -73,8 +73,12 @@ type Session struct {
 	bpList   []P.Bp
 	branches map[string][]Step
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // stops the fred command in progress
+	mu       sync.Mutex
+	cancel   context.CancelFunc // stops the fred command in progress
+	passing  bool               // a person's command is running
+	closeMu  sync.Mutex
+	lastFred string // the last line, when it was a fred command: Enter repeats it
+	sourcing int    // fred-source nesting
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.
@@ -101,7 +105,14 @@ func (s *Session) Interrupt() {
 		cancel()
 		return
 	}
-	s.Input([]byte{3})
+	// Only a running command's program should get it; a stopped program
+	// would find a SIGINT waiting at its next resume.
+	s.mu.Lock()
+	passing := s.passing
+	s.mu.Unlock()
+	if passing {
+		s.Input([]byte{3})
+	}
 }
 
 // Start starts the debugger and waits for its first prompt.
@@ -183,13 +194,19 @@ func (s *Session) Running() bool { return s.running }
 func (s *Session) Input(b []byte) { _ = s.conn.sendRaw(b) }
 
 // Resize passes a new terminal size to the debugger's pty.
-func (s *Session) Resize(ws *pty.Winsize) { _ = pty.Setsize(s.proc.Master, ws) }
+func (s *Session) Resize(ws *pty.Winsize) {
+	if p := s.proc; p != nil {
+		_ = pty.Setsize(p.Master, ws)
+	}
+}
 
 // Done is closed when the debugger process has exited.
 func (s *Session) Done() <-chan struct{} { return s.proc.Done() }
 
 // Close ends the debugger and everything it started.
 func (s *Session) Close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
 	if s.proc == nil {
 		return nil
 	}
@@ -209,8 +226,11 @@ func (s *Session) Close() error {
 		}
 	}
 	sid := s.proc.Cmd.Process.Pid
+	tty := s.proc.Slave
 	err := s.proc.Stop(time.Second)
 	proc.KillSession(sid)
+	// The program runs in a session of its own on the pty.
+	proc.KillTTY(tty)
 	s.closeSnapshots()
 	s.proc = nil
 	return err
@@ -246,7 +266,14 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 // command passed through untouched.
 func (s *Session) Exec(line string) error {
 	trimmed := strings.TrimSpace(line)
+	if trimmed == "" && s.lastFred != "" {
+		trimmed = s.lastFred
+	}
+	s.lastFred = ""
 	if strings.HasPrefix(trimmed, "fred-") {
+		if f := strings.Fields(trimmed)[0]; strings.HasPrefix(f, "fred-r") || f == "fred-undo" {
+			s.lastFred = trimmed // Enter repeats it, as gdb repeats reverse-next
+		}
 		err := s.execFred(trimmed)
 		if err != nil && !errors.Is(err, ErrSessionOver) {
 			s.failed++
@@ -275,10 +302,10 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err := s.conn.send(cmd.Line); err != nil {
 		return "", ErrSessionOver
 	}
-	s.opt.Forwarding(true)
+	s.setPassing(true)
 	start := time.Now()
 	out, err := s.conn.waitPrompt(cmd.Line, time.Time{}, s.opt.Out, true, nil, nil)
-	s.opt.Forwarding(false)
+	s.setPassing(false)
 	if errors.Is(err, ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}
@@ -292,7 +319,10 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 	switch cmd.Kind {
 	case P.Forward:
-		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart) && s.p.NewRun != nil && s.p.NewRun(out) {
+		if s.p.Refused != nil && s.p.Refused(out) {
+			return nil // the debugger did not do it: nothing to record
+		}
+		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == "starti") && s.p.NewRun != nil && s.p.NewRun(out) {
 			s.Timeline.Reset()
 			s.pid = 0
 			s.run++
@@ -320,6 +350,9 @@ func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 	case P.Breakpoint:
 		s.refreshBreakpoints()
 	case P.Mutate:
+		if s.p.Refused != nil && s.p.Refused(out) {
+			return nil
+		}
 		if s.running {
 			now := s.Timeline.Now()
 			s.Timeline.Add(Step{Cmd: cmd, At: now.At, Depth: now.Depth, Bps: s.bps, Took: took})
@@ -359,4 +392,30 @@ func (s *Session) Pid() (int, error) {
 // Printf prints a fred message on its own line.
 func (s *Session) Printf(format string, args ...any) {
 	fmt.Fprintf(s.opt.Out, "fred: "+format+"\n", args...)
+}
+
+func (s *Session) setPassing(on bool) {
+	s.mu.Lock()
+	s.passing = on
+	s.mu.Unlock()
+	s.opt.Forwarding(on)
+}
+
+// execBlock sends a multi-line command whole and waits for the prompt that
+// follows its last line.
+func (s *Session) execBlock(lines []string) error {
+	cmd := s.p.Classify(lines[0])
+	for _, l := range lines {
+		if err := s.conn.send(l); err != nil {
+			return ErrSessionOver
+		}
+	}
+	out, err := s.conn.waitPrompt(lines[0], time.Now().Add(s.opt.Timeout), s.opt.Out, true, nil, nil)
+	if errors.Is(err, ErrDebuggerExited) {
+		return ErrSessionOver
+	}
+	if err != nil {
+		return err
+	}
+	return s.after(cmd, out, 0)
 }

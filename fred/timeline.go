@@ -3,6 +3,7 @@ package fred
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,17 @@ func (t *Timeline) Write(w io.Writer) {
 		}
 		if i < len(t.Steps) {
 			g := &groups[len(groups)-1]
-			g.cmds = append(g.cmds, t.Steps[i].Cmd.String())
+			c := t.Steps[i].Cmd.String()
+			// A run of the same command reads as one: "next ×40".
+			if n := len(g.cmds); n > 0 && (g.cmds[n-1] == c || strings.HasPrefix(g.cmds[n-1], c+" ×")) {
+				k := 1
+				if _, cnt, ok := strings.Cut(g.cmds[n-1], " ×"); ok {
+					k, _ = strconv.Atoi(cnt)
+				}
+				g.cmds[n-1] = fmt.Sprintf("%s ×%d", c, k+1)
+				continue
+			}
+			g.cmds = append(g.cmds, c)
 		}
 	}
 	fmt.Fprintf(w, "fred: history (%d commands):\n", len(t.Steps))

@@ -125,7 +125,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
 		}
-		d := depthOf(a)
+		d := s.Timeline.Now().Depth
 		q, err := s.forward(P.OpStep, c.Bps, w.st)
 		if err != nil {
 			return nil, err
@@ -156,7 +156,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
 		}
-		d := depthOf(a)
+		d := s.Timeline.Now().Depth
 		n := 0
 		for ; n < maxWalk; n++ {
 			if err := ctx.Err(); err != nil {

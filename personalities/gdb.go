@@ -32,11 +32,11 @@ var GDB = &Personality{
 	Setup: func(string) []string { return []string{"python fred_bp = {}"} },
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
-		{Names: []string{"r", "ru[n]"}, Kind: Forward, Op: OpRun},
+		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
 		{Names: []string{"start"}, Kind: Forward, Op: OpStart},
-		{Names: []string{"starti"}, Kind: Forward, Op: OpStart},
+		{Names: []string{"starti"}, Kind: Forward, Op: "starti"},
 		{Names: []string{"c", "fg", "cont[inue]"}, Kind: Forward, Op: OpContinue, Count: true},
-		{Names: []string{"n", "nex[t]"}, Kind: Forward, Op: OpNext, Count: true},
+		{Names: []string{"n", "next"}, Kind: Forward, Op: OpNext, Count: true},
 		{Names: []string{"s", "step"}, Kind: Forward, Op: OpStep, Count: true},
 		{Names: []string{"si", "stepi"}, Kind: Forward, Op: OpStepi, Count: true},
 		{Names: []string{"ni", "nexti"}, Kind: Forward, Op: OpNexti, Count: true},
@@ -44,23 +44,59 @@ var GDB = &Personality{
 		{Names: []string{"u", "unt[il]"}, Kind: Forward, Op: OpUntil},
 		{Names: []string{"adv[ance]"}, Kind: Forward, Op: OpAdvance},
 		{Names: []string{"j", "jump"}, Kind: Forward, Op: OpJump},
+		{Names: []string{"sig[nal]"}, Kind: Forward, Op: "signal"},
 		{Names: []string{"set var[iable]"}, Kind: Mutate, Op: "set var"},
 		{Names: []string{"cal[l]"}, Kind: Mutate, Op: "call"},
 		{Names: []string{"ret[urn]"}, Kind: Mutate, Op: "return"},
-		{Names: []string{"b", "br", "bre[ak]", "tb[reak]", "hb[reak]", "thb[reak]", "rb[reak]",
-			"d", "del[ete]", "cl[ear]", "disa[ble]", "en[able]", "cond[ition]", "ig[nore]",
-			"wa[tch]", "rw[atch]", "aw[atch]", "comm[ands]"}, Kind: Breakpoint},
+		{Names: []string{"b", "br", "bre[ak]"}, Kind: Breakpoint, Op: "break"},
+		{Names: []string{"tb[reak]"}, Kind: Breakpoint},
+		{Names: []string{"hb[reak]"}, Kind: Breakpoint},
+		{Names: []string{"thb[reak]"}, Kind: Breakpoint},
+		{Names: []string{"rb[reak]"}, Kind: Breakpoint},
+		{Names: []string{"d", "del[ete]"}, Kind: Breakpoint, Op: "delete"},
+		{Names: []string{"cl[ear]"}, Kind: Breakpoint},
+		{Names: []string{"dis[able]"}, Kind: Breakpoint},
+		{Names: []string{"en[able]"}, Kind: Breakpoint},
+		{Names: []string{"cond[ition]"}, Kind: Breakpoint},
+		{Names: []string{"ig[nore]"}, Kind: Breakpoint},
+		{Names: []string{"wa[tch]"}, Kind: Breakpoint},
+		{Names: []string{"rw[atch]"}, Kind: Breakpoint},
+		{Names: []string{"aw[atch]"}, Kind: Breakpoint},
+		{Names: []string{"comm[ands]"}, Kind: Breakpoint},
+		{Names: []string{"dp[rintf]"}, Kind: Breakpoint},
 		{Names: []string{"p", "print", "inspect", "output"}, Kind: Inspect, Op: "print"},
-		{Names: []string{"bt", "where", "ba[cktrace]", "i", "inf[o]", "x", "l", "li[st]", "disp[lay]",
-			"f", "fr[ame]", "up", "do[wn]", "pt[ype]", "wha[tis]", "sho[w]", "h", "he[lp]",
-			"disas[semble]", "apr[opos]", "ec[ho]", "printf", "dpr[intf]"}, Kind: Inspect},
+		{Names: []string{"bt", "where", "ba[cktrace]"}, Kind: Inspect, Op: "backtrace"},
+		{Names: []string{"i", "inf[o]"}, Kind: Inspect, Op: "info"},
+		{Names: []string{"x"}, Kind: Inspect},
+		{Names: []string{"l", "li[st]"}, Kind: Inspect, Op: "list"},
+		{Names: []string{"disp[lay]"}, Kind: Inspect},
+		{Names: []string{"f", "fr[ame]"}, Kind: Inspect, Op: "frame"},
+		{Names: []string{"up"}, Kind: Inspect},
+		{Names: []string{"do[wn]"}, Kind: Inspect, Op: "down"},
+		{Names: []string{"pt[ype]"}, Kind: Inspect},
+		{Names: []string{"wha[tis]"}, Kind: Inspect},
+		{Names: []string{"sho[w]"}, Kind: Inspect},
+		{Names: []string{"h", "he[lp]"}, Kind: Inspect, Op: "help"},
+		{Names: []string{"disas[semble]"}, Kind: Inspect},
+		{Names: []string{"apr[opos]"}, Kind: Inspect},
+		{Names: []string{"ec[ho]"}, Kind: Inspect},
+		{Names: []string{"printf"}, Kind: Inspect},
 		{Names: []string{"k", "kill"}, Kind: Kill, Op: "kill"},
 		{Names: []string{"q", "quit", "exit"}, Kind: Quit, Op: "quit"},
 	},
 	Mutates: func(c Command) bool {
 		switch c.Op {
 		case "print", "p", "call":
-			return hasAssignment(c.Args)
+			args := c.Args
+			// print's options end at "--": "print -pretty -- x".
+			if strings.HasPrefix(args, "-") {
+				if i := strings.Index(args, " -- "); i >= 0 {
+					args = args[i+4:]
+				} else if strings.HasPrefix(args, "-- ") {
+					args = args[3:]
+				}
+			}
+			return hasAssignment(args)
 		case "set":
 			first, _, _ := strings.Cut(c.Args, " ")
 			first, _, _ = strings.Cut(first, "=")
@@ -72,7 +108,7 @@ var GDB = &Personality{
 		// gdb drops the arguments of list and x when it repeats them, so
 		// they continue where they stopped.
 		switch last.Op {
-		case "x", "l", "list":
+		case "x", "list":
 			return last.Op
 		case "r", "run", "start", "starti", "kill", "quit":
 			return ""
@@ -89,13 +125,18 @@ var GDB = &Personality{
 		}
 		return strconv.Atoi(r["depth"])
 	},
-	PidCmd: `interpreter-exec mi "-list-thread-groups"`,
+	// The current inferior is the one marked '*' (after a fork gdb may hold
+	// several).
+	PidCmd: "info inferiors",
 	ParsePid: func(out string) (int, error) {
-		m := regexp.MustCompile(`pid="(\d+)"`).FindStringSubmatch(out)
+		m := gdbCurrentInferior.FindStringSubmatch(StripANSI(out))
 		if m == nil {
 			return 0, ErrNotRunning
 		}
 		return strconv.Atoi(m[1])
+	},
+	Ended: func(out string) bool {
+		return gdbEnded.MatchString(StripANSI(out))
 	},
 	StopReason: func(out string) Stop {
 		out = StripANSI(out)
@@ -143,11 +184,12 @@ var GDB = &Personality{
 		}
 		return r["value"], nil
 	},
-	NewRun: func(out string) bool {
-		return strings.Contains(out, "Starting program: ")
+	BlockStart: regexp.MustCompile(`^(comm(a(n(ds?)?)?)?|define|document|python|pi|py|while|if)(\s|$)`),
+	Refused: func(out string) bool {
+		return gdbRefused.MatchString(StripANSI(out))
 	},
-	Ended: func(out string) bool {
-		return gdbEnded.MatchString(out)
+	NewRun: func(out string) bool {
+		return regexp.MustCompile(`Starting program: \S`).MatchString(StripANSI(out))
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
 	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
@@ -155,7 +197,11 @@ var GDB = &Personality{
 	FrameCmd: "frame",
 }
 
-var gdbEnded = regexp.MustCompile(`(?m)^\[Inferior \d+ \(process \d+\) (exited|killed)|^Program terminated with signal|^The program is not being run\.`)
+var gdbRefused = regexp.MustCompile(`(?m)^(The program is not being run\.|Program not restarted\.|Not confirmed\.|Ambiguous command |Undefined command: |No symbol .* in current context\.|Cannot access memory|A syntax error in expression|"finish" not meaningful in the outermost frame\.|No executable file specified\.)`)
+
+var gdbCurrentInferior = regexp.MustCompile(`(?m)^\*\s+\d+\s+process (\d+)`)
+
+var gdbEnded = regexp.MustCompile(`\[Inferior \d+ \(process \d+\) (exited|killed)|(?m:^|\r)Program terminated with signal`)
 
 var (
 	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) -?\d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
@@ -173,6 +219,20 @@ var gdbSettingsWithEquals = map[string]bool{
 // hasAssignment reports whether a C-like expression assigns: '=' that is not
 // part of ==, !=, <=, >=, or ++/--.
 func hasAssignment(e string) bool {
+	// Blank out string and character literals.
+	b := []byte(e)
+	for i := 0; i < len(b); i++ {
+		if q := b[i]; q == '"' || q == '\'' {
+			for i++; i < len(b) && b[i] != q; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+		}
+	}
+	e = string(b)
 	if strings.Contains(e, "++") || strings.Contains(e, "--") {
 		return true
 	}
@@ -185,7 +245,6 @@ func hasAssignment(e string) bool {
 			continue
 		}
 		if i > 0 && strings.IndexByte("=!<>", e[i-1]) >= 0 {
-			// "<<=" and ">>=" assign; "<=" and ">=" compare.
 			if i > 1 && (e[i-1] == '<' || e[i-1] == '>') && e[i-2] == e[i-1] {
 				return true
 			}

@@ -159,6 +159,820 @@ func fixtureLine(t testing.TB, name string) int {
 }
 
 // ---------------------------------------------------------------------------
+// Unit tests on the transcripts
+
+// query is the reply to one of fred's queries in a transcript, checked to be
+// the query the personality sends now.
+func query(t *testing.T, name, label, cmd string) string {
+	t.Helper()
+	s := loadTranscript(t, name).step(t, label)
+	if s.cmd != cmd {
+		t.Fatalf("transcript %s step %q recorded %q, but fred now sends %q: regenerate the transcripts", name, label, s.cmd, cmd)
+	}
+	return s.reply()
+}
+
+var stopAtRE = regexp.MustCompile(`(?m)\bat (.+):(\d+)\s*$`)
+
+// stopLocation reads the file and line of a stop from gdb's own words
+// ("    at /x/gdbfix.c:23"), to check the MI answer against.
+func stopLocation(t *testing.T, out string) (string, int) {
+	t.Helper()
+	plain := strings.ReplaceAll(StripANSI(out), "\r", "")
+	m := stopAtRE.FindAllStringSubmatch(plain, -1)
+	if m == nil {
+		t.Fatalf("no \"at FILE:LINE\" in %q", plain)
+	}
+	last := m[len(m)-1]
+	n, _ := strconv.Atoi(last[2])
+	return last[1], n
+}
+
+func TestTranscriptsParse(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.transcript"))
+	if len(paths) == 0 {
+		t.Fatal("no transcripts in testdata; regenerate them (see testdata/README.md)")
+	}
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".transcript")
+		tr := loadTranscript(t, name)
+		if !strings.HasPrefix(tr.header["gdb"], "GNU gdb") {
+			t.Errorf("%s: no @gdb header", p)
+		}
+		for _, s := range tr.steps {
+			if !strings.HasPrefix(s.raw, s.cmd) {
+				t.Errorf("%s step %q: output does not start with the echo of %q: %q", p, s.label, s.cmd, s.raw)
+			}
+		}
+	}
+}
+
+func TestGDBParseLocation(t *testing.T) {
+	type want struct {
+		file string // base name; "" for none
+		line int
+		fn   string
+	}
+	fix := func(fn, line string) want { return want{"gdbfix.c", fixtureLine(t, line), fn} }
+	for _, tc := range []struct {
+		name, label string
+		want        want
+		// atFrom: the step whose human-readable output names the same
+		// file and line ("at FILE:LINE"), as a cross-check.
+		atFrom string
+		// pcFrom: a step whose output shows the same pc.
+		pcFrom string
+	}{
+		{"gdb-recurse", "frame", fix("depth_reached", "base"), "run", ""},
+		{"gdb-recurse", "frame up 2", fix("recurse", "recurse"), "up 2", "up 2"},
+		{"gdb-recurse", "frame after finish", fix("recurse", "recurse"), "finish", ""},
+		{"gdb-start", "frame", fix("main", "start"), "start", ""},
+		{"gdb-segv", "frame", fix("main", "segv"), "run", ""},
+		{"gdb-threads", "frame", fix("threads_ready", "threads"), "run", ""},
+		{"gdb-escapes", "frame", fix("depth_reached", "base"), "run", ""},
+		{"gdb-oddpath", "frame", fix("depth_reached", "base"), "run", ""},
+		// No debug info: a function and a pc, no file or line.
+		{"gdb-nodebug", "frame", want{"", 0, "nodebug_work"}, "", "run"},
+		{"gdb-nodebug", "frame after stepi", want{"", 0, "nodebug_work"}, "", "stepi"},
+		{"gdb-libc-nosyms", "frame", want{"", 0, "puts"}, "", "run"},
+		// libc with libc6-dbg's symbols: a file gdb cannot find, and a line.
+		{"gdb-libc", "frame", want{"ioputs.c", 0, "__GI__IO_puts"}, "run", ""},
+		{"gdb-interrupt", "frame", want{"clock_nanosleep.c", 0, "__GI___clock_nanosleep"}, "run", ""},
+		{"gdb-abort", "frame", want{"pthread_kill.c", 0, "__pthread_kill_implementation"}, "run", ""},
+		{"gdb-threads", "frame thread 2", want{"pause.c", 0, "__libc_pause"}, "thread 2", "thread 2"},
+	} {
+		t.Run(tc.name+"/"+tc.label, func(t *testing.T) {
+			out := query(t, tc.name, tc.label, GDB.LocationCmd)
+			l, err := GDB.ParseLocation(out)
+			if err != nil {
+				t.Fatalf("ParseLocation(%q): %v", out, err)
+			}
+			if filepath.Base(l.File) != tc.want.file && !(tc.want.file == "" && l.File == "") {
+				t.Errorf("File = %q, want base %q", l.File, tc.want.file)
+			}
+			if l.Function != tc.want.fn {
+				t.Errorf("Function = %q, want %q", l.Function, tc.want.fn)
+			}
+			if tc.want.line != 0 && l.Line != tc.want.line {
+				t.Errorf("Line = %d, want %d", l.Line, tc.want.line)
+			}
+			if tc.want.file == "" && l.Line != 0 {
+				t.Errorf("Line = %d without a file", l.Line)
+			}
+			if l.PC == 0 {
+				t.Errorf("PC = 0")
+			}
+			if tc.atFrom != "" {
+				file, line := stopLocation(t, stepOut(t, tc.name, tc.atFrom))
+				if filepath.Base(file) != filepath.Base(l.File) || line != l.Line {
+					t.Errorf("gdb said the stop was at %s:%d; parsed %s:%d", file, line, l.File, l.Line)
+				}
+			}
+			if tc.pcFrom != "" {
+				pc := fmt.Sprintf("0x%016x", l.PC)
+				if !strings.Contains(StripANSI(stepOut(t, tc.name, tc.pcFrom)), pc) {
+					t.Errorf("pc %s is not the one gdb showed: %q", pc, stepOut(t, tc.name, tc.pcFrom))
+				}
+			}
+			if s := l.String(); !strings.Contains(s, tc.want.fn) {
+				t.Errorf("String() = %q", s)
+			}
+		})
+	}
+}
+
+// TestGDBParseLocationOddPath: MI escapes in a path (\") are undone, and
+// commas, braces and spaces inside a string do not end it.
+func TestGDBParseLocationOddPath(t *testing.T) {
+	l, err := GDB.ParseLocation(query(t, "gdb-oddpath", "frame", GDB.LocationCmd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(os.TempDir(), "fred-gdbfix", oddDir, "gdbfix.c"); l.File != want {
+		t.Errorf("File = %q, want %q", l.File, want)
+	}
+	if l.Line != fixtureLine(t, "base") {
+		t.Errorf("Line = %d", l.Line)
+	}
+}
+
+// TestGDBParseLocationEscapes: what a person's gdb writes around the answer
+// (bracketed paste on, colours) and the echo fred may not have dropped.
+func TestGDBParseLocationEscapes(t *testing.T) {
+	s := loadTranscript(t, "gdb-escapes").step(t, "frame")
+	if s.cmd != GDB.LocationCmd {
+		t.Fatalf("stale transcript: regenerate")
+	}
+	if !strings.Contains(s.raw, "\x1b[?2004") {
+		t.Fatalf("the recording has no bracketed-paste escapes: %q", s.raw)
+	}
+	mi := s.reply()
+	// The same answer wrapped in colour escapes, as styled output around it
+	// would leave, and with the echo still in front.
+	for name, out := range map[string]string{
+		"reply":       mi,
+		"raw":         s.raw,
+		"coloured":    "\x1b[0m\x1b[32m" + strings.ReplaceAll(mi, "\r\n", "\x1b[m\r\n"),
+		"lone CR":     strings.ReplaceAll(mi, "\r\n", "\r"),
+		"no newline":  strings.TrimRight(StripANSI(mi), "\r\n"),
+		"after stray": "\x1b[?2004l\r\n\r\n" + mi,
+	} {
+		l, err := GDB.ParseLocation(out)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if l.Function != "depth_reached" || l.Line != fixtureLine(t, "base") || filepath.Base(l.File) != "gdbfix.c" {
+			t.Errorf("%s: got %+v", name, l)
+		}
+	}
+}
+
+func TestGDBParseLocationNotRunning(t *testing.T) {
+	for _, tc := range []struct{ name, label string }{
+		{"gdb-notrunning", "frame"},
+		{"gdb-noprogram", "frame"},
+		{"gdb-recurse", "frame after exit"},
+		{"gdb-exit0", "frame"},
+		{"gdb-exit3", "frame"},
+		{"gdb-nonl", "frame"},
+		{"gdb-abort", "frame after"},
+		{"gdb-sigkill", "frame"},
+		{"gdb-interrupt", "frame after kill"},
+		{"gdb-libc-nosyms", "frame after kill"},
+		{"gdb-escapes", "frame after kill"},
+	} {
+		out := query(t, tc.name, tc.label, GDB.LocationCmd)
+		if _, err := GDB.ParseLocation(out); !errors.Is(err, ErrNotRunning) {
+			t.Errorf("%s/%s: ParseLocation(%q) = %v, want ErrNotRunning", tc.name, tc.label, out, err)
+		}
+	}
+	// Not an MI answer at all: an error, but not "not running".
+	if _, err := GDB.ParseLocation("Undefined command: \"interpreter-exec\".\r\n"); err == nil || errors.Is(err, ErrNotRunning) {
+		t.Errorf("garbage: err = %v", err)
+	}
+	if _, err := GDB.ParseLocation(`^error,msg="Something else broke."`); err == nil || errors.Is(err, ErrNotRunning) {
+		t.Errorf("other MI error: err = %v", err)
+	}
+}
+
+var btFrameRE = regexp.MustCompile(`(?m)^#\d+ `)
+
+func TestGDBParseDepth(t *testing.T) {
+	btDepth := func(name string) int {
+		return len(btFrameRE.FindAllString(strings.ReplaceAll(StripANSI(stepOut(t, name, "bt")), "\r", "\n"), -1))
+	}
+	for _, tc := range []struct {
+		name, label string
+		want        int
+	}{
+		// depth_reached, recurse(0..4), main
+		{"gdb-recurse", "depth", btDepth("gdb-recurse")},
+		{"gdb-recurse", "depth up 2", btDepth("gdb-recurse")},
+		{"gdb-escapes", "depth", btDepth("gdb-escapes")},
+		{"gdb-nodebug", "depth", 2},
+		{"gdb-libc", "depth", 2},
+		{"gdb-libc-nosyms", "depth", 2},
+		{"gdb-interrupt", "depth", 4},
+		{"gdb-threads", "depth thread 2", 4},
+	} {
+		out := query(t, tc.name, tc.label, GDB.DepthCmd)
+		got, err := GDB.ParseDepth(out)
+		if err != nil || got != tc.want {
+			t.Errorf("%s/%s: ParseDepth(%q) = %d, %v; want %d", tc.name, tc.label, out, got, err, tc.want)
+		}
+	}
+	if n := btDepth("gdb-recurse"); n != 7 {
+		t.Errorf("the recursion is %d frames deep, want 7", n)
+	}
+	// -stack-info-depth with a maximum answers in the same form.
+	if got, err := GDB.ParseDepth(stepOut(t, "gdb-recurse", "depth max 3")); got != 3 || err != nil {
+		t.Errorf("depth max 3: %d, %v", got, err)
+	}
+	if _, err := GDB.ParseDepth(query(t, "gdb-notrunning", "depth", GDB.DepthCmd)); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("not running: err = %v, want ErrNotRunning", err)
+	}
+}
+
+var currentInferiorRE = regexp.MustCompile(`(?m)^\* +\d+ +process (\d+)`)
+
+// currentPid is the pid gdb's "info inferiors" marks as current.
+func currentPid(t *testing.T, name string) int {
+	t.Helper()
+	m := currentInferiorRE.FindStringSubmatch(strings.ReplaceAll(StripANSI(stepOut(t, name, "info inferiors")), "\r", "\n"))
+	if m == nil {
+		t.Fatalf("%s: no current process in info inferiors", name)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func TestGDBParsePid(t *testing.T) {
+	for _, name := range []string{"gdb-recurse", "gdb-interrupt", "gdb-threads", "gdb-escapes", "gdb-oddpath"} {
+		out := query(t, name, "groups", GDB.PidCmd)
+		got, err := GDB.ParsePid(out)
+		if want := currentPid(t, name); err != nil || got != want {
+			t.Errorf("%s: ParsePid(%q) = %d, %v; want %d", name, out, got, err, want)
+		}
+	}
+	for _, tc := range []struct{ name, label string }{
+		{"gdb-notrunning", "groups"},
+		{"gdb-noprogram", "groups"},
+		{"gdb-recurse", "groups after exit"}, // has exit-code, no pid
+		{"gdb-interrupt", "groups after kill"},
+		{"gdb-threads", "groups after kill"},
+	} {
+		out := query(t, tc.name, tc.label, GDB.PidCmd)
+		if got, err := GDB.ParsePid(out); !errors.Is(err, ErrNotRunning) {
+			t.Errorf("%s/%s: ParsePid(%q) = %d, %v; want ErrNotRunning", tc.name, tc.label, out, got, err)
+		}
+	}
+}
+
+// TestGDBParsePidFollowFork: with detach-on-fork off gdb holds two live
+// inferiors; the program fred debugs is the current one (here the child,
+// inferior 2), not the first one listed.
+func TestGDBParsePidFollowFork(t *testing.T) {
+	out := query(t, "gdb-fork", "groups", GDB.PidCmd)
+	got, err := GDB.ParsePid(out)
+	if want := currentPid(t, "gdb-fork"); err != nil || got != want {
+		t.Errorf("ParsePid = %d, %v; want %d, the current inferior's (info inferiors marks it with *)\noutput: %q", got, err, want, out)
+	}
+}
+
+func TestGDBEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name, label string
+		want        bool
+	}{
+		{"gdb-exit0", "run", true},              // [Inferior 1 (process N) exited normally]
+		{"gdb-exit3", "continue", true},         // ... exited with code 03]
+		{"gdb-recurse", "continue", true},       // exited normally after a stop
+		{"gdb-start", "run again yes", true},    // restarted, then exited
+		{"gdb-sigkill", "run", true},            // Program terminated with signal SIGKILL
+		{"gdb-abort", "continue", true},         // Program terminated with signal SIGABRT
+		{"gdb-segv", "next", true},              // Program terminated with signal SIGSEGV
+		{"gdb-threads", "kill", true},           // [Inferior 1 (process N) killed]
+		{"gdb-interrupt", "kill", true},         // after "(y or n) y"
+		{"gdb-libc-nosyms", "quiet kill", true}, // with confirm off -- kill
+		// Stops, not ends.
+		{"gdb-abort", "run", false}, // Program received signal SIGABRT
+		{"gdb-segv", "run", false},  // Program received signal SIGSEGV
+		{"gdb-interrupt", "run", false},
+		{"gdb-interrupt", "continue", false},
+		{"gdb-recurse", "run", false},
+		{"gdb-recurse", "finish", false},
+		{"gdb-recurse", "next 3", false},
+		{"gdb-nodebug", "finish", false},
+		{"gdb-start", "start", false},
+		{"gdb-start", "run again no", false}, // Program not restarted.
+		{"gdb-threads", "run", false},
+		{"gdb-fork", "run", false}, // [New inferior 2 (process N)]
+	} {
+		out := stepOut(t, tc.name, tc.label)
+		if got := GDB.Ended(out); got != tc.want {
+			t.Errorf("%s/%s: Ended = %v, want %v\noutput: %q", tc.name, tc.label, got, tc.want, out)
+		}
+	}
+}
+
+// TestGDBEndedAfterPartialLine: a program whose last output has no newline
+// leaves gdb's exit notice in the middle of a line.
+func TestGDBEndedAfterPartialLine(t *testing.T) {
+	out := stepOut(t, "gdb-nonl", "run")
+	if !GDB.Ended(out) {
+		t.Errorf("Ended = false for %q", out)
+	}
+}
+
+// TestGDBEndedWithEscapes: with editing on, gdb writes "\x1b[?2004l\r"
+// before a command's output, so the notice does not start a line.
+func TestGDBEndedWithEscapes(t *testing.T) {
+	out := stepOut(t, "gdb-escapes", "kill")
+	if !GDB.Ended(out) {
+		t.Errorf("Ended = false for %q", out)
+	}
+}
+
+// TestGDBEndedNotRunning: "The program is not being run." means the
+// command did nothing; nothing ended during it (Ended's contract: "the
+// program exited or was killed"), and fred should not record an ending.
+func TestGDBEndedNotRunning(t *testing.T) {
+	for _, tc := range []struct{ name, label string }{
+		{"gdb-notrunning", "next"},
+		{"gdb-notrunning", "continue"},
+		{"gdb-notrunning", "kill"},
+		{"gdb-segv", "continue"},
+		{"gdb-recurse", "next after exit"},
+	} {
+		if out := stepOut(t, tc.name, tc.label); GDB.Ended(out) {
+			t.Errorf("%s/%s: Ended = true for %q", tc.name, tc.label, out)
+		}
+	}
+}
+
+func TestGDBNewRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, label string
+		want        bool
+	}{
+		{"gdb-recurse", "run", true},
+		{"gdb-interrupt", "run", true},
+		{"gdb-escapes", "run", true},
+		{"gdb-start", "start", true},
+		{"gdb-start", "start again", true},
+		{"gdb-start", "run again yes", true},
+		{"gdb-start", "start quiet", true},
+		{"gdb-start", "run again quiet", true},
+		{"gdb-start", "run again no", false},
+		{"gdb-interrupt", "run again no", false},
+		{"gdb-recurse", "continue", false},
+		{"gdb-recurse", "finish", false},
+	} {
+		out := stepOut(t, tc.name, tc.label)
+		if got := GDB.NewRun(out); got != tc.want {
+			t.Errorf("%s/%s: NewRun = %v, want %v\noutput: %q", tc.name, tc.label, got, tc.want, out)
+		}
+	}
+}
+
+// TestGDBNewRunNoExecutable: gdb prints "Starting program: " even when it
+// has nothing to start.
+func TestGDBNewRunNoExecutable(t *testing.T) {
+	if out := stepOut(t, "gdb-noprogram", "run"); GDB.NewRun(out) {
+		t.Errorf("NewRun = true for %q", out)
+	}
+}
+
+func TestStripANSI(t *testing.T) {
+	out := StripANSI(stepOut(t, "gdb-escapes", "run"))
+	for _, want := range []string{"Starting program: /", "Breakpoint 1, depth_reached (n=0)", "return n;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in %q", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("escapes left: %q", out)
+	}
+	for in, want := range map[string]string{
+		"\x1b[?2004h":             "",
+		"\x1b[?2004l\rX":          "\rX",
+		"\x1b[01;34mreturn\x1b[m": "return",
+		"\x1b]0;title\x07text":    "text",
+		"plain [brackets] stay":   "plain [brackets] stay",
+	} {
+		if got := StripANSI(in); got != want {
+			t.Errorf("StripANSI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Classify
+
+func TestGDBClassify(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		kind  Kind
+		op    string
+		count int
+		args  string
+	}{
+		// Moving the program, with gdb's abbreviations.
+		{"n", Forward, OpNext, 1, ""},
+		{"next", Forward, OpNext, 1, ""},
+		{"next 3", Forward, OpNext, 3, ""},
+		{"n 3", Forward, OpNext, 3, ""},
+		{"  next   3  ", Forward, OpNext, 3, ""},
+		{"next\t3", Forward, OpNext, 3, ""},
+		{"s", Forward, OpStep, 1, ""},
+		{"step 2", Forward, OpStep, 2, ""},
+		{"c", Forward, OpContinue, 1, ""},
+		{"cont 2", Forward, OpContinue, 2, ""},
+		{"continue", Forward, OpContinue, 1, ""},
+		{"fg", Forward, OpContinue, 1, ""},
+		{"fin", Forward, OpFinish, 1, ""},
+		{"finish", Forward, OpFinish, 1, ""},
+		{"u", Forward, OpUntil, 1, ""},
+		{"until 30", Forward, OpUntil, 1, "30"},
+		{"adv 30", Forward, OpAdvance, 1, "30"},
+		{"advance gdbfix.c:30", Forward, OpAdvance, 1, "gdbfix.c:30"},
+		{"r", Forward, OpRun, 1, ""},
+		{"r a b", Forward, OpRun, 1, "a b"},
+		{"run > out.txt", Forward, OpRun, 1, "> out.txt"},
+		{"start", Forward, OpStart, 1, ""},
+		{"starti", Forward, "starti", 1, ""}, // not "start": it stops elsewhere
+		{"stepi", Forward, OpStepi, 1, ""},
+		{"si 5", Forward, OpStepi, 5, ""},
+		{"nexti", Forward, OpNexti, 1, ""},
+		{"ni 2", Forward, OpNexti, 2, ""},
+		{"j 30", Forward, OpJump, 1, "30"},
+		{"next -1", Forward, OpNext, 1, "-1"}, // not a count
+		{"signal SIGINT", Forward, "signal", 1, "SIGINT"},
+		{"sig 0", Forward, "signal", 1, "0"},
+		// Changing the program.
+		{"set var x=1", Mutate, "set var", 1, "x=1"},
+		{"set variable x = 1", Mutate, "set var", 1, "x = 1"},
+		{"set x = 3", Mutate, "set", 1, "x = 3"},
+		{"set x=3", Mutate, "set", 1, "x=3"},
+		{"print x = 3", Mutate, "print", 1, "x = 3"},
+		{"p x += 1", Mutate, "print", 1, "x += 1"},
+		{"p i++", Mutate, "print", 1, "i++"},
+		{"p --i", Mutate, "print", 1, "--i"},
+		{"inspect x = 3", Mutate, "print", 1, "x = 3"},
+		{"print $conv = 3", Mutate, "print", 1, "$conv = 3"}, // a convenience variable: replaying it is right
+		{"call f()", Mutate, "call", 1, "f()"},
+		{"call f(a=1)", Mutate, "call", 1, "f(a=1)"}, // call is a mutation whatever its argument
+		{"call abs(-1)", Mutate, "call", 1, "abs(-1)"},
+		{"return", Mutate, "return", 1, ""},
+		// gdb settings, not the program.
+		{"set confirm off", Other, "set", 1, "confirm off"},
+		{"set args a=b", Other, "set", 1, "args a=b"},
+		{"set env FOO=bar", Other, "set", 1, "env FOO=bar"},
+		{"set environment FOO=bar", Other, "set", 1, "environment FOO=bar"},
+		{"set listsize 20", Other, "set", 1, "listsize 20"},
+		// Looking.
+		{"print x == 3", Inspect, "print", 1, "x == 3"},
+		{"print x", Inspect, "print", 1, "x"},
+		{"p x", Inspect, "print", 1, "x"},
+		{`print "a=b"`, Inspect, "print", 1, `"a=b"`},
+		{"bt", Inspect, "backtrace", 1, ""},
+		{"where", Inspect, "backtrace", 1, ""},
+		{"bt 3", Inspect, "backtrace", 1, "3"},
+		{"info locals", Inspect, "info", 1, "locals"},
+		{"i r", Inspect, "info", 1, "r"},
+		{"up 2", Inspect, "up", 1, "2"},
+		{"down", Inspect, "down", 1, ""},
+		{"frame 1", Inspect, "frame", 1, "1"},
+		{"list 10,20", Inspect, "list", 1, "10,20"},
+		{"l", Inspect, "list", 1, ""},
+		{"x $sp", Inspect, "x", 1, "$sp"},
+		// Breakpoints.
+		{"break foo.c:10", Breakpoint, "break", 1, "foo.c:10"},
+		{"b main", Breakpoint, "break", 1, "main"},
+		{"tbreak main", Breakpoint, "tbreak", 1, "main"},
+		{"watch x", Breakpoint, "watch", 1, "x"},
+		{"delete 1", Breakpoint, "delete", 1, "1"},
+		{"dis 1", Breakpoint, "disable", 1, "1"}, // gdb: "dis" is disable
+		{"dprintf main,\"hi\\n\"", Breakpoint, "dprintf", 1, "main,\"hi\\n\""},
+		// The program's end, the debugger's end.
+		{"kill", Kill, "kill", 1, ""},
+		{"k", Kill, "kill", 1, ""},
+		{"quit", Quit, "quit", 1, ""},
+		{"q", Quit, "quit", 1, ""},
+		{"exit", Quit, "quit", 1, ""},
+		// Unknown to fred: passed through.
+		{"python print(1)", Other, "python", 1, "print(1)"},
+		{"frobnicate now", Other, "frobnicate", 1, "now"},
+		{"", Other, "", 1, ""},
+		// Words gdb itself refuses as ambiguous do nothing.
+		{"nex", Other, "nex", 1, ""}, // next, nexti
+		{"ru", Other, "ru", 1, ""},   // run, running
+	} {
+		got := GDB.Classify(tc.line)
+		if got.Kind != tc.kind || got.Op != tc.op || got.Count != tc.count || got.Args != tc.args {
+			t.Errorf("Classify(%q) = {%v %q count %d args %q}, want {%v %q count %d args %q}",
+				tc.line, got.Kind, got.Op, got.Count, got.Args, tc.kind, tc.op, tc.count, tc.args)
+		}
+		if got.Line != strings.TrimSpace(tc.line) {
+			t.Errorf("Classify(%q).Line = %q", tc.line, got.Line)
+		}
+	}
+}
+
+// TestGDBClassifyFormats: print, output, call and x take a format after a
+// slash ("p/x"); the command is the same.
+func TestGDBClassifyFormats(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		kind Kind
+	}{
+		{"p/x counter", Inspect},
+		{"p/x counter = 23", Mutate},
+		{"print/d counter = 24", Mutate},
+		{"output/x counter", Inspect},
+		{"call/x f()", Mutate},
+		{"x/4xw $sp", Inspect},
+		{"display/i $pc", Inspect},
+	} {
+		if got := GDB.Classify(tc.line); got.Kind != tc.kind {
+			t.Errorf("Classify(%q).Kind = %v, want %v", tc.line, got.Kind, tc.kind)
+		}
+	}
+}
+
+// TestGDBClassifyStrings: commands whose text fred shows in its history.
+func TestGDBClassifyStrings(t *testing.T) {
+	for line, want := range map[string]string{
+		"n":           "next",
+		"next 3":      "next 3",
+		"cont 2":      "continue 2",
+		"until 30":    "until 30",
+		"set var x=1": "set var x=1",
+		"p x = 3":     "print x = 3",
+		"call f()":    "call f()",
+	} {
+		if got := GDB.Classify(line).String(); got != want {
+			t.Errorf("Classify(%q).String() = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestGDBRepeat: an empty line repeats the last command as gdb does; list
+// and x continue where they stopped.
+func TestGDBRepeat(t *testing.T) {
+	for line, want := range map[string]string{
+		"next":       "next",
+		"n 3":        "n 3",
+		"step":       "step",
+		"list 10,20": "list",
+		"l foo":      "list",
+		"x/4xw $sp":  "x",
+		"x $sp":      "x",
+		"run":        "",
+		"r":          "",
+		"start":      "",
+		"kill":       "",
+		"quit":       "",
+	} {
+		if got := GDB.Repeat(GDB.Classify(line)); got != want {
+			t.Errorf("Repeat after %q = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// helpAnswers reads gdb's "help WORD" answers: the first line that says
+// which command a word is (ANSI and \r dropped).
+func helpAnswers(t *testing.T) map[string]string {
+	tr := loadTranscript(t, "gdb-help")
+	m := map[string]string{}
+	for _, s := range tr.steps {
+		if w, ok := strings.CutPrefix(s.label, "help "); ok {
+			m[w] = strings.TrimSpace(strings.ReplaceAll(StripANSI(s.reply()), "\r", ""))
+		}
+	}
+	return m
+}
+
+func gdbRejects(answer string) bool {
+	return strings.HasPrefix(answer, "Ambiguous ") || strings.HasPrefix(answer, "Undefined ")
+}
+
+// TestGDBClassifyMatchesGDB checks the command table against what gdb 13
+// does with each word: every abbreviation the table accepts must be one gdb
+// takes for the same command, one gdb refuses must not move anything, and
+// an abbreviation one letter shorter that gdb also accepts must be
+// classified like the full name.
+func TestGDBClassifyMatchesGDB(t *testing.T) {
+	help := helpAnswers(t)
+	answer := func(w string) string {
+		a, ok := help[w]
+		if !ok {
+			t.Fatalf("no help %q in the transcript: regenerate the transcripts", w)
+		}
+		return a
+	}
+	for _, spec := range GDB.Commands {
+		for _, n := range spec.Names {
+			full := specFull(n)
+			fullC := GDB.Classify(full)
+			for _, w := range specVariants(n) {
+				c := GDB.Classify(w)
+				switch a := answer(w); {
+				case gdbRejects(a):
+					if c.Kind != Other {
+						t.Errorf("%q: gdb says %q, but fred classifies it %v %q", w, firstLine(a), c.Kind, c.Op)
+					}
+				case a == answer(full):
+					if c.Kind != fullC.Kind || c.Op != fullC.Op {
+						t.Errorf("%q is %q to gdb, but fred classifies it %v %q and %q as %v %q",
+							w, full, c.Kind, c.Op, full, fullC.Kind, fullC.Op)
+					}
+				}
+			}
+			// The canonical name fred records must be the same command.
+			switch spec.Kind {
+			case Forward, Mutate, Kill, Quit:
+				if answer(full) != answer(fullC.Op) {
+					t.Errorf("%q is recorded as %q, a different gdb command (%q vs %q)",
+						full, fullC.Op, firstLine(answer(full)), firstLine(answer(fullC.Op)))
+				}
+			}
+		}
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// TestGDBClassifyMutateMatchesGDB: in the gdb-mutate transcript each line
+// is followed by "print counter"; the line changed the program exactly when
+// counter changed.
+func TestGDBClassifyMutateMatchesGDB(t *testing.T) {
+	tr := loadTranscript(t, "gdb-mutate")
+	valueRE := regexp.MustCompile(`\$\d+ = (-?\d+)`)
+	value := func(label string) string {
+		m := valueRE.FindStringSubmatch(tr.step(t, label).reply())
+		if m == nil {
+			t.Fatalf("no value after %q: %q", label, tr.step(t, label).reply())
+		}
+		return m[1]
+	}
+	prev := value("before")
+	for _, line := range mutateLines {
+		now := value("after " + line)
+		changed := now != prev
+		prev = now
+		c := GDB.Classify(line)
+		if changed && c.Kind != Mutate {
+			t.Errorf("%q changed counter in gdb, but fred classifies it %v", line, c.Kind)
+		}
+		if !changed && c.Kind == Mutate {
+			t.Errorf("%q left counter alone in gdb, but fred classifies it as Mutate", line)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Helpers of the classifier
+
+func TestHasAssignment(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{"x = 1", true},
+		{"x=1", true},
+		{"x += 1", true},
+		{"x -= 1", true},
+		{"x *= 2", true},
+		{"x /= 2", true},
+		{"x %= 2", true},
+		{"x &= 1", true},
+		{"x |= 1", true},
+		{"x ^= 1", true},
+		{"x <<= 1", true},
+		{"x >>= 1", true},
+		{"x<<=1", true},
+		{"i++", true},
+		{"++i", true},
+		{"i--", true},
+		{"--i", true},
+		{"a[i] = 2", true},
+		{"p->x = 2", true},
+		{"*p = 2", true},
+		{"(x = 2)", true},
+		{"f(a = 1)", true},
+		{"x == 1", false},
+		{"x != 1", false},
+		{"x <= 1", false},
+		{"x >= 1", false},
+		{"x<=1", false},
+		{"x>=1", false},
+		{"x < 1", false},
+		{"x << 1", false},
+		{"x >> 1", false},
+		{"p->x", false},
+		{"p->x == 2", false},
+		{"x - -1", false},
+		{"-x", false},
+		{"!x", false},
+		{"", false},
+		{"x == 1 && y >= 2", false},
+		// Inside string and character literals nothing assigns.
+		{`"a=b"`, false},
+		{`"--"`, false},
+		{`"x++"`, false},
+		{`'='`, false},
+		{`x == '='`, false},
+		{`strcmp(s, "k=v") == 0`, false},
+		{`"a\"=b"`, false},
+		{`s = "a=b"`, true},
+		{`"a" == s || (x = 1)`, true},
+	} {
+		if got := hasAssignment(tc.expr); got != tc.want {
+			t.Errorf("hasAssignment(%q) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestGDBMutatesPrintOptions: gdb's print takes options ended by "--"
+// ("print -pretty -- x"); that "--" decrements nothing.
+func TestGDBMutatesPrintOptions(t *testing.T) {
+	for line, want := range map[string]Kind{
+		"print -pretty -- s":         Inspect,
+		"print -elements 4 -- buf":   Inspect,
+		"print -elements 4 -- x = 1": Mutate,
+		"print -- -x":                Inspect,
+		"print -- --x":               Mutate,
+	} {
+		if got := GDB.Classify(line).Kind; got != want {
+			t.Errorf("Classify(%q).Kind = %v, want %v", line, got, want)
+		}
+	}
+}
+
+func TestMatchWord(t *testing.T) {
+	for _, tc := range []struct {
+		spec, w string
+		want    bool
+	}{
+		{"fin[ish]", "fin", true},
+		{"fin[ish]", "fini", true},
+		{"fin[ish]", "finish", true},
+		{"fin[ish]", "fi", false},
+		{"fin[ish]", "finishx", false},
+		{"fin[ish]", "fins", false},
+		{"fin[ish]", "", false},
+		{"fin[ish]", "FIN", false},
+		{"next", "next", true},
+		{"next", "nex", false},
+		{"next", "nexti", false},
+		{"n", "n", true},
+		{"n", "", false},
+		{"var[iable]", "var", true},
+		{"var[iable]", "variable", true},
+		{"var[iable]", "va", false},
+	} {
+		if got := matchWord(tc.spec, tc.w); got != tc.want {
+			t.Errorf("matchWord(%q, %q) = %v, want %v", tc.spec, tc.w, got, tc.want)
+		}
+	}
+}
+
+func TestMatchSpec(t *testing.T) {
+	for _, tc := range []struct {
+		spec, line string
+		rest       string
+		ok         bool
+	}{
+		{"fin[ish]", "finish", "", true},
+		{"fin[ish]", "fin", "", true},
+		{"cont[inue]", "cont 2", "2", true},
+		{"cont[inue]", "cont\t2", "2", true},
+		{"cont[inue]", "  continue   2  ", "2", true},
+		{"n", "next", "", false},
+		{"set var[iable]", "set var x = 1", "x = 1", true},
+		{"set var[iable]", "set variable x=1", "x=1", true},
+		{"set var[iable]", "set  var  x = 1", "x = 1", true},
+		{"set var[iable]", "set\tvar\tx = 1", "x = 1", true},
+		{"set var[iable]", "set x = 1", "", false},
+		{"set var[iable]", "set", "", false},
+		{"set var[iable]", "set va x", "", false},
+		{"p", `p "a  b"`, `"a  b"`, true}, // spacing inside the rest is kept
+		{"p", "p x  ==  3", "x  ==  3", true},
+		{"b", "", "", false},
+	} {
+		rest, ok := matchSpec(tc.spec, tc.line)
+		if ok != tc.ok || rest != tc.rest {
+			t.Errorf("matchSpec(%q, %q) = %q, %v; want %q, %v", tc.spec, tc.line, rest, ok, tc.rest, tc.ok)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
 // Recording
 
 // recStep is one thing the recorder does in a gdb session.
@@ -815,5 +1629,3 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 	}
 	return out, nil
 }
-
-var _ = errors.New

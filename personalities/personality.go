@@ -172,6 +172,11 @@ type Personality struct {
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string
 	ParseEval func(out string) (string, error)
+	// BlockStart matches a command that reads lines up to "end".
+	BlockStart *regexp.Regexp
+	// Refused reports whether the debugger declined or failed a command,
+	// so that it did not happen.
+	Refused func(out string) bool
 	// NewRun reports whether a run/start command's output says a new
 	// process started.
 	NewRun func(out string) bool
@@ -246,10 +251,15 @@ func (p *Personality) Classify(line string) Command {
 	word, args, _ := strings.Cut(line, " ")
 	args = strings.TrimSpace(args)
 	c := Command{Line: line, Op: word, Args: args, Count: 1}
+	// "p/x v", "x/4xw $sp": the format is not part of the command word.
+	match := line
+	if w, _, ok := strings.Cut(word, "/"); ok && w != "" {
+		match = w + " " + line[len(word):]
+	}
 	for _, s := range p.Commands {
 		// Multi-word specs ("set var[iable]") match on the whole line.
 		for _, n := range s.Names {
-			if rest, ok := matchSpec(n, line); ok {
+			if rest, ok := matchSpec(n, match); ok {
 				c.Kind, c.Args = s.Kind, rest
 				c.Op = s.Op
 				if c.Op == "" {
@@ -266,6 +276,9 @@ func (p *Personality) Classify(line string) Command {
 				return c
 			}
 		}
+	}
+	if p.Mutates != nil && p.Mutates(c) {
+		c.Kind = Mutate
 	}
 	return c
 }

@@ -223,8 +223,13 @@ func (t *terminal) start() {
 						t.sess.Resize(ws)
 					}
 				default:
+					// Leave the person's terminal as it was found.
+					t.forwarding(false)
+					if t.rl != nil {
+						t.rl.Close()
+					}
 					t.sess.Close()
-					os.Exit(1)
+					os.Exit(128 + int(sig.(syscall.Signal)))
 				}
 			case <-t.stopped:
 				return

@@ -182,3 +182,32 @@ func Reap(pid int, timeout time.Duration) bool {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// KillTTY sends SIGKILL to every process whose controlling terminal is tty.
+func KillTTY(tty *os.File) {
+	var st syscall.Stat_t
+	if tty == nil || syscall.Fstat(int(tty.Fd()), &st) != nil {
+		return
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// Fields after ')': state ppid pgrp session tty_nr ...
+		f := strings.Fields(s[i+1:])
+		if len(f) > 4 && f[4] == strconv.FormatUint(uint64(st.Rdev), 10) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
