@@ -264,7 +264,10 @@ func take(t *testing.T, s Snapshotter, in *inferior, id int) (*Snapshot, int64) 
 	if err != nil {
 		t.Fatalf("Take: %v", err)
 	}
-	if st, err := ProcState(in.pid); err != nil || st != 'T' {
+	// CRIU stops the task with a signal it takes on its way back to user
+	// mode: it may show as running for a moment, never running user code.
+	if err := WaitStopped(in.pid, 5*time.Second); err != nil {
+		st, _ := ProcState(in.pid)
 		t.Fatalf("after Take, process state %c, %v; want stopped (T)", st, err)
 	}
 	t.Logf("snapshot %d at tick %d: dump took %v, %d bytes on disk (parent %d)", id, k, snap.Took, snap.Size, snap.Parent)
@@ -288,7 +291,8 @@ func restoreAndCheck(t *testing.T, s Snapshotter, in *inferior, snap *Snapshot, 
 	if pid != in.pid {
 		t.Fatalf("restored pid %d, want %d", pid, in.pid)
 	}
-	if st, err := ProcState(pid); err != nil || st != 'T' {
+	if err := WaitStopped(pid, 5*time.Second); err != nil {
+		st, _ := ProcState(pid)
 		t.Fatalf("restored process state %c, %v; want stopped (T)", st, err)
 	}
 	ppid, ttyNr := statFields(t, pid)
