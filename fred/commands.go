@@ -89,7 +89,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-reverse-step", n, s.prevStatement)
+				return s.reverse("fred-reverse-step", n, (*rewriter).prevStatement)
 			}},
 		{Name: "fred-reverse-next", Aliases: []string{"fred-rn"}, Args: "[N]", NeedsHistory: true,
 			Help: "Go back one statement at this stack depth, treating calls as one statement (to the caller's statement if this frame was just entered).",
@@ -98,7 +98,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-reverse-next", n, s.prevSameDepth)
+				return s.reverse("fred-reverse-next", n, (*rewriter).prevSameDepth)
 			}},
 		{Name: "fred-reverse-finish", Aliases: []string{"fred-rf"}, NeedsHistory: true,
 			Help: "Go back to the call of the current function, in the caller.",
@@ -106,7 +106,7 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-finish", Msg: "takes no arguments", Usage: "fred-reverse-finish"}
 				}
-				return s.reverse("fred-reverse-finish", 1, s.callSite)
+				return s.reverse("fred-reverse-finish", 1, (*rewriter).callSite)
 			}},
 		{Name: "fred-reverse-continue", Aliases: []string{"fred-rc"}, NeedsHistory: true,
 			Help: "Go back to the latest moment a breakpoint or watchpoint stopped the program (the first snapshot if none).",
@@ -114,11 +114,11 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-continue", Msg: "takes no arguments", Usage: "fred-reverse-continue"}
 				}
-				return s.reverse("fred-reverse-continue", 1, func(t []Step, _ *revStats) ([]Step, error) {
+				return s.reverse("fred-reverse-continue", 1, func(r *rewriter, t []Step) ([]Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
-					b, ok := s.lastBreakpoint(t)
+					b, ok := r.lastBreakpoint(t)
 					if !ok {
 						s.Printf("no breakpoint was hit since the first snapshot; going there")
 					}
@@ -135,7 +135,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-undo", n, func(t []Step, _ *revStats) ([]Step, error) {
+				return s.reverse("fred-undo", n, func(_ *rewriter, t []Step) ([]Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
@@ -165,7 +165,7 @@ func init() {
 				if !ok {
 					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
 				}
-				return s.reverse("fred-switch", 1, func([]Step, *revStats) ([]Step, error) { return b, nil })
+				return s.reverse("fred-switch", 1, func(*rewriter, []Step) ([]Step, error) { return b, nil })
 			}},
 		{Name: "fred-source", Args: "FILE",
 			Help: "Run the commands in FILE (fred's and the debugger's), one per line.", Run: cmdSource},

@@ -1,6 +1,7 @@
 package fred
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -296,167 +297,43 @@ func with(steps []Step, more ...Step) []Step {
 	return append(append([]Step(nil), steps...), more...)
 }
 
-// prevStatement is the moment before the last statement executed in the
-// history: the target of reverse-step.
-func (s *Session) prevStatement(steps []Step, st *revStats) ([]Step, error) {
-	t, err := s.prevStatement0(steps, st)
-	if err != nil {
-		return nil, err
-	}
-	return s.resolve(t, st)
+// sessionMover is the live debugger as a mover.
+type sessionMover struct {
+	s   *Session
+	st  *revStats
+	ctx context.Context
 }
 
-// resolve makes sure the last step of a moment says where it ends (depth,
-// location), running it if fred made it up.
-func (s *Session) resolve(t []Step, st *revStats) ([]Step, error) {
-	if len(t) == 0 || t[len(t)-1].known() {
-		return t, nil
+func (m sessionMover) goTo(steps []Step) error {
+	if err := m.ctx.Err(); err != nil {
+		return err
 	}
-	if err := s.goTo(t, st); err != nil {
-		return nil, err
-	}
-	t = append([]Step(nil), t...)
-	t[len(t)-1] = s.Timeline.Now()
-	return t, nil
+	return m.s.goTo(steps, m.st)
 }
 
-func (s *Session) prevStatement0(steps []Step, st *revStats) ([]Step, error) {
-	if len(steps) <= s.firstIndex() {
-		return nil, ErrAtStart
+func (m sessionMover) forward(op string, bps []string) (Step, error) {
+	if err := m.ctx.Err(); err != nil {
+		return Step{}, err
 	}
-	last := steps[len(steps)-1]
-	before := steps[:len(steps)-1]
-	if last.Cmd.Count > 1 && (last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpStep) {
-		// "next 5" is "next 4" then "next": the debugger replays the first
-		// part in one command.
-		before = with(before, repeatStep(s, last.Cmd.Op, last.Cmd.Count-1, last.Bps))
-		last = repeatStep(s, last.Cmd.Op, 1, last.Bps)
-	}
-	switch last.Cmd.Op {
-	case P.OpStep:
-		return before, nil
-	case P.OpNext:
-		return s.lastInside(before, last.Bps, st)
-	case P.OpContinue, P.OpFinish:
-		// Walk `next`s from before the command to where it stopped; the
-		// last statement is inside the last of them.
-		if err := s.goTo(before, st); err != nil {
-			return nil, err
-		}
-		d := s.Timeline.Now().Depth
-		cur := before
-		for i := 0; ; i++ {
-			if i >= maxWalk {
-				return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
-			}
-			step, err := s.forward(P.OpNext, last.Bps, st)
-			if err != nil {
-				return nil, err
-			}
-			done := step.Stop != P.StopDone
-			if last.Cmd.Op == P.OpFinish && step.Depth < d {
-				done = true
-			}
-			if done {
-				return s.lastInside(cur, last.Bps, st)
-			}
-			cur = with(cur, step)
-		}
-	}
-	// until, advance, stepi, jump, run: fred goes back to before the
-	// command as a whole.
-	return before, nil
+	return m.s.forward(op, bps, m.st)
 }
 
-// lastInside is the last statement executed by a `next` from the moment
-// a: a itself, or, if its line calls functions, the last statement inside
-// the last call.
-func (s *Session) lastInside(a []Step, bps []string, st *revStats) ([]Step, error) {
-	if err := s.goTo(a, st); err != nil {
-		return nil, err
-	}
-	d := s.Timeline.Now().Depth
-	q, err := s.forward(P.OpStep, bps, st)
-	if err != nil {
-		return nil, err
-	}
-	if q.Stop != P.StopDone || q.Depth <= d {
-		return a, nil
-	}
-	// Inside a call: walk its lines until one returns to a's depth (or a
-	// breakpoint stops the walk, as it stopped the `next`).
-	cur := with(a, q)
-	for i := 0; ; i++ {
-		if i >= maxWalk {
-			return nil, fmt.Errorf("a call covers more than %d statements; reverse over it is not supported yet", maxWalk)
-		}
-		r, err := s.forward(P.OpNext, bps, st)
-		if err != nil {
-			return nil, err
-		}
-		if r.Stop != P.StopDone || r.Depth <= d {
-			return s.lastInside(cur, bps, st)
-		}
-		cur = with(cur, r)
-	}
-}
-
-// callSite is the moment of the call that entered the current function:
-// the target of reverse-finish.
-func (s *Session) callSite(steps []Step, st *revStats) ([]Step, error) {
-	d := depthOf(steps)
-	t := steps
-	for {
-		var err error
-		if t, err = s.prevStatement(t, st); err != nil {
-			return nil, err
-		}
-		for depthOf(t) > d {
-			if t, err = s.callSite(t, st); err != nil {
-				return nil, err
-			}
-		}
-		if depthOf(t) < d {
-			return t, nil
-		}
-	}
-}
-
-// prevSameDepth is the target of reverse-next: the previous statement at
-// this depth, or the caller's statement if the frame was just entered.
-func (s *Session) prevSameDepth(steps []Step, st *revStats) ([]Step, error) {
-	d := depthOf(steps)
-	t, err := s.prevStatement(steps, st)
-	if err != nil {
-		return nil, err
-	}
-	for depthOf(t) > d {
-		if t, err = s.callSite(t, st); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// lastBreakpoint is the target of reverse-continue: the latest earlier
-// moment at which a breakpoint or watchpoint stopped the program.
-func (s *Session) lastBreakpoint(steps []Step) ([]Step, bool) {
-	for i := len(steps) - 2; i >= s.firstIndex(); i-- {
-		if i >= 0 && steps[i].Stop == P.StopBreakpoint {
-			return steps[:i+1], true
-		}
-	}
-	return steps[:s.firstIndex()], false
-}
+func (m sessionMover) now() Step                      { return m.s.Timeline.Now() }
+func (m sessionMover) first() int                     { return m.s.firstIndex() }
+func (m sessionMover) classify(line string) P.Command { return m.s.p.Classify(line) }
 
 // reverse runs one reverse command: compute the target moment, go there,
 // show it, and say what it cost.
-func (s *Session) reverse(name string, n int, target func([]Step, *revStats) ([]Step, error)) error {
+func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) ([]Step, error)) error {
 	if err := s.needReverse(name); err != nil {
 		return err
 	}
 	start := time.Now()
 	st := &revStats{}
+	ctx, stop := s.interruptible()
+	defer stop()
+	rw := &rewriter{m: sessionMover{s: s, st: st, ctx: ctx}}
+	target := func(t []Step, _ *revStats) ([]Step, error) { return pick(rw, t) }
 	orig := append([]Step(nil), s.Timeline.Steps...)
 	t := orig
 	var err error
@@ -483,6 +360,9 @@ func (s *Session) reverse(name string, n int, target func([]Step, *revStats) ([]
 		// Put the person back where they were.
 		if gerr := s.goTo(orig, st); gerr != nil {
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		}
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("'%s' interrupted; you are back where you were", name)
 		}
 		return err
 	}

@@ -1,0 +1,211 @@
+package fred
+
+import (
+	"fmt"
+	"strconv"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// The history rewriting behind the reverse commands (the FReD paper's
+// section 2.2 and Algorithm 1), written against a small interface so that
+// it runs on a simulated program in unit tests as well as on a debugger.
+
+// mover is what the rewriting needs from a program.
+type mover interface {
+	// goTo brings the program to the moment the steps reach.
+	goTo(steps []Step) error
+	// forward runs one command from where the program is and records it.
+	forward(op string, bps []string) (Step, error)
+	// now is the last step of where the program is.
+	now() Step
+	// first is the history length at the first snapshot: nothing earlier
+	// can be reached.
+	first() int
+	classify(line string) P.Command
+}
+
+type rewriter struct{ m mover }
+
+// repeat is one made-up command "op k".
+func (r *rewriter) repeat(op string, k int, bps []string) Step {
+	line := op
+	if k > 1 {
+		line += " " + strconv.Itoa(k)
+	}
+	return Step{Cmd: r.m.classify(line), Bps: bps, Synth: true}
+}
+
+// prevStatement is the moment before the last statement executed in the
+// history: the target of reverse-step.
+func (r *rewriter) prevStatement(steps []Step) ([]Step, error) {
+	t, err := r.prevStatement0(steps)
+	if err != nil {
+		return nil, err
+	}
+	return r.resolve(t)
+}
+
+// resolve makes sure the last step of a moment says where it ends (depth,
+// location), running it if fred made it up.
+func (r *rewriter) resolve(t []Step) ([]Step, error) {
+	if len(t) == 0 || t[len(t)-1].known() {
+		return t, nil
+	}
+	if err := r.m.goTo(t); err != nil {
+		return nil, err
+	}
+	t = append([]Step(nil), t...)
+	t[len(t)-1] = r.m.now()
+	return t, nil
+}
+
+func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
+	if len(steps) <= r.m.first() {
+		return nil, ErrAtStart
+	}
+	last := steps[len(steps)-1]
+	before := steps[:len(steps)-1]
+	if last.Cmd.Count > 1 && (last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpStep) {
+		k := last.Cmd.Count
+		if last.Stop != P.StopDone {
+			// A breakpoint (or the end) cut the count short: count the
+			// commands that really ran.
+			if err := r.m.goTo(before); err != nil {
+				return nil, err
+			}
+			for k = 1; k < last.Cmd.Count; k++ {
+				st, err := r.m.forward(last.Cmd.Op, last.Bps)
+				if err != nil {
+					return nil, err
+				}
+				if st.Stop != P.StopDone {
+					break
+				}
+			}
+		}
+		// "next 5" is "next 4" then "next": the debugger replays the first
+		// part in one command.
+		if k > 1 {
+			before = with(before, r.repeat(last.Cmd.Op, k-1, last.Bps))
+		}
+		stop := last.Stop
+		last = r.repeat(last.Cmd.Op, 1, last.Bps)
+		last.Stop = stop
+	}
+	switch last.Cmd.Op {
+	case P.OpStep:
+		return before, nil
+	case P.OpNext:
+		return r.lastInside(before, last.Bps)
+	case P.OpContinue, P.OpFinish:
+		// Walk `next`s from before the command to where it stopped; the
+		// last statement is inside the last of them.
+		if err := r.m.goTo(before); err != nil {
+			return nil, err
+		}
+		d := r.m.now().Depth
+		cur := before
+		for i := 0; ; i++ {
+			if i >= maxWalk {
+				return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
+			}
+			step, err := r.m.forward(P.OpNext, last.Bps)
+			if err != nil {
+				return nil, err
+			}
+			done := step.Stop != P.StopDone
+			if last.Cmd.Op == P.OpFinish && step.Depth < d {
+				done = true
+			}
+			if done {
+				return r.lastInside(cur, last.Bps)
+			}
+			cur = with(cur, step)
+		}
+	}
+	// until, advance, stepi, jump, run: fred goes back to before the
+	// command as a whole.
+	return before, nil
+}
+
+// lastInside is the last statement executed by a `next` from the moment
+// a: a itself, or, if its line calls functions, the last statement inside
+// the last call.
+func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
+	if err := r.m.goTo(a); err != nil {
+		return nil, err
+	}
+	d := r.m.now().Depth
+	q, err := r.m.forward(P.OpStep, bps)
+	if err != nil {
+		return nil, err
+	}
+	if q.Stop != P.StopDone || q.Depth <= d {
+		return a, nil
+	}
+	// Inside a call: walk its lines until one returns to a's depth (or a
+	// breakpoint stops the walk, as it stopped the `next`).
+	cur := with(a, q)
+	for i := 0; ; i++ {
+		if i >= maxWalk {
+			return nil, fmt.Errorf("a call covers more than %d statements; reverse over it is not supported yet", maxWalk)
+		}
+		nx, err := r.m.forward(P.OpNext, bps)
+		if err != nil {
+			return nil, err
+		}
+		if nx.Stop != P.StopDone || nx.Depth <= d {
+			return r.lastInside(cur, bps)
+		}
+		cur = with(cur, nx)
+	}
+}
+
+// callSite is the moment of the call that entered the current function:
+// the target of reverse-finish.
+func (r *rewriter) callSite(steps []Step) ([]Step, error) {
+	d := depthOf(steps)
+	t := steps
+	for {
+		var err error
+		if t, err = r.prevStatement(t); err != nil {
+			return nil, err
+		}
+		for depthOf(t) > d {
+			if t, err = r.callSite(t); err != nil {
+				return nil, err
+			}
+		}
+		if depthOf(t) < d {
+			return t, nil
+		}
+	}
+}
+
+// prevSameDepth is the target of reverse-next: the previous statement at
+// this depth, or the caller's statement if the frame was just entered.
+func (r *rewriter) prevSameDepth(steps []Step) ([]Step, error) {
+	d := depthOf(steps)
+	t, err := r.prevStatement(steps)
+	if err != nil {
+		return nil, err
+	}
+	for depthOf(t) > d {
+		if t, err = r.callSite(t); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// lastBreakpoint is the target of reverse-continue: the latest earlier
+// moment at which a breakpoint or watchpoint stopped the program.
+func (r *rewriter) lastBreakpoint(steps []Step) ([]Step, bool) {
+	for i := len(steps) - 2; i >= r.m.first(); i-- {
+		if i >= 0 && steps[i].Stop == P.StopBreakpoint {
+			return steps[:i+1], true
+		}
+	}
+	return steps[:r.m.first()], false
+}
