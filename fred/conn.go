@@ -65,7 +65,7 @@ func newConn(master *os.File, marker string, done <-chan struct{}) *conn {
 		for {
 			n, err := master.Read(b)
 			if c.trace != nil {
-				fmt.Fprintf(c.trace, "<< %q\n", b[:n])
+				fmt.Fprintf(c.trace, "%s << %q\n", time.Now().Format("15:04:05.000"), b[:n])
 			}
 			c.mu.Lock()
 			c.buf.Write(b[:n])
@@ -208,6 +208,6 @@ type traceWriter struct {
 }
 
 func (t traceWriter) Write(b []byte) (int, error) {
-	fmt.Fprintf(t.f, "%s%q\n", t.prefix, b)
+	fmt.Fprintf(t.f, "%s %s%q\n", time.Now().Format("15:04:05.000"), t.prefix, b)
 	return len(b), nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
+	"golang.org/x/sys/unix"
 )
 
 // Options configure a Session.
@@ -79,6 +80,7 @@ type Session struct {
 	closeMu  sync.Mutex
 	lastFred string // the last line, when it was a fred command: Enter repeats it
 	sourcing int    // fred-source nesting
+	seq      int    // resync tokens
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.
@@ -312,7 +314,46 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err != nil {
 		return out, err
 	}
-	return out, s.after(cmd, out, time.Since(start))
+	took := time.Since(start)
+	if err := s.resync(); err != nil {
+		return out, err
+	}
+	return out, s.after(cmd, out, took)
+}
+
+// resync makes sure fred and the debugger agree on whose turn it is. What
+// the person typed while the command ran and nobody read is dropped; if
+// the debugger already took it as commands of its own, their output is
+// shown, and fred waits until an echo of its own comes back.
+func (s *Session) resync() error {
+	if s.p.EchoCmd == nil || s.proc == nil {
+		return nil
+	}
+	_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+	s.seq++
+	token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
+	if err := s.conn.send(s.p.EchoCmd(token)); err != nil {
+		return ErrSessionOver
+	}
+	deadline := time.Now().Add(s.opt.Timeout)
+	for {
+		out, err := s.conn.waitPrompt("(sync)", deadline, nil, false, nil, nil)
+		if errors.Is(err, ErrDebuggerExited) {
+			return ErrSessionOver
+		}
+		if err != nil {
+			return err
+		}
+		if strings.Contains(out, token) {
+			return nil
+		}
+		// The answer to a command typed ahead.
+		for _, l := range strings.SplitAfter(out, "\n") {
+			if !strings.Contains(l, "FREDSYNC") {
+				fmt.Fprint(s.opt.Out, l)
+			}
+		}
+	}
 }
 
 // after updates the timeline once a person's command has finished.

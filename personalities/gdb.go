@@ -184,6 +184,7 @@ var GDB = &Personality{
 		}
 		return r["value"], nil
 	},
+	EchoCmd:    func(token string) string { return "echo " + gdbEscape(token) },
 	BlockStart: regexp.MustCompile(`^(comm(a(n(ds?)?)?)?|define|document|python|pi|py|while|if)(\s|$)`),
 	Refused: func(out string) bool {
 		return gdbRefused.MatchString(StripANSI(out))

@@ -172,6 +172,9 @@ type Personality struct {
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string
 	ParseEval func(out string) (string, error)
+	// EchoCmd makes the debugger print token (which holds control bytes):
+	// fred uses it to be sure it is in step with the debugger.
+	EchoCmd func(token string) string
 	// BlockStart matches a command that reads lines up to "end".
 	BlockStart *regexp.Regexp
 	// Refused reports whether the debugger declined or failed a command,

@@ -71,6 +71,7 @@ func (s *session) expect(re string) string {
 // between matches want.
 func (s *session) do(line, want string) string {
 	s.t.Helper()
+	defer func(start time.Time) { s.t.Logf("%q took %v", line, time.Since(start)) }(time.Now())
 	s.send(line + "\r")
 	out := s.expect(`(?s)` + want + `.*\(gdb\) `)
 	return out
@@ -258,4 +259,25 @@ func TestColoursPassThrough(t *testing.T) {
 	s.do("break square", "Breakpoint 1 at \x1b\\[34m0x[0-9a-f]+\x1b\\[m: file \x1b\\[32m")
 	s.do("run", `Breakpoint 1, .*square`)
 	s.do("fred-history", `\[start\]\s+run`)
+}
+
+func TestTypeaheadStaysInStep(t *testing.T) {
+	prog := testutil.Fixture(t, "spin")
+	s := startFred(t, "gdb", "-q", prog)
+	s.send("run\r")
+	s.expect(`spinning`)
+	// Typed while the program runs, which does not read it: whoever ends
+	// up with these lines, fred and gdb must stay in step.
+	s.send("print 1000+1\r")
+	s.send("info frame\r")
+	time.Sleep(200 * time.Millisecond)
+	s.send("\x03")
+	s.expect(`SIGINT(?s).*\(gdb\) `)
+	s.do("print 6*7", `= 42\s`)
+	s.do("next", `\d+\s+`)
+	out := s.do("fred-history", `now: main at spin.c:\d+`)
+	if strings.Contains(out, "unknown location") {
+		t.Fatalf("fred lost track of gdb:\n%s", out)
+	}
+	s.do("print counter > 0", `= 1`)
 }
