@@ -318,6 +318,13 @@ func (m sessionMover) forward(op string, bps []string) (Step, error) {
 	return m.s.forward(op, bps, m.st)
 }
 
+func (m sessionMover) bare(op string, bps []string) (P.Stop, error) {
+	if err := m.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return m.s.bareNext(bps, m.st)
+}
+
 func (m sessionMover) now() Step                      { return m.s.Timeline.Now() }
 func (m sessionMover) first() int                     { return m.s.firstIndex() }
 func (m sessionMover) classify(line string) P.Command { return m.s.p.Classify(line) }

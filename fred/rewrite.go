@@ -23,6 +23,9 @@ type mover interface {
 	// can be reached.
 	first() int
 	classify(line string) P.Command
+	// bare runs one command and says only why it stopped: cheaper than
+	// forward when the walk only needs to count.
+	bare(op string, bps []string) (P.Stop, error)
 }
 
 type rewriter struct{ m mover }
@@ -98,7 +101,26 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		return before, nil
 	case P.OpNext:
 		return r.lastInside(before, last.Bps)
-	case P.OpContinue, P.OpFinish:
+	case P.OpContinue:
+		// Count the `next`s from before the command to where it stopped;
+		// the last statement is inside the last of them.
+		if err := r.m.goTo(before); err != nil {
+			return nil, err
+		}
+		for n := 0; n < maxWalk; n++ {
+			stop, err := r.m.bare(P.OpNext, last.Bps)
+			if err != nil {
+				return nil, err
+			}
+			if stop != P.StopDone {
+				if n > 0 {
+					before = with(before, r.repeat(P.OpNext, n, last.Bps))
+				}
+				return r.lastInside(before, last.Bps)
+			}
+		}
+		return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
+	case P.OpFinish:
 		// Walk `next`s from before the command to where it stopped; the
 		// last statement is inside the last of them.
 		if err := r.m.goTo(before); err != nil {

@@ -130,6 +130,11 @@ func (p *simProg) forward(op string, bps []string) (Step, error) {
 	return st, nil
 }
 
+func (p *simProg) bare(op string, bps []string) (P.Stop, error) {
+	st, err := p.forward(op, bps)
+	return st.Stop, err
+}
+
 func (p *simProg) now() Step                      { return p.steps[len(p.steps)-1] }
 func (p *simProg) first() int                     { return 1 }
 func (p *simProg) classify(line string) P.Command { return P.GDB.Classify(line) }
