@@ -318,6 +318,9 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err := s.resync(); err != nil {
 		return out, err
 	}
+	if f, ok := s.p.Native[strings.Fields(cmd.Line)[0]]; ok && s.p.NativeRefused != nil && s.p.NativeRefused.MatchString(out) {
+		s.Printf("%s's own '%s' needs its 'record' mode; fred's '%s' works without it", s.p.Name, cmd.Op, f)
+	}
 	return out, s.after(cmd, out, took)
 }
 

@@ -136,3 +136,11 @@ func children(t *testing.T) []string {
 	}
 	return kids
 }
+
+func TestNativeReverseCommandGetsAHint(t *testing.T) {
+	ts := gdbSession(t, "steps", "criu")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("reverse-step", `fred's 'fred-reverse-step' works without it`)
+	ts.must("rn", `fred's 'fred-reverse-next' works without it`)
+}

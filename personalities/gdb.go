@@ -184,8 +184,17 @@ var GDB = &Personality{
 		}
 		return r["value"], nil
 	},
-	EchoCmd:    func(token string) string { return "echo " + gdbEscape(token) },
-	BlockStart: regexp.MustCompile(`^(comm(a(n(ds?)?)?)?|define|document|python|pi|py|while|if)(\s|$)`),
+	Native: map[string]string{
+		"reverse-step": "fred-reverse-step", "rs": "fred-reverse-step",
+		"reverse-next": "fred-reverse-next", "rn": "fred-reverse-next",
+		"reverse-finish":   "fred-reverse-finish",
+		"reverse-continue": "fred-reverse-continue", "rc": "fred-reverse-continue",
+		"reverse-stepi": "fred-reverse-step", "rsi": "fred-reverse-step",
+		"reverse-nexti": "fred-reverse-next", "rni": "fred-reverse-next",
+	},
+	NativeRefused: regexp.MustCompile(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
+	EchoCmd:       func(token string) string { return "echo " + gdbEscape(token) },
+	BlockStart:    regexp.MustCompile(`^(comm(a(n(ds?)?)?)?|define|document|python|pi|py|while|if)(\s|$)`),
 	Refused: func(out string) bool {
 		return gdbRefused.MatchString(StripANSI(out))
 	},

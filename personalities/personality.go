@@ -172,6 +172,10 @@ type Personality struct {
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string
 	ParseEval func(out string) (string, error)
+	// Native maps the debugger's own reverse commands to fred's, for a
+	// hint when the debugger refuses them; NativeRefused matches that.
+	Native        map[string]string
+	NativeRefused *regexp.Regexp
 	// EchoCmd makes the debugger print token (which holds control bytes):
 	// fred uses it to be sure it is in step with the debugger.
 	EchoCmd func(token string) string
