@@ -51,7 +51,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				s.Printf("snapshot %d taken (%.3f s, %s)", sn.ID, sn.Took.Seconds(), humanBytes(sn.Size))
+				s.Printf("snapshot %d taken (%.3f s, %s)", sn.ID, sn.Took.Seconds(), s.snapSize(sn))
 				return nil
 			}},
 		{Name: "fred-restart", Args: "[N]",
@@ -135,11 +135,11 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-undo", n, func(_ *rewriter, t []Step) ([]Step, error) {
+				return s.reverse("fred-undo", n, func(r *rewriter, t []Step) ([]Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
-					return t[:len(t)-1], nil
+					return r.resolve(t[:len(t)-1])
 				})
 			}},
 		{Name: "fred-branch", Args: "NAME",
@@ -331,7 +331,7 @@ func (s *Session) writeList() {
 		fmt.Fprintln(w, "fred: no snapshots yet")
 		return
 	}
-	fmt.Fprintf(w, "  %-4s %-40s %10s %9s\n", "id", "taken after", "size", "took")
+	fmt.Fprintf(w, "  %-4s %-40s %14s %9s\n", "id", "taken after", "size", "took")
 	for _, id := range s.order {
 		sn := s.snaps[id]
 		after := "the start"
@@ -341,10 +341,18 @@ func (s *Session) writeList() {
 		if sn.Auto {
 			after += ", auto"
 		}
-		fmt.Fprintf(w, "  %-4d %-40s %10s %8.3fs\n", id, after, humanBytes(sn.Size), sn.Took.Seconds())
+		fmt.Fprintf(w, "  %-4d %-40s %14s %8.3fs\n", id, after, s.snapSize(sn), sn.Took.Seconds())
 	}
 	fmt.Fprintf(w, "fred: policy: a snapshot at the first stop, then one after every %d commands or %s of running since the last\n", autoEvery, autoAfter)
 	for name, b := range s.branches {
 		fmt.Fprintf(w, "  branch %-10s %d commands, ends after '%s'\n", name, len(b), b[len(b)-1].Cmd)
 	}
+}
+
+// snapSize is a snapshot's size on disk, or what it is when it has none.
+func (s *Session) snapSize(sn *snap) string {
+	if s.snap != nil && s.snap.Name() == "fork" {
+		return "a paused copy"
+	}
+	return humanBytes(sn.Size)
 }

@@ -60,8 +60,8 @@ func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snapshots == "criu" && s.snap == nil {
-		t.Fatalf("CRIU is not usable: %s; run 'make deps' as root", s.snapWhy)
+	if s.snap == nil || s.snap.Name() != snapshots {
+		t.Fatalf("the %s snapshot backend is not usable: %s; run 'make deps' as root", snapshots, s.snapWhy)
 	}
 	ts := &tsession{Session: s, t: t, out: out}
 	t.Cleanup(func() {
@@ -100,10 +100,23 @@ func (ts *tsession) must(line, re string) string {
 // value prints an expression and returns its value text.
 func (ts *tsession) value(expr string) string {
 	ts.t.Helper()
+	if ts.p.InProcess {
+		return ts.evalValue(expr) // inprocess_test.go
+	}
 	out := ts.do("print " + expr)
 	m := regexp.MustCompile(`\$\d+ = (.*)`).FindStringSubmatch(out)
 	if m == nil {
 		ts.t.Fatalf("print %s: %q", expr, out)
 	}
 	return strings.TrimSpace(m[1])
+}
+
+// backends are the snapshot backends every snapshot and reverse test runs
+// on: CRIU (as root) and the unprivileged fork backend.
+var backends = []string{"criu", "fork"}
+
+func forBackends(t *testing.T, f func(t *testing.T, backend string)) {
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { f(t, b) })
+	}
 }

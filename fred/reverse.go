@@ -161,7 +161,7 @@ func (s *Session) replayStep(step Step) (string, error) {
 		return "", err
 	}
 	deadline := s.opt.Timeout + 3*step.Took
-	out, err := s.queryFor(s.p.Quiet(step.Cmd.Line), deadline)
+	out, err := s.sendStep(step.Cmd, deadline)
 	if rerr := restore(); err == nil {
 		err = rerr
 	}
@@ -268,7 +268,7 @@ func (s *Session) forward(line string, bps []string, st *revStats) (Step, error)
 		return Step{}, err
 	}
 	st.replayed++
-	step := Step{Cmd: s.p.Classify(line), Stop: s.p.StopReason(out), Bps: bps, Took: time.Since(start), Synth: true}
+	step := Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Synth: true}
 	loc, err := s.location()
 	if errors.Is(err, P.ErrNotRunning) {
 		step.Ended, step.Stop = true, P.StopEnded
@@ -327,7 +327,7 @@ func (m sessionMover) bare(op string, bps []string) (P.Stop, error) {
 
 func (m sessionMover) now() Step                      { return m.s.Timeline.Now() }
 func (m sessionMover) first() int                     { return m.s.firstIndex() }
-func (m sessionMover) classify(line string) P.Command { return m.s.p.Classify(line) }
+func (m sessionMover) classify(line string) P.Command { return m.s.classify(line) }
 
 // reverse runs one reverse command: compute the target moment, go there,
 // show it, and say what it cost.

@@ -64,8 +64,10 @@ func runRevCases(t *testing.T, ts *tsession, vars []string, cases []revCase) {
 	}
 }
 
-func TestReverseStepNextFinish(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+func TestReverseStepNextFinish(t *testing.T) { forBackends(t, testReverseStepNextFinish) }
+
+func testReverseStepNextFinish(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	// This machine's libc has line information: keep `step` out of it, as
 	// a person who does not want to step through printf would.
 	ts.do("skip -gfi ./*/*")
@@ -103,7 +105,11 @@ func TestReverseStepNextFinish(t *testing.T) {
 }
 
 func TestReverseContinueRecursionAndExit(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+	forBackends(t, testReverseContinueRecursionAndExit)
+}
+
+func testReverseContinueRecursionAndExit(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.do("skip -gfi ./*/*")
 	ts.must("break fact", `Breakpoint 1`)
 	runRevCases(t, ts, []string{"n"}, []revCase{
@@ -129,8 +135,10 @@ func TestReverseContinueRecursionAndExit(t *testing.T) {
 	ts.must("print f", `= 120`)
 }
 
-func TestReverseFromCrash(t *testing.T) {
-	ts := gdbSession(t, "crash", "criu")
+func TestReverseFromCrash(t *testing.T) { forBackends(t, testReverseFromCrash) }
+
+func testReverseFromCrash(t *testing.T, backend string) {
+	ts := gdbSession(t, "crash", backend)
 	ts.must("break main", `Breakpoint 1`)
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("continue", `SIGSEGV`)
@@ -140,8 +148,10 @@ func TestReverseFromCrash(t *testing.T) {
 	ts.must("print p == &a", `= 1`)
 }
 
-func TestBranches(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+func TestBranches(t *testing.T) { forBackends(t, testBranches) }
+
+func testBranches(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.must("break square", `Breakpoint 1`)
 	ts.must("run", `x=0`)
 	ts.must("continue", `x=1`)

@@ -68,6 +68,7 @@ type Session struct {
 	order    []int
 	nextSnap int
 	adopted  map[int]bool // restored programs fred must reap
+	ip       *inproc      // an in-process debugger's process (inprocess.go)
 
 	run      int      // counts the program's runs; snapshots belong to one
 	bps      []string // where enabled breakpoints stop now
@@ -157,7 +158,8 @@ func Start(opt Options) (*Session, error) {
 		return nil, err
 	}
 	s.proc = pp
-	s.conn = newConn(pp.Master, s.marker, pp.Done())
+	s.ipInit()
+	s.conn = newConn(pp.Master, s.marker, s.debuggerDone())
 	if _, err := s.conn.waitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt, nil); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
@@ -173,6 +175,7 @@ func Start(opt Options) (*Session, error) {
 		}
 	}
 	s.openSnapshots()
+	s.ipStarted()
 	return s, nil
 }
 
@@ -193,7 +196,7 @@ func (s *Session) Running() bool { return s.running }
 
 // Input passes what the person typed while a command runs to the debugger's
 // terminal (program input, answers to questions, Ctrl-C).
-func (s *Session) Input(b []byte) { _ = s.conn.sendRaw(b) }
+func (s *Session) Input(b []byte) { s.ipInput(b); _ = s.conn.sendRaw(b) }
 
 // Resize passes a new terminal size to the debugger's pty.
 func (s *Session) Resize(ws *pty.Winsize) {
@@ -203,7 +206,7 @@ func (s *Session) Resize(ws *pty.Winsize) {
 }
 
 // Done is closed when the debugger process has exited.
-func (s *Session) Done() <-chan struct{} { return s.proc.Done() }
+func (s *Session) Done() <-chan struct{} { return s.debuggerDone() }
 
 // Close ends the debugger and everything it started.
 func (s *Session) Close() error {
@@ -366,13 +369,13 @@ func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 		if s.p.Refused != nil && s.p.Refused(out) {
 			return nil // the debugger did not do it: nothing to record
 		}
-		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == "starti") && s.p.NewRun != nil && s.p.NewRun(out) {
+		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == "starti") && s.p.NewRun != nil && s.p.NewRun(out) || s.ipNewRun() {
 			s.Timeline.Reset()
 			s.pid = 0
 			s.run++
 			s.refreshBreakpoints()
 		}
-		step := Step{Cmd: cmd, Stop: s.p.StopReason(out), Bps: s.bps, Took: took}
+		step := Step{Cmd: cmd, Stop: s.stopOf(out), Bps: s.bps, Took: took}
 		loc, err := s.location()
 		if errors.Is(err, P.ErrNotRunning) {
 			s.running, s.pid = false, 0
@@ -391,6 +394,7 @@ func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 		step.Depth, _ = s.depth()
 		s.Timeline.Add(step)
 		s.maybeAutoSnapshot()
+		s.ipAfterInput()
 	case P.Breakpoint:
 		s.refreshBreakpoints()
 	case P.Mutate:

@@ -59,22 +59,50 @@ func (s *Session) openSnapshots() {
 	}
 	s.dir = dir
 	switch mode {
-	case "criu", "auto":
-		sn, err := ckpt.NewCRIU(ckpt.Options{Dir: dir, TTY: s.proc.Slave, CriuPath: s.opt.CriuPath})
-		if err == nil {
-			s.snap = sn
-			s.snapWhy = "snapshots: CRIU"
-			return
+	case "criu", "auto", "fork":
+		why := ""
+		if mode != "fork" {
+			sn, err := ckpt.NewCRIU(ckpt.Options{Dir: dir, TTY: s.proc.Slave, CriuPath: s.opt.CriuPath})
+			if err == nil {
+				s.snap, s.snapWhy = sn, "snapshots: CRIU"
+				return
+			}
+			why = fmt.Sprintf("CRIU is not usable: %v", err)
+			if mode == "criu" {
+				s.snapWhy = "no snapshots: " + why
+				return
+			}
 		}
-		s.snapWhy = fmt.Sprintf("no snapshots: CRIU is not usable: %v", err)
-		if mode == "auto" {
-			s.snapWhy += " (the fork backend is not built yet)"
-		}
-	case "fork":
-		s.snapWhy = "no snapshots: the fork backend is not built yet; use --snapshots=criu as root"
+		s.openFork(dir, why)
 	default:
 		s.snapWhy = fmt.Sprintf("no snapshots: unknown --snapshots=%s (auto, criu, fork or off)", mode)
 	}
+}
+
+// openFork sets up the unprivileged fork backend (gdb only: it calls into
+// the program), saying why CRIU was not used.
+func (s *Session) openFork(dir, why string) {
+	because := ""
+	if why != "" {
+		because = ", because " + why
+	}
+	if s.p.Tracer == nil {
+		s.snapWhy = "no snapshots" + because + "; the fork backend works under gdb only"
+		return
+	}
+	f, err := ckpt.NewFork(ckpt.ForkOptions{Debugger: ckpt.DebuggerFunc(s.query), Dir: dir, Settle: s.p.Tracer.Settle})
+	if err != nil {
+		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend: %v", because, err)
+		return
+	}
+	for _, c := range f.SetupCommands() {
+		if _, err := s.query(c); err != nil {
+			s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend setup: %v", because, err)
+			return
+		}
+	}
+	s.snap = f
+	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
 }
 
 // closeSnapshots drops every snapshot and, unless --keep, the directory.
@@ -108,7 +136,8 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	id := s.nextSnap + 1
 	pid := s.pid
 	start := time.Now()
-	if t := s.p.Tracer; t != nil {
+	_, through := s.snap.(ckpt.ThroughDebugger)
+	if t := s.p.Tracer; t != nil && !through {
 		// CRIU cannot dump a traced process: queue a stop, let go of it,
 		// dump it, take it back.
 		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -122,8 +151,8 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 			return nil, err
 		}
 	}
-	cs, err := s.snap.Take(pid, id)
-	if s.p.Tracer != nil {
+	cs, err := s.take(pid, id)
+	if s.p.Tracer != nil && !through {
 		if aerr := s.reattach(pid); aerr != nil && err == nil {
 			err = aerr
 		}
@@ -177,6 +206,21 @@ func (s *Session) Restart(id int) error {
 // restore replaces the live program with snapshot sn: kill it, restore the
 // image (same pid), take it back into the debugger.
 func (s *Session) restore(sn *snap) error {
+	if s.ip != nil {
+		return s.restoreInProcess(sn)
+	}
+	if _, ok := s.snap.(ckpt.ThroughDebugger); ok {
+		// The fork backend kills the program, attaches to the copy and
+		// settles it itself.
+		got, err := s.snap.Restore(sn.Snapshot)
+		if err != nil {
+			s.running, s.pid = false, 0
+			return err
+		}
+		s.adopted[got] = true
+		s.running, s.pid = true, got
+		return nil
+	}
 	pid := sn.Pid
 	if s.running && s.pid != 0 {
 		if t := s.p.Tracer; t != nil {

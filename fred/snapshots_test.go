@@ -21,17 +21,23 @@ func (ts *tsession) state() state {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	return state{loc: loc.String(), pc: ts.value("$pc"), sp: ts.value("$sp"), rbx: ts.value("$rbx"),
+	st := state{loc: loc.String(), pc: ts.value("$pc"), sp: ts.value("$sp"), rbx: ts.value("$rbx"),
 		total: ts.value("total"), pid: ts.pid}
+	if ts.snap.Name() == "fork" {
+		st.pid = 0 // the fork backend brings back a copy: another pid
+	}
+	return st
 }
 
-func TestCheckpointRestartCRIU(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+func TestCheckpointRestart(t *testing.T) { forBackends(t, testCheckpointRestart) }
+
+func testCheckpointRestart(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.must("break square", `Breakpoint 1 at`)
 	ts.must("run", `snapshot 1 taken at the first stop`)
 	ts.must("next", `9\s+return r;`)
 	ts.must("finish", `Run till exit`)
-	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, \d+ KB\)`)
+	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, (\d+ KB|a paused copy)\)`)
 	at2 := ts.state()
 	ts.must("continue", `i=0 total=0(?s).*square \(x=1\)`)
 	ts.must("next", `9\s+return r;`)
@@ -58,7 +64,7 @@ func TestCheckpointRestartCRIU(t *testing.T) {
 	ts.must("next", `^9\s+return r;`)
 
 	out := ts.do("fred-list")
-	for _, want := range []string{"snapshots: CRIU", "1 commands ('run'), auto", "3 commands ('finish')", "5 commands ('next')"} {
+	for _, want := range []string{"snapshots: " + map[string]string{"criu": "CRIU", "fork": "fork"}[backend], "1 commands ('run'), auto", "3 commands ('finish')", "5 commands ('next')"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fred-list lacks %q:\n%s", want, out)
 		}
@@ -69,8 +75,10 @@ func TestCheckpointRestartCRIU(t *testing.T) {
 	}
 }
 
-func TestRestartAfterExitAndBadInput(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+func TestRestartAfterExitAndBadInput(t *testing.T) { forBackends(t, testRestartAfterExitAndBadInput) }
+
+func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.must("fred-restart", `there is no snapshot yet`)
 	ts.must("fred-checkpoint", `'fred-checkpoint' needs a running program`)
 	ts.must("break fact", `Breakpoint 1 at`)
@@ -92,8 +100,10 @@ func TestRestartAfterExitAndBadInput(t *testing.T) {
 	}
 }
 
-func TestManyRestartsLeakNothing(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+func TestManyRestartsLeakNothing(t *testing.T) { forBackends(t, testManyRestartsLeakNothing) }
+
+func testManyRestartsLeakNothing(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.must("break square", `Breakpoint 1 at`)
 	ts.must("run", `snapshot 1 taken`)
 	fds := countFDs(t)
@@ -104,8 +114,13 @@ func TestManyRestartsLeakNothing(t *testing.T) {
 	if got := countFDs(t); got > fds {
 		t.Errorf("fds grew from %d to %d over 20 restarts", fds, got)
 	}
-	if kids := children(t); len(kids) > 2 {
-		t.Errorf("fred has %d children after 20 restarts (want gdb and the program): %v", len(kids), kids)
+	// gdb and the program, and for the fork backend the snapshot's copy.
+	want := 2
+	if backend == "fork" {
+		want = 3
+	}
+	if kids := children(t); len(kids) > want {
+		t.Errorf("fred has %d children after 20 restarts (want at most %d): %v", len(kids), want, kids)
 	}
 	dir := ts.dir
 	ts.Close()
@@ -138,7 +153,11 @@ func children(t *testing.T) []string {
 }
 
 func TestNativeReverseCommandGetsAHint(t *testing.T) {
-	ts := gdbSession(t, "steps", "criu")
+	forBackends(t, testNativeReverseCommandGetsAHint)
+}
+
+func testNativeReverseCommandGetsAHint(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
 	ts.must("break main", `Breakpoint 1`)
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("reverse-step", `fred's 'fred-reverse-step' works without it`)

@@ -5,8 +5,10 @@ import (
 	"testing"
 )
 
-func TestReverseWatchGDB(t *testing.T) {
-	ts := gdbSession(t, "watch", "criu")
+func TestReverseWatchGDB(t *testing.T) { forBackends(t, testReverseWatchGDB) }
+
+func testReverseWatchGDB(t *testing.T, backend string) {
+	ts := gdbSession(t, "watch", backend)
 	ts.do("skip -gfi ./*/*")
 	ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
 	ts.must("break main", `Breakpoint 1`)

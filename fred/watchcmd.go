@@ -195,7 +195,7 @@ func repeatStep(s *Session, op string, k int, bps []string) Step {
 	if k > 1 {
 		line += " " + strconv.Itoa(k)
 	}
-	return Step{Cmd: s.p.Classify(line), Bps: bps, Synth: true}
+	return Step{Cmd: s.classify(line), Bps: bps, Synth: true}
 }
 
 // nextSeq is the lazy list a, a+next, a+next 2, ..., a+next n.
@@ -292,7 +292,7 @@ func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
 	}
 	st.replayed++
 	s.Timeline.Steps = append(s.Timeline.Steps, Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Synth: true})
-	stop := s.p.StopReason(out)
+	stop := s.stopOf(out)
 	if stop == P.StopEnded {
 		s.running = false
 	}

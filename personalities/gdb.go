@@ -203,7 +203,7 @@ var GDB = &Personality{
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
 	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
-		Settle: []string{`python gdb.Breakpoint("*%d" % gdb.selected_frame().pc(), internal=True, temporary=True)`, "jump *$pc"}},
+		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`, "jump *$pc"}},
 	FrameCmd: "frame",
 }
 

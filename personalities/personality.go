@@ -198,6 +198,27 @@ type Personality struct {
 	Tracer *Tracer
 	// FrameCmd shows the current location as after a stop.
 	FrameCmd string
+
+	// InProcess debuggers live inside the program's process (pdb, perl
+	// -d): the process fred talks to is the program, a snapshot holds the
+	// debugger too, and restoring one replaces the debugger's process.
+	InProcess bool
+	// SaveState and LoadState write the debugger's own settings that live
+	// in the program's process (breakpoints, aliases) to a file and read
+	// them back (%s is the file), so that restoring an older snapshot keeps
+	// the settings the person has now, as with gdb.
+	SaveState, LoadState string
+	// StopCmd asks why the program last stopped, for debuggers whose
+	// output does not say that a breakpoint stopped it; ParseStop reads
+	// the answer. Asked only when StopReason says StopDone.
+	StopCmd   string
+	ParseStop func(out string) Stop
+	// NoCountArg says next and step take no repeat count: fred sends
+	// "next" N times where it would send "next N".
+	NoCountArg bool
+	// Split cuts a line into the command word and the rest as the debugger
+	// does ("c.x = 1" is pdb's continue); nil: at the first space.
+	Split func(line string) (word, args string)
 }
 
 // Tracer holds the commands that let go of a traced program and take it
@@ -213,7 +234,7 @@ type Tracer struct {
 	Settle []string
 }
 
-var all = []*Personality{GDB}
+var all = []*Personality{GDB, PDB, Perl}
 
 // All returns every personality.
 func All() []*Personality { return all }
@@ -257,9 +278,13 @@ func (p *Personality) Classify(line string) Command {
 	line = strings.TrimSpace(line)
 	word, args, _ := strings.Cut(line, " ")
 	args = strings.TrimSpace(args)
+	match := line
+	if p.Split != nil {
+		word, args = p.Split(line)
+		match = word + " " + args
+	}
 	c := Command{Line: line, Op: word, Args: args, Count: 1}
 	// "p/x v", "x/4xw $sp": the format is not part of the command word.
-	match := line
 	if w, _, ok := strings.Cut(word, "/"); ok && w != "" {
 		match = w + " " + line[len(word):]
 	}

@@ -281,3 +281,68 @@ func TestTypeaheadStaysInStep(t *testing.T) {
 	}
 	s.do("print counter > 0", `= 1`)
 }
+
+// A student on a lab machine: no root, so no CRIU; fred says so and uses
+// the fork backend, and every fred command works.
+func TestWithoutRoot(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "setpriv")
+	if os.Geteuid() != 0 {
+		t.Fatal("this test switches to the user nobody and so must start as root (CI runs as root)")
+	}
+	dir, err := os.MkdirTemp("", "fred-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o777)
+	fred := filepath.Join(dir, "fred")
+	if b, err := os.ReadFile(testutil.Fred(t)); err != nil || os.WriteFile(fred, b, 0o755) != nil {
+		t.Fatal("copying fred:", err)
+	}
+	prog := filepath.Join(dir, "watch")
+	if out, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join(testutil.Root(), "testdata", "watch.c")).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	script := filepath.Join(dir, "cmds")
+	os.WriteFile(script, []byte(`skip -gfi ./*/*
+break main
+run
+break 21
+continue
+fred-checkpoint
+fred-reverse-watch sum >= 0
+fred-reverse-step
+fred-reverse-finish
+fred-reverse-next
+next
+fred-list
+`), 0o644)
+	cache := filepath.Join(dir, "cache")
+	os.Mkdir(cache, 0o777)
+	os.Chmod(cache, 0o777)
+	c := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+		fred, "--batch", "-x", script, "gdb", "-q", prog)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir, "XDG_CACHE_HOME="+cache, "SHELL=/bin/sh")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("fred as nobody: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
+		"snapshot 1 taken at the first stop",
+		"snapshot 2 taken",
+		"update (i=277) at",
+		"'sum >= 0' is 1 here; the next step makes it 0",
+		"'fred-reverse-step' took",
+		"'fred-reverse-finish' took",
+		"'fred-reverse-next' took",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("as nobody, the output lacks %q:\n%s", want, out)
+		}
+	}
+	if left := testutil.Running(prog); len(left) > 0 {
+		t.Errorf("left running: %v", left)
+	}
+}

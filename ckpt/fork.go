@@ -1,0 +1,515 @@
+package ckpt
+
+// The fork backend: unprivileged snapshots of a single-threaded program
+// under gdb. A snapshot is a paused copy of the program made by fork(2);
+// restoring makes a copy the live program. Design, command sequences,
+// limits and measurements: FORK.md beside this file.
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+//go:embed forkagent/agent.c
+var forkAgentSource []byte
+
+// Debugger runs one debugger command and returns its output. The fork
+// backend drives gdb through it; the session's own query function fits
+// (DebuggerFunc(s.query)).
+type Debugger interface {
+	Query(cmd string) (string, error)
+}
+
+// DebuggerFunc adapts a function to Debugger.
+type DebuggerFunc func(cmd string) (string, error)
+
+// Query calls f.
+func (f DebuggerFunc) Query(cmd string) (string, error) { return f(cmd) }
+
+// ThroughDebugger is implemented by backends that take and restore
+// snapshots through the debugger while it holds the program (the fork
+// backend). For them Take and Restore have other preconditions than the
+// Snapshotter interface states:
+//   - Take: the program is stopped in gdb, still attached (no SIGSTOP, no
+//     detach); it stays so.
+//   - Restore: the backend kills the live program through gdb, and returns
+//     the new live program attached to gdb, stopped where the snapshot was
+//     taken, settled (gdb knows it sits on a breakpoint there). The caller
+//     must not kill s.Pid, nor attach or settle again.
+type ThroughDebugger interface {
+	ThroughDebugger()
+}
+
+// ErrThreaded is wrapped by the error of a fork snapshot of a
+// multi-threaded program.
+var ErrThreaded = errors.New("the fork backend handles single-threaded programs only")
+
+// ForkOptions configure the fork backend.
+type ForkOptions struct {
+	Debugger Debugger // gdb, on the program (required)
+	// Agent is the built agent library; "" builds it (BuildForkAgent) in
+	// the user's cache directory, or in Dir if that fails.
+	Agent string
+	Dir   string
+	// Max is how many snapshots may be held at once (default 64). Each is
+	// a process: it costs a process slot (RLIMIT_NPROC) and the memory
+	// pages the live program has written since, copy-on-write.
+	Max int
+	// Settle runs after the registers are written back, so that gdb knows
+	// the program sits on a breakpoint (default: tbreak *$pc, jump *$pc).
+	Settle []string
+	// Timeout bounds waiting for a killed copy to be reaped (default 5 s).
+	Timeout time.Duration
+}
+
+// Fork is the fork snapshot backend.
+type Fork struct {
+	opt    ForkOptions
+	agent  string
+	regs   []string       // general registers saved at take, as gdb names them
+	regnum map[string]int // gdb's register numbers
+	snaps  map[int]*forkSnap
+	live   int // the copy made live by the last Restore, for reaping
+}
+
+type forkSnap struct {
+	pid     int               // the paused copy
+	values  map[string]string // register name -> value (hex), at take
+	offsets map[int]int64     // fd -> file offset, for regular files and directories
+	cttyFd  int               // fd on the controlling terminal if the program was a session leader, else -1
+}
+
+// savedRegs are the registers the copy gets back from gdb. Everything else
+// it keeps itself: the agent saves the FPU/vector state with XSAVE before
+// any of its code runs and restores it in the copy; segment registers do
+// not change across fork. orig_rax goes last (see Restore).
+var savedRegs = []string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags",
+	"fs_base", "gs_base", "orig_rax"}
+
+// NewFork makes a fork backend. The calling process must be a child
+// subreaper (PR_SET_CHILD_SUBREAPER): the copies are its children.
+func NewFork(opt ForkOptions) (*Fork, error) {
+	if opt.Debugger == nil {
+		return nil, errors.New("fork snapshots: no debugger")
+	}
+	if opt.Max == 0 {
+		opt.Max = 64
+	}
+	if opt.Settle == nil {
+		opt.Settle = []string{"tbreak *$pc", "jump *$pc"}
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = 5 * time.Second
+	}
+	var sub int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&sub)), 0, 0, 0); err != nil || sub == 0 {
+		return nil, errors.New("fork snapshots: fred must be a child subreaper (PR_SET_CHILD_SUBREAPER) to keep the copies")
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil {
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n >= 2 {
+			return nil, fmt.Errorf("fork snapshots: /proc/sys/kernel/yama/ptrace_scope is %d: only root may attach to processes (0 or 1 works)", n)
+		}
+	}
+	f := &Fork{opt: opt, agent: opt.Agent, snaps: map[int]*forkSnap{}}
+	if f.agent == "" {
+		var err error
+		if f.agent, err = BuildForkAgent(""); err != nil && opt.Dir != "" {
+			f.agent, err = BuildForkAgent(opt.Dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// BuildForkAgent compiles the agent library into dir ("" = the user's
+// cache directory, fred/) unless a build of the same source is there, and
+// returns its path. It needs gcc.
+func BuildForkAgent(dir string) (string, error) {
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(base, "fred")
+	}
+	sum := sha256.Sum256(forkAgentSource)
+	so := filepath.Join(dir, "fredfork-"+hex.EncodeToString(sum[:6])+".so")
+	if _, err := os.Stat(so); err == nil {
+		return so, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	src := so[:len(so)-3] + ".c"
+	if err := os.WriteFile(src, forkAgentSource, 0o600); err != nil {
+		return "", err
+	}
+	tmp := so + ".tmp" + strconv.Itoa(os.Getpid())
+	out, err := exec.Command("gcc", "-shared", "-fPIC", "-O2", "-mgeneral-regs-only",
+		"-fno-stack-protector", "-o", tmp, src).CombinedOutput()
+	if err != nil {
+		os.Remove(tmp)
+		if _, lerr := exec.LookPath("gcc"); lerr != nil {
+			return "", errors.New("fork snapshots: gcc is needed to build the agent library; install gcc")
+		}
+		return "", fmt.Errorf("fork snapshots: building the agent: %v\n%s", err, out)
+	}
+	return so, os.Rename(tmp, so)
+}
+
+// Name implements Snapshotter.
+func (f *Fork) Name() string { return "fork" }
+
+// ThroughDebugger implements ThroughDebugger.
+func (f *Fork) ThroughDebugger() {}
+
+// Agent is the path of the agent library.
+func (f *Fork) Agent() string { return f.agent }
+
+// SetupCommands are the gdb commands to run once, before the program is
+// started, to preload the agent. (Take loads it with dlopen otherwise.)
+func (f *Fork) SetupCommands() []string {
+	v := f.agent
+	if old := os.Getenv("LD_PRELOAD"); old != "" {
+		v += ":" + old
+	}
+	return []string{"set environment LD_PRELOAD " + v}
+}
+
+func (f *Fork) query(cmd string) (string, error) {
+	out, err := f.opt.Debugger.Query(cmd)
+	if err != nil {
+		return out, fmt.Errorf("fork snapshots: %q: %w", cmd, err)
+	}
+	if m := miError.FindStringSubmatch(out); m != nil {
+		return out, fmt.Errorf("fork snapshots: %q: %s", cmd, m[1])
+	}
+	return out, nil
+}
+
+func (f *Fork) mi(cmd string) (string, error) {
+	return f.query(`interpreter-exec mi "` + cmd + `"`)
+}
+
+var (
+	miError    = regexp.MustCompile(`\^error,msg="((?:[^"\\]|\\.)*)"`)
+	miValue    = regexp.MustCompile(`\^done,value="(-?\d+)"`)
+	miRegValue = regexp.MustCompile(`\{number="(\d+)",value="([^"]*)"\}`)
+	miRegNames = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// Take makes a paused copy of program pid, which is stopped in gdb.
+func (f *Fork) Take(pid, id int) (*Snapshot, error) {
+	start := time.Now()
+	if len(f.snaps) >= f.opt.Max {
+		return nil, fmt.Errorf("fork snapshots: %d held already (the most this session keeps); drop some first", len(f.snaps))
+	}
+	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
+		return nil, fmt.Errorf("fork snapshots: %w", err)
+	} else if len(tasks) > 1 {
+		return nil, fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, len(tasks))
+	}
+	if err := f.loadAgent(pid); err != nil {
+		return nil, err
+	}
+	values, err := f.readRegs()
+	if err != nil {
+		return nil, err
+	}
+	tracer := tracerPid(pid)
+	if tracer == 0 {
+		return nil, fmt.Errorf("fork snapshots: pid %d is not traced by gdb", pid)
+	}
+	sn := &forkSnap{values: values, offsets: fileOffsets(pid), cttyFd: cttyFd(pid)}
+	if sn.pid, err = f.call(tracer, -1); err != nil {
+		return nil, err
+	}
+	f.snaps[id] = sn
+	return &Snapshot{ID: id, Pid: sn.pid, Parent: -1, Took: time.Since(start)}, nil
+}
+
+// call runs the agent in the process gdb holds and returns the new copy.
+func (f *Fork) call(tracer, cttyFd int) (int, error) {
+	// gdb must let the fork child go (it removes its breakpoints from the
+	// child first); -data-evaluate-expression leaves gdb's value history
+	// alone. The expression must not contain spaces.
+	out, err := f.query(fmt.Sprintf(`with detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
+		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long))fredfork_take)(%d,%d,%d)"`,
+		os.Getpid(), tracer, cttyFd))
+	if err != nil {
+		return 0, err
+	}
+	m := miValue.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("fork snapshots: unexpected answer from the agent: %q", strings.TrimSpace(out))
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n <= 0 {
+		err := fmt.Errorf("fork snapshots: fork in the program failed: %v", syscall.Errno(-n))
+		if syscall.Errno(-n) == syscall.EAGAIN {
+			err = fmt.Errorf("%w (too many processes for this user? see ulimit -u; drop some snapshots)", err)
+		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// loadAgent dlopens the agent in the program unless it was preloaded.
+func (f *Fork) loadAgent(pid int) error {
+	maps := func() bool {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+		return strings.Contains(string(b), f.agent)
+	}
+	if maps() {
+		return nil
+	}
+	if _, err := f.query(fmt.Sprintf(`call (void)dlopen("%s", 2)`, f.agent)); err != nil {
+		return err
+	}
+	if !maps() {
+		return fmt.Errorf("fork snapshots: could not load %s into the program (dlopen failed; is it dynamically linked?)", f.agent)
+	}
+	return nil
+}
+
+func (f *Fork) readRegs() (map[string]string, error) {
+	if f.regnum == nil {
+		out, err := f.mi("-data-list-register-names")
+		if err != nil {
+			return nil, err
+		}
+		i := strings.Index(out, "register-names=[")
+		if i < 0 {
+			return nil, fmt.Errorf("fork snapshots: reading register names: %q", strings.TrimSpace(out))
+		}
+		f.regnum = map[string]int{}
+		for i, m := range miRegNames.FindAllStringSubmatch(out[i:], -1) {
+			f.regnum[m[1]] = i
+		}
+		for _, r := range savedRegs {
+			if _, ok := f.regnum[r]; !ok {
+				return nil, fmt.Errorf("fork snapshots: gdb has no register %s (x86-64 Linux only)", r)
+			}
+		}
+	}
+	cmd := "-data-list-register-values x"
+	name := map[string]string{}
+	for _, r := range savedRegs {
+		n := strconv.Itoa(f.regnum[r])
+		cmd += " " + n
+		name[n] = r
+	}
+	out, err := f.mi(cmd)
+	if err != nil {
+		return nil, err
+	}
+	values := map[string]string{}
+	for _, m := range miRegValue.FindAllStringSubmatch(out, -1) {
+		values[name[m[1]]] = m[2]
+	}
+	if len(values) != len(savedRegs) {
+		return nil, fmt.Errorf("fork snapshots: reading registers: %q", strings.TrimSpace(out))
+	}
+	return values, nil
+}
+
+func (f *Fork) writeRegs(values map[string]string, names ...string) error {
+	cmd := "-data-write-register-values x"
+	for _, r := range names {
+		cmd += fmt.Sprintf(" %d %s", f.regnum[r], values[r])
+	}
+	_, err := f.mi(cmd)
+	return err
+}
+
+// Restore kills the live program through gdb, makes snapshot s's copy the
+// live program and leaves a fresh copy as s (so s can be restored again).
+func (f *Fork) Restore(s *Snapshot) (int, error) {
+	sn, ok := f.snaps[s.ID]
+	if !ok {
+		return 0, fmt.Errorf("%w: snapshot %d", ErrDropped, s.ID)
+	}
+	if _, err := f.query("with confirm off -- kill"); err != nil {
+		return 0, err
+	}
+	if f.live != 0 {
+		f.reap(f.live)
+		f.live = 0
+	}
+	if err := setOffsets(sn.pid, sn.offsets); err != nil {
+		return 0, err
+	}
+	out, err := f.query(fmt.Sprintf("attach %d", sn.pid))
+	if err != nil {
+		return 0, err
+	}
+	if strings.Contains(out, "ptrace:") || strings.Contains(out, "Could not attach") {
+		return 0, fmt.Errorf("fork snapshots: gdb could not attach to the copy %d: %s", sn.pid, lastLineOf(out))
+	}
+	// A fresh copy stays behind as the snapshot; this one takes the pty.
+	next, err := f.call(tracerPid(sn.pid), sn.cttyFd)
+	if err != nil {
+		return 0, err
+	}
+	names := savedRegs[:len(savedRegs)-1]
+	if err := f.writeRegs(sn.values, names...); err != nil {
+		return 0, err
+	}
+	for _, c := range f.opt.Settle {
+		if _, err := f.query(c); err != nil {
+			return 0, err
+		}
+	}
+	// jump set orig_rax to -1 (no syscall restart). A program stopped
+	// inside a system call gets it back, with rax, so that continuing
+	// restarts the call as it would have in the original.
+	if sn.values["orig_rax"] != "0xffffffffffffffff" {
+		if err := f.writeRegs(sn.values, "rax", "orig_rax"); err != nil {
+			return 0, err
+		}
+	}
+	f.live, sn.pid, s.Pid = sn.pid, next, next
+	return f.live, nil
+}
+
+// Drop kills the copy of s.
+func (f *Fork) Drop(s *Snapshot) error {
+	sn, ok := f.snaps[s.ID]
+	if !ok {
+		return nil
+	}
+	delete(f.snaps, s.ID)
+	f.reap(sn.pid)
+	return nil
+}
+
+// Close drops every snapshot, and kills and reaps the live program if it
+// is a copy that Restore made (it is this process's child). Call it after
+// the debugger is gone: a traced process cannot be reaped before its
+// tracer has seen it die.
+func (f *Fork) Close() error {
+	for id, sn := range f.snaps {
+		f.reap(sn.pid)
+		delete(f.snaps, id)
+	}
+	if f.live != 0 {
+		f.reap(f.live)
+		f.live = 0
+	}
+	return nil
+}
+
+// reap kills pid, a child of this process, and collects it.
+func (f *Fork) reap(pid int) {
+	_ = unix.Kill(pid, unix.SIGKILL)
+	deadline := time.Now().Add(f.opt.Timeout)
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		if got == pid || err == unix.ECHILD || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// fileOffsets reads the offsets of pid's regular files and directories.
+// The copies share these open file descriptions with the program, so
+// Restore sets them back.
+func fileOffsets(pid int) map[int]int64 {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, _ := os.ReadDir(dir)
+	offs := map[int]int64{}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, e.Name()))
+		if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
+		if err != nil {
+			continue
+		}
+		if m := regexp.MustCompile(`(?m)^pos:\s*(\d+)`).FindSubmatch(b); m != nil {
+			offs[fd], _ = strconv.ParseInt(string(m[1]), 10, 64)
+		}
+	}
+	return offs
+}
+
+// setOffsets sets the offsets through copies of the copy's own fds.
+func setOffsets(pid int, offs map[int]int64) error {
+	if len(offs) == 0 {
+		return nil
+	}
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return fmt.Errorf("fork snapshots: pidfd_open %d: %w", pid, err)
+	}
+	defer unix.Close(pfd)
+	for fd, off := range offs {
+		nfd, err := unix.PidfdGetfd(pfd, fd, 0)
+		if err != nil {
+			return fmt.Errorf("fork snapshots: pidfd_getfd %d of %d: %w", fd, pid, err)
+		}
+		_, err = unix.Seek(nfd, off, 0)
+		unix.Close(nfd)
+		if err != nil {
+			return fmt.Errorf("fork snapshots: seeking fd %d of %d: %w", fd, pid, err)
+		}
+	}
+	return nil
+}
+
+// cttyFd is the fd of pid's controlling terminal when pid leads its
+// session (as a program gdb starts with "set inferior-tty" does), else -1.
+func cttyFd(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// state ppid pgrp session tty_nr ...
+	if len(f) < 5 || f[3] != strconv.Itoa(pid) || f[4] == "0" {
+		return -1
+	}
+	tty, _ := strconv.ParseUint(f[4], 10, 32)
+	major, minor := uint32(tty>>8&0xfff), uint32(tty&0xff|tty>>12&0xfff00)
+	for fd := 0; fd < 3; fd++ {
+		var st unix.Stat_t
+		if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", pid, fd), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR &&
+			unix.Major(st.Rdev) == major && unix.Minor(st.Rdev) == minor {
+			return fd
+		}
+	}
+	return -1
+}
+
+func lastLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,203 @@
+/*
+ * forkagent: the in-process half of fred's fork snapshot backend
+ * (ckpt/fork.go, design in ckpt/FORK.md).
+ *
+ * gdb calls fredfork_take(fredpid, tracerpid, cttyfd) in the stopped
+ * program. It makes a copy of the whole process, its "snapshot", that:
+ *   - is a child of fred (double fork: the program keeps no extra child,
+ *     so its wait() calls behave as before, and fred reaps every copy);
+ *   - sits in its own session, so no terminal signal (Ctrl-C, SIGHUP when
+ *     the program dies) reaches it, and it is never in the stopped state
+ *     that makes the kernel SIGHUP orphaned process groups;
+ *   - lets gdb attach to it (PR_SET_PTRACER, for Yama ptrace_scope 1);
+ *   - holds the program's exact FPU/SSE/AVX/AVX-512/x87/PKRU state (saved
+ *     by XSAVE before any compiled code runs) and its signal mask;
+ *   - sleeps in ppoll() (which keeps the kernel's syscall restart block
+ *     untouched) and exits as soon as fred is gone.
+ * fred later attaches gdb to the copy and writes back the general
+ * registers it read before the call; that copy becomes the live program.
+ * A call made in a copy (cttyfd >= 0) first makes a fresh copy (so the
+ * snapshot can be restored again) and then takes the pty as its
+ * controlling terminal.
+ *
+ * Everything after the XSAVE runs on the agent's own stack, so the
+ * program's stack below gdb's dummy frame is the same in the program and
+ * in every copy. The file is built with -mgeneral-regs-only: its own code
+ * never touches vector registers; after _Fork() only raw system calls run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+pid_t _Fork(void); /* glibc >= 2.34: fork without atfork handlers or lock resets */
+
+#define STACK_SIZE (64 * 1024)
+
+/* Read by the entry code below. */
+#define HIDDEN __attribute__((used, visibility("hidden")))
+HIDDEN __attribute__((aligned(64))) char fredfork_fpu[16384];
+HIDDEN __attribute__((aligned(16))) char fredfork_stack[STACK_SIZE];
+HIDDEN int fredfork_xsave; /* 1: XSAVE, 0: FXSAVE (x87 and SSE only) */
+
+static long sys(long n, long a, long b, long c, long d, long e)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+#define SYS(n, ...) sys_args(n, __VA_ARGS__, 0, 0, 0, 0, 0)
+#define sys_args(n, a, b, c, d, e, ...) sys(n, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+
+__attribute__((constructor)) static void fredfork_init(void)
+{
+	unsigned a, b, c, d;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (!(c & (1u << 27))) /* OSXSAVE */
+		return;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	fredfork_xsave = b <= sizeof fredfork_fpu; /* size for the enabled features */
+}
+
+/*
+ * The entry point gdb calls: save the extended state exactly as the
+ * program has it, move to the agent's stack (unless already on it: a call
+ * made in a copy that sleeps in the agent), call fredfork_take_c.
+ */
+__asm__(
+	".text\n"
+	".globl fredfork_take\n"
+	".type fredfork_take,@function\n"
+	"fredfork_take:\n"
+	"	mov %rdx, %r8\n"
+	"	mov $-1, %eax\n"
+	"	mov $-1, %edx\n"
+	"	cmpl $0, fredfork_xsave(%rip)\n"
+	"	je 1f\n"
+	"	xsave64 fredfork_fpu(%rip)\n"
+	"	jmp 2f\n"
+	"1:	fxsave64 fredfork_fpu(%rip)\n"
+	"2:	mov %r8, %rdx\n"
+	"	mov %rsp, %rax\n"
+	"	lea fredfork_stack(%rip), %r10\n"
+	"	lea fredfork_stack+" "65536" "(%rip), %r11\n"
+	"	cmp %r10, %rax\n"
+	"	jb 3f\n"
+	"	cmp %r11, %rax\n"
+	"	jae 3f\n"
+	"	mov %rax, %r11\n"
+	"	sub $128, %r11\n"
+	"3:	and $-16, %r11\n"
+	"	mov %rax, -8(%r11)\n"
+	"	lea -16(%r11), %rsp\n"
+	"	call fredfork_take_c\n"
+	"	mov 8(%rsp), %rsp\n"
+	"	ret\n"
+	".size fredfork_take, .-fredfork_take\n");
+
+_Static_assert(STACK_SIZE == 65536, "keep the entry code in step");
+
+static void restore_fpu(void)
+{
+	if (fredfork_xsave)
+		__asm__ volatile("xrstor64 %0" : : "m"(fredfork_fpu), "a"(-1), "d"(-1) : "memory");
+	else
+		__asm__ volatile("fxrstor64 %0" : : "m"(fredfork_fpu) : "memory");
+}
+
+#define BIT(sig) (1UL << ((sig) - 1))
+
+/*
+ * The copy: leave the program's session (or process group), let gdb
+ * attach, tell the program its pid (only then does the program go on, so
+ * nothing that happens to the program's session can reach the copy
+ * before it is out of it), and wait with the program's state until gdb
+ * attaches.
+ */
+__attribute__((noreturn)) static void snapshot_wait(long fredpid, long tracer, int leader, unsigned long mask, int fd[2])
+{
+	if (leader)
+		SYS(SYS_setsid, 0);
+	else
+		SYS(SYS_setpgid, 0, 0);
+	SYS(SYS_prctl, PR_SET_PTRACER, tracer);
+	long first = SYS(SYS_getppid, 0), self = SYS(SYS_getpid, 0);
+	SYS(SYS_write, fd[1], &self, sizeof self);
+	SYS(SYS_close, fd[0]);
+	SYS(SYS_close, fd[1]);
+	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
+	restore_fpu();
+	for (;;) {
+		struct timespec ts = { 1, 0 };
+		SYS(SYS_ppoll, 0, 0, &ts, 0, 8);
+		long pp = SYS(SYS_getppid, 0);
+		if (pp != first && pp != fredpid)
+			SYS(SYS_exit_group, 0); /* fred is gone */
+	}
+}
+
+/*
+ * Returns the pid of the new copy, or -errno. With cttyfd >= 0 the caller
+ * is itself a copy about to become the live program: it then takes the
+ * terminal on cttyfd as its controlling terminal.
+ */
+HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd)
+{
+	int saved_errno = errno;
+	unsigned long chld = BIT(SIGCHLD), old = 0, pend = 0, zero[2] = { 0, 0 };
+	int p[2];
+	long r, copy = 0;
+
+	/* The intermediate child's exit must not show in the program. */
+	SYS(SYS_rt_sigprocmask, SIG_BLOCK, &chld, &old, 8);
+	SYS(SYS_rt_sigpending, &pend, 8);
+	int leader = SYS(SYS_getsid, 0) == SYS(SYS_getpid, 0);
+	if ((r = SYS(SYS_pipe2, p, O_CLOEXEC)) < 0)
+		goto out;
+	pid_t mid = _Fork();
+	if (mid == 0) {
+		pid_t g = _Fork();
+		if (g == 0)
+			snapshot_wait(fredpid, tracer, leader, old, p);
+		if (g < 0) {
+			long v = -errno;
+			SYS(SYS_write, p[1], &v, sizeof v);
+		}
+		SYS(SYS_exit_group, 0);
+	}
+	if (mid < 0) {
+		r = -errno;
+		SYS(SYS_close, p[0]);
+		SYS(SYS_close, p[1]);
+		goto out;
+	}
+	SYS(SYS_close, p[1]);
+	do
+		r = SYS(SYS_read, p[0], &copy, sizeof copy);
+	while (r == -EINTR);
+	SYS(SYS_close, p[0]);
+	while (SYS(SYS_wait4, mid, 0, __WALL, 0) == -EINTR)
+		;
+	if (!(pend & chld))
+		SYS(SYS_rt_sigtimedwait, &chld, 0, zero, 8);
+	r = r == sizeof copy ? copy : -EIO;
+	if (r > 0 && cttyfd >= 0)
+		SYS(SYS_ioctl, cttyfd, TIOCSCTTY, 0);
+out:
+	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
+	errno = saved_errno;
+	return r;
+}

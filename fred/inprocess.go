@@ -1,0 +1,272 @@
+package fred
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/internal/proc"
+	P "github.com/fred-debugger/fred/personalities"
+	"golang.org/x/sys/unix"
+)
+
+// In-process debuggers (pdb, perl -d) live inside the program's process:
+// the process on the other end of the pty is the debugger and the program
+// at once. A snapshot holds the debugger too, and restoring one replaces
+// the process fred talks to: fred kills it, CRIU brings back the snapshot's
+// process (same pid, on the same pty, reparented to fred as subreaper), and
+// fred takes that as the debugger. What the engine needs for that is here;
+// the hooks elsewhere call these functions, which do nothing for debuggers
+// that are separate processes (gdb).
+
+// inproc tracks which process is the debugger now.
+type inproc struct {
+	mu  sync.Mutex
+	gen int // the exit of the watch with this number ends the session
+	pid int
+	// typed: the person typed to the program during the command.
+	typed bool
+	done  chan struct{} // closed when the debugger exits by itself
+	once  sync.Once
+}
+
+// ipInit prepares the tracking of an in-process debugger; call before the
+// conn is made.
+func (s *Session) ipInit() {
+	if s.p.InProcess {
+		s.ip = &inproc{done: make(chan struct{})}
+		s.ip.watch(s.proc.Cmd.Process.Pid, s.proc.Done())
+	}
+}
+
+// debuggerDone is closed when the debugger has exited (for an in-process
+// debugger: not when fred killed its process to restore a snapshot).
+func (s *Session) debuggerDone() <-chan struct{} {
+	if s.ip != nil {
+		return s.ip.done
+	}
+	return s.proc.Done()
+}
+
+// watch makes pid, which has exited when exited is closed, the debugger.
+func (ip *inproc) watch(pid int, exited <-chan struct{}) {
+	ip.mu.Lock()
+	ip.gen++
+	g := ip.gen
+	ip.pid = pid
+	ip.mu.Unlock()
+	go func() {
+		<-exited
+		ip.mu.Lock()
+		mine := ip.gen == g
+		ip.mu.Unlock()
+		if mine {
+			ip.end()
+		}
+	}()
+}
+
+// letGo says the current process's exit is fred's doing.
+func (ip *inproc) letGo() int {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	ip.gen++
+	return ip.pid
+}
+
+func (ip *inproc) end() { ip.once.Do(func() { close(ip.done) }) }
+
+// waitExit reaps pid, a process CRIU restored and fred adopted, when it
+// exits (or sees it gone, if someone else reaped it).
+func waitExit(pid int) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			var ws unix.WaitStatus
+			_, err := unix.Wait4(pid, &ws, 0, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err == nil {
+				return
+			}
+			break
+		}
+		// Not (or no longer) fred's child: watch /proc.
+		for proc.Alive(pid) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return ch
+}
+
+// ipInput notes that the person typed to the running program (Ctrl-C
+// aside).
+func (s *Session) ipInput(b []byte) {
+	if s.ip != nil && len(b) > 0 && !(len(b) == 1 && b[0] == 3) {
+		s.ip.mu.Lock()
+		s.ip.typed = true
+		s.ip.mu.Unlock()
+	}
+}
+
+// ipAfterInput takes a snapshot after a command during which the program
+// read what the person typed: fred cannot give it that input again yet,
+// so later replays start after it.
+func (s *Session) ipAfterInput() {
+	if s.ip == nil {
+		return
+	}
+	s.ip.mu.Lock()
+	typed := s.ip.typed
+	s.ip.typed = false
+	s.ip.mu.Unlock()
+	if !typed || s.snap == nil || !s.running {
+		return
+	}
+	if m := s.Timeline.Marks; len(m) > 0 && m[len(m)-1].Index == len(s.Timeline.Steps) {
+		return
+	}
+	sn, err := s.Checkpoint(true)
+	if err != nil {
+		s.Printf("could not take a snapshot: %v", err)
+		return
+	}
+	s.Printf("snapshot %d taken after the program read input (%.3f s): going back into that command would need the same input again", sn.ID, sn.Took.Seconds())
+}
+
+// ipStarted sets up an in-process debugger's program, which is loaded and
+// stopped at its first line when the debugger first prompts: fred takes
+// its first snapshot there.
+func (s *Session) ipStarted() {
+	if s.ip == nil {
+		return
+	}
+	if _, err := s.location(); err != nil {
+		return
+	}
+	s.running = true
+	s.pid, _ = s.Pid()
+	s.refreshBreakpoints()
+	s.maybeAutoSnapshot()
+}
+
+// ipNewRun reports whether a forward command starts a new run: an
+// in-process debugger restarts the program by itself once it has ended
+// (pdb does), so the next command moves a new run.
+func (s *Session) ipNewRun() bool {
+	return s.ip != nil && !s.running && len(s.Timeline.Steps) > 0 && s.Timeline.Now().Ended
+}
+
+// stopOf says why a forward command stopped: from its output, or by
+// asking the debugger when its output does not say.
+func (s *Session) stopOf(out string) P.Stop {
+	st := s.p.StopReason(out)
+	if st != P.StopDone || s.p.StopCmd == "" || s.p.ParseStop == nil {
+		return st
+	}
+	if o, err := s.query(s.p.StopCmd); err == nil {
+		return s.p.ParseStop(o)
+	}
+	return st
+}
+
+// classify is Classify for the commands fred makes up: "next 5" keeps its
+// count even for a debugger whose own next takes none (sendStep then
+// sends five).
+func (s *Session) classify(line string) P.Command {
+	c := s.p.Classify(line)
+	if s.p.NoCountArg && (c.Op == P.OpNext || c.Op == P.OpStep) {
+		if n, err := strconv.Atoi(c.Args); err == nil && n > 1 {
+			c.Count, c.Args = n, ""
+		}
+	}
+	return c
+}
+
+// sendStep runs a recorded command again: "next 5" as five "next"s for a
+// debugger whose next takes no count.
+func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
+	if !s.p.NoCountArg || c.Count <= 1 {
+		return s.queryFor(s.p.Quiet(c.Line), timeout)
+	}
+	var all strings.Builder
+	for i := 0; i < c.Count; i++ {
+		out, err := s.queryFor(s.p.Quiet(c.Op), timeout)
+		all.WriteString(out)
+		if err != nil || s.p.StopReason(out) == P.StopEnded {
+			return all.String(), err
+		}
+	}
+	return all.String(), nil
+}
+
+// take dumps the program as snapshot id. An in-process debugger's process
+// is stopped for the dump and let go on after it; the debugger waits at
+// its prompt throughout.
+func (s *Session) take(pid, id int) (*ckpt.Snapshot, error) {
+	if s.ip == nil {
+		return s.snap.Take(pid, id)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return nil, fmt.Errorf("stopping the program (pid %d): %w", pid, err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	if err := ckpt.WaitStopped(pid, s.opt.Timeout); err != nil {
+		return nil, err
+	}
+	return s.snap.Take(pid, id)
+}
+
+// restoreInProcess is restore for an in-process debugger: keep the
+// debugger's settings, kill the process, restore the snapshot's, and talk
+// to that one from now on.
+func (s *Session) restoreInProcess(sn *snap) error {
+	state := ""
+	if s.p.SaveState != "" && s.dir != "" {
+		state = filepath.Join(s.dir, "debugger-state")
+		if _, err := s.query(fmt.Sprintf(s.p.SaveState, state)); err != nil {
+			if errors.Is(err, ErrSessionOver) {
+				return err
+			}
+			state = ""
+		}
+	}
+	old := s.ip.letGo()
+	for _, pid := range []int{old, sn.Pid} {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if !proc.Reap(pid, s.opt.Timeout) || !waitGone(pid, s.opt.Timeout) {
+			s.ip.end()
+			return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, sn.ID)
+		}
+		delete(s.adopted, pid)
+	}
+	s.running, s.pid = false, 0
+	got, err := s.snap.Restore(sn.Snapshot)
+	if err != nil {
+		// The debugger went with its process: the session is over.
+		s.ip.end()
+		return fmt.Errorf("%w; the debugger's process is gone, so the session ends", err)
+	}
+	s.adopted[got] = true
+	s.ip.watch(got, waitExit(got))
+	// The restored process is stopped at the debugger's prompt, which it
+	// printed before the dump: it reads the next command once it goes on.
+	if err := syscall.Kill(got, syscall.SIGCONT); err != nil {
+		return err
+	}
+	if state != "" {
+		if _, err := s.query(fmt.Sprintf(s.p.LoadState, state)); err != nil {
+			return err
+		}
+	}
+	s.running, s.pid = true, got
+	return nil
+}

@@ -1,0 +1,403 @@
+package fred
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Tests of the in-process debuggers (pdb, perl -d) with the real
+// interpreters and real CRIU. The interpreter is the process fred talks to:
+// snapshots hold the debugger too.
+
+// script is a fixture program for an interpreter: testdata/NAME.
+func script(name string) string {
+	return filepath.Join(testutil.Root(), "testdata", name)
+}
+
+// feeder types a person's input to the program while a command runs.
+type feeder struct {
+	mu    sync.Mutex
+	lines []string
+	s     *Session
+}
+
+func (f *feeder) forwarding(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !on || f.s == nil || len(f.lines) == 0 {
+		return
+	}
+	in := strings.Join(f.lines, "")
+	f.lines = nil
+	s := f.s
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		s.Input([]byte(in))
+	}()
+}
+
+// type_ queues input for the next command's program to read.
+func (f *feeder) type_(s string) {
+	f.mu.Lock()
+	f.lines = append(f.lines, s)
+	f.mu.Unlock()
+}
+
+// inprocSession starts a real interpreter's debugger (pdb, perl -d) on a
+// fixture script, with CRIU snapshots.
+func inprocSession(t *testing.T, p *P.Personality, argv []string) (*tsession, *feeder) {
+	t.Helper()
+	testutil.Require(t, argv[0])
+	prog := argv[len(argv)-1]
+	out := &syncBuf{}
+	f := &feeder{}
+	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: "criu", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.s = s
+	f.mu.Unlock()
+	ts := &tsession{Session: s, t: t, out: out}
+	t.Cleanup(func() {
+		pid := s.ip.pid
+		s.Close()
+		if pid != 0 && !waitGone(pid, 5*time.Second) {
+			t.Errorf("interpreter pid %d still there after Close", pid)
+		}
+		if left := testutil.Running(prog); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	if s.snap == nil {
+		t.Fatalf("CRIU is not usable: %s; run 'make deps' as root", s.snapWhy)
+	}
+	return ts, f
+}
+
+func pdbSession(t *testing.T, fixture string) (*tsession, *feeder) {
+	t.Helper()
+	ts, f := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script(fixture)})
+	if out := ts.out.take(); !regexp.MustCompile(`(?s)^> .*` + fixture + `\(1\)<module>\(\).*fred: snapshot 1 taken at the first stop`).MatchString(out) {
+		t.Fatalf("pdb's first stop:\n%s", out)
+	}
+	return ts, f
+}
+
+// evalValue is tsession.value for in-process debuggers: the value of an
+// expression through the personality's own query.
+func (ts *tsession) evalValue(expr string) string {
+	ts.t.Helper()
+	out, err := ts.query(ts.p.EvalCmd(expr))
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	v, err := ts.p.ParseEval(out)
+	if err != nil {
+		ts.t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+func TestPDBForwardAndHistory(t *testing.T) {
+	ts, _ := pdbSession(t, "steps.py")
+	if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
+		t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
+	}
+	ts.must("n", `^> .*steps.py\(2\)<module>\(\)\r?\n-> total = 0\r?\n$`)
+	ts.must("next", `\(5\)<module>\(\)`)
+	ts.must("", `\(10\)<module>\(\)`) // an empty line repeats
+	ts.must("b square", `^Breakpoint 1 at .*steps.py:5`)
+	ts.must("continue", `\(6\)square\(\)\r?\n-> r = x \* x`)
+	ts.must("p x", `^0\r?\n$`)
+	ts.must("where", `(?s)<module>\(\).*main\(\).*> .*square\(\)`)
+	ts.must("x = 7", `^$`)
+	ts.must("p x", `^7\r?\n$`)
+	ts.must("print(x + 1)", `^8\r?\n$`)
+	ts.must("nosuch + 1", `NameError`)
+	ts.must("s", `\(7\)square\(\)`)
+	ts.must("p r", `^49\r?\n$`)
+	ts.must("r", `--Return--\r?\n> .*\(7\)square\(\)->49`)
+	ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×3, continue, x = 7, step, return\n  now: square at steps.py:7, depth 3, after 'return'`)
+	// The program's output and pdb's stop come through as they are.
+	ts.must("c", `^i=0 total=49\r?\n> .*\(6\)square\(\)`)
+	ts.must("help", `Documented commands`)
+	if out := ts.do("help"); strings.Contains(out, "fred_") {
+		t.Errorf("fred's own pdb commands show in help:\n%s", out)
+	}
+	ts.must("cl 1", `Deleted breakpoint 1`)
+	ts.must("c", `(?s)fact=120\r?\nThe program finished and will be restarted\r?\n> .*steps.py\(1\)<module>\(\)`)
+	if ts.running {
+		t.Fatal("the program ended, but fred thinks it runs")
+	}
+	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+	ts.must("fred-checkpoint", `needs a running program`)
+	// pdb restarted the program: the next command moves a new run, with a
+	// first snapshot of its own.
+	ts.must("n", `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`)
+	ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   next\n  \[ckpt 2\]  \n`)
+	if err := ts.Exec("q"); err != ErrSessionOver {
+		t.Fatalf("q: %v, want the session to end", err)
+	}
+	select {
+	case <-ts.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("pdb's quit did not end the session")
+	}
+}
+
+// pyState is what a person sees of a Python program at a stop.
+type pyState struct {
+	loc          string
+	pid          int
+	total, local string
+}
+
+func (ts *tsession) pyState(local string) pyState {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	pid, err := ts.Pid()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return pyState{loc: loc.String(), pid: pid, total: ts.value("total"), local: ts.value(local)}
+}
+
+func TestPDBCheckpointRestart(t *testing.T) {
+	ts, _ := pdbSession(t, "steps.py")
+	pid := ts.pid
+	ts.must("b square", `Breakpoint 1 at`)
+	ts.must("c", `\(6\)square\(\)`)
+	ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, \d+\.\d MB\)`)
+	at2 := ts.pyState("x")
+	ts.must("c", `^i=0 total=0\r?\n> .*\(6\)square\(\)`)
+	ts.must("x = 5", `^$`)
+	ts.must("n", `\(7\)square\(\)`)
+	ts.must("fred-checkpoint", `snapshot 3 taken`)
+	at3 := ts.pyState("r")
+	if at3.local != "25" || at3.pid != pid {
+		t.Fatalf("state at snapshot 3: %+v", at3)
+	}
+	ts.must("b fact", `Breakpoint 2 at`)
+	ts.must("disable 1", `Disabled breakpoint 1`)
+	ts.must("c", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`)
+
+	// Back to snapshot 2: the same process (pid), place and variables; the
+	// breakpoints are the person's as of now, as with gdb.
+	ts.must("fred-restart 2", `^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`)
+	if got := ts.pyState("x"); got != at2 {
+		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+	}
+	ts.must("b", `(?s)1\s+breakpoint\s+keep no\s+at .*steps.py:5.*2\s+breakpoint\s+keep yes\s+at .*steps.py:10`)
+	ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`)
+	ts.must("fred-restart", `\(7\)square\(\)`)
+	if got := ts.pyState("r"); got != at3 {
+		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+	}
+	ts.must("fred-restart 1", `\(1\)<module>\(\)`)
+	ts.must("p total", `NameError`)
+	ts.must("fred-restart 5", `there is no snapshot 5`)
+	out := ts.do("fred-list")
+	for _, want := range []string{"snapshots: CRIU", "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fred-list lacks %q:\n%s", want, out)
+		}
+	}
+	// Forward from a restored process, to the end and past it.
+	ts.must("enable 1", `Enabled breakpoint 1`)
+	ts.must("c", `\(6\)square\(\)`)
+	if ts.pid != pid {
+		t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
+	}
+}
+
+func TestPDBInterruptAfterRestore(t *testing.T) {
+	ts, _ := pdbSession(t, "spin.py")
+	ts.must("n", `\(2\)<module>\(\)`)
+	ts.must("n", `\(3\)<module>\(\)`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	spin := func() {
+		t.Helper()
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			ts.Interrupt()
+		}()
+		ts.must("c", `Program interrupted`)
+		if c := ts.value("count"); c == "0" {
+			t.Fatalf("count is %s after running", c)
+		}
+	}
+	spin()
+	ts.must("fred-restart 2", `\(3\)<module>\(\)`)
+	if c := ts.value("count"); c != "0" {
+		t.Fatalf("count is %s after the restart, want 0", c)
+	}
+	// Ctrl-C reaches the restored process through the pty.
+	spin()
+}
+
+func TestPDBProgramInput(t *testing.T) {
+	ts, in := pdbSession(t, "input.py")
+	ts.must("b 16", `Breakpoint 1`)
+	in.type_("fred\n")
+	// What the program prints that looks like pdb is the program's.
+	ts.must("c", `(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int.*\nfred: snapshot 2 taken after the program read input`)
+	seed, order := ts.value("seed"), ts.value("order")
+	in.type_("4\n")
+	ts.must("n", `^count\? 4\r?\n> .*\(17\)main\(\)(?s).*snapshot 3 taken after the program read input`)
+	runRevCases(t, ts, []string{"total", "seed", "order"}, []revCase{
+		{cmd: "n", mark: "A18"}, // total = 0 ran
+		{cmd: "n", mark: "A19"},
+		{cmd: "n", mark: "B18"},
+		{cmd: "n", mark: "B19"},
+		{cmd: "fred-rs", land: "B18"},
+		{cmd: "fred-rn", land: "A19"},
+		{cmd: "fred-rs", land: "A18"},
+	})
+	if s, o := ts.value("seed"), ts.value("order"); s != seed || o != order {
+		t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+	}
+	// Back to before the second input: the program reads it again, from
+	// the person, and takes another branch.
+	ts.must("fred-restart 2", `\(16\)main\(\)`)
+	in.type_("5\n")
+	ts.must("c", `count\? 5\r?\ntotal=10 pid=\d+\r?\nThe program finished`)
+}
+
+func TestPDBReverseStepNextFinish(t *testing.T) {
+	ts, _ := pdbSession(t, "steps.py")
+	ts.must("b main", `Breakpoint 1`)
+	runRevCases(t, ts, []string{"total"}, []revCase{
+		{cmd: "c", mark: "S0"},    // main:18
+		{cmd: "next", mark: "S1"}, // main:19, total += square(i)
+		{cmd: "step", mark: "S2"}, // --Call-- square:5
+		{cmd: "next", mark: "S3"}, // square:6
+		{cmd: "next", mark: "S4"}, // square:7
+		{cmd: "next", mark: "S5"}, // --Return-- square:7
+		{cmd: "next", mark: "S6"}, // main:20
+		{cmd: "next", mark: "S7"}, // main:18
+		{cmd: "next", mark: "S8"}, // main:19
+		{cmd: "fred-reverse-step", land: "S7"},
+		{cmd: "next", land: "S8"}, // forward again agrees
+		{cmd: "fred-rs", land: "S7"},
+		{cmd: "fred-rs", land: "S6"},
+		{cmd: "fred-rs", land: "S5"}, // back into the callee over its return
+		{cmd: "fred-rs", land: "S4"},
+		{cmd: "fred-reverse-next", land: "S3"},
+		{cmd: "fred-reverse-finish", land: "S1"},
+		{cmd: "fred-rs", land: "S0"},
+		{cmd: "next", land: "S1"},
+		{cmd: "next", mark: "T1"},    // main:20, over the call
+		{cmd: "fred-rs", land: "S5"}, // the callee's last stop
+		{cmd: "next", land: "T1"},
+		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+		{cmd: "step", land: "S2"},
+		{cmd: "fred-rn", land: "S1"},   // out of a just-entered frame to the call
+		{cmd: "fred-rs 2", mark: "C0"}, // --Call-- main:16, inside the continue
+		{cmd: "step", land: "S0"},
+		{cmd: "fred-undo", land: "C0"},
+		{cmd: "fred-undo", mark: "M25"}, // <module>:25, main()
+		{cmd: "next", land: "S0"},       // the breakpoint stops the next
+	})
+	ts.must("fred-rs 0", `takes one optional positive count`)
+	out := ts.do("fred-history")
+	if !strings.Contains(out, "now: main at steps.py:18, depth 2") {
+		t.Errorf("history after going back:\n%s", out)
+	}
+}
+
+func TestPDBReverseContinueRecursionAndEnd(t *testing.T) {
+	ts, _ := pdbSession(t, "steps.py")
+	ts.must("b fact", `Breakpoint 1`)
+	runRevCases(t, ts, []string{"n"}, []revCase{
+		{cmd: "c", mark: "F5"},
+		{cmd: "c", mark: "F4"},
+		{cmd: "c", mark: "F3"},
+		{cmd: "fred-reverse-continue", land: "F4"},
+		{cmd: "fred-rc", land: "F5"},
+		{cmd: "c", land: "F4"},
+		{cmd: "next", mark: "F4a"}, // fact:13, n=4
+		{cmd: "step", mark: "F3c"}, // --Call-- fact, n=3
+		{cmd: "step", land: "F3"},
+		{cmd: "fred-reverse-finish", land: "F4a"},
+		{cmd: "fred-undo", land: "F4"},
+	})
+	// After the program ended (and pdb restarted it), going back works: the
+	// last stop with source is main's return.
+	ts.must("cl 1", `Deleted breakpoint 1`)
+	ts.must("c", `^fact=120\r?\nThe program finished and will be restarted`)
+	ts.must("fred-reverse-step", `^--Return--\r?\n> .*steps.py\(25\)<module>\(\)->None\r?\n-> main\(\)\r?\nfred: 'fred-reverse-step' took`)
+	ts.must("fred-rs", `^--Return--\r?\n> .*steps.py\(22\)main\(\)->None\r?\n`)
+	ts.must("fred-rn", `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`)
+	ts.must("p f", `^120\r?\n$`)
+	ts.must("n", `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`)
+}
+
+func TestPDBReverseWatch(t *testing.T) {
+	ts, _ := pdbSession(t, "watch.py")
+	ts.must("b 18", `Breakpoint 1`)
+	ts.must("c", `\(18\)main\(\)`)
+	if v := ts.value("total >= 0"); v != "False" {
+		t.Fatalf("the fixture's invariant holds at the end: %s", v)
+	}
+	ts.must("fred-reverse-watch", `needs an expression`)
+	out := ts.must("fred-reverse-watch total >= 0", `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`)
+	if !strings.Contains(out, "'total >= 0' is True here; the next step makes it False") ||
+		!strings.Contains(out, "evaluations)") {
+		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+	}
+	if v := ts.value("i"); v != "277" {
+		t.Fatalf("landed with i=%s, want 277", v)
+	}
+	if v := ts.value("total >= 0"); v != "True" {
+		t.Fatalf("after the watch, total >= 0 is %s, want True", v)
+	}
+	ts.must("step", `--Return--`)
+	if v := ts.value("total >= 0"); v != "False" {
+		t.Fatalf("one step after the landing, total >= 0 is %s, want False", v)
+	}
+	// From the first snapshot, at the program's first line, the list does
+	// not exist yet: that counts as another value.
+	ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now: no transition to find`)
+	ts.must("fred-reverse-watch nosuchvar + 1", `'nosuchvar \+ 1' is \(raises NameError: name 'nosuchvar' is not defined\) both at the start`)
+	// The person is where they were.
+	ts.must("where", `> .*\(12\)update\(\)->None`)
+	// At the program's first line the list does not exist yet: that
+	// counts as another value.
+	ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
+	ts.must("c", `\(18\)main\(\)`)
+	ts.must("p total", `^-99\d{4}\r?\n$`)
+	ts.must("c", `total=-\d+\r?\nThe program finished`)
+}
+
+func TestPDBReverseFromPostMortem(t *testing.T) {
+	ts, _ := pdbSession(t, "crash.py")
+	ts.must("c", `(?s)AttributeError: 'NoneType' object has no attribute 'value'\r?\nUncaught exception. Entering post mortem debugging.*> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
+	if !ts.running || ts.Timeline.Now().Stop != P.StopSignal {
+		t.Fatalf("post mortem: running %v, stop %v", ts.running, ts.Timeline.Now().Stop)
+	}
+	ts.must("p p", `^None`)
+	// Back through the exception's way out, one stop of pdb's at a time:
+	// the module's return, where main's call raised, main's return, ...
+	ts.must("fred-reverse-step", `^--Return--\r?\n> .*crash.py\(24\)<module>\(\)->None`)
+	ts.must("fred-rs", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*crash.py\(24\)<module>\(\)\r?\n`)
+	ts.must("fred-rs 4", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
+	// ... to the line that raised, not run yet.
+	ts.must("fred-rs", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
+	ts.must("p p", `^None`)
+	ts.must("fred-rs", `\(12\)walk\(\)\r?\n-> p = p.next.next.next`)
+	ts.must("p p.value", `^1`)
+	ts.must("n", `\(13\)walk\(\)`)
+	ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
+}

@@ -1,0 +1,577 @@
+package personalities
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// PDB is the personality for Python's pdb (`python3 -m pdb prog.py`, or
+// `pdb prog.py`). pdb lives inside the interpreter it debugs. fred starts it
+// through a small bootstrap (pdbBoot) that sets the prompt to fred's
+// marker, reads lines without GNU readline (the terminal's echo is then one
+// plain line), and adds hidden fred_* commands whose answers are one
+// machine-readable line each. Everything else is pdb's own pdb.main().
+var PDB = &Personality{
+	Name:      "pdb",
+	Debuggers: append([]string{"pdb", "pdb3", "python", "python3"}, pythonVersions()...),
+	Prompt:    "(Pdb) ",
+	Argv:      pdbArgv,
+	Env:       seedEnv("PYTHONHASHSEED", "0"),
+	Setup:     func(string) []string { return nil },
+	InProcess: true,
+	Commands: []Spec{
+		{Names: []string{"n", "next"}, Kind: Forward, Op: OpNext},
+		{Names: []string{"s", "step"}, Kind: Forward, Op: OpStep},
+		{Names: []string{"c", "cont", "continue"}, Kind: Forward, Op: OpContinue},
+		// pdb's return stops at the "--Return--" of the current frame, still
+		// inside it: not gdb's finish, so fred goes back over it as a whole.
+		{Names: []string{"r", "return"}, Kind: Forward, Op: "return"},
+		{Names: []string{"unt", "until"}, Kind: Forward, Op: OpUntil},
+		// pdb's jump moves the next line without running anything.
+		{Names: []string{"j", "jump"}, Kind: Forward, Op: OpJump},
+		{Names: []string{"run", "restart"}, Kind: Forward, Op: OpRun},
+		{Names: []string{"b", "break"}, Kind: Breakpoint, Op: "break"},
+		{Names: []string{"tbreak"}, Kind: Breakpoint},
+		{Names: []string{"cl", "clear"}, Kind: Breakpoint, Op: "clear"},
+		{Names: []string{"disable"}, Kind: Breakpoint},
+		{Names: []string{"enable"}, Kind: Breakpoint},
+		{Names: []string{"condition"}, Kind: Breakpoint},
+		{Names: []string{"ignore"}, Kind: Breakpoint},
+		{Names: []string{"commands"}, Kind: Breakpoint},
+		{Names: []string{"p"}, Kind: Inspect, Op: "p"},
+		{Names: []string{"pp"}, Kind: Inspect},
+		{Names: []string{"w", "where", "bt"}, Kind: Inspect, Op: "where"},
+		{Names: []string{"l", "list"}, Kind: Inspect, Op: "list"},
+		{Names: []string{"ll", "longlist"}, Kind: Inspect, Op: "longlist"},
+		{Names: []string{"a", "args"}, Kind: Inspect, Op: "args"},
+		{Names: []string{"u", "up"}, Kind: Inspect, Op: "up"},
+		{Names: []string{"d", "down"}, Kind: Inspect, Op: "down"},
+		{Names: []string{"display"}, Kind: Inspect},
+		{Names: []string{"undisplay"}, Kind: Inspect},
+		{Names: []string{"whatis"}, Kind: Inspect},
+		{Names: []string{"source"}, Kind: Inspect},
+		{Names: []string{"rv", "retval"}, Kind: Inspect, Op: "retval"},
+		{Names: []string{"h", "help", "?"}, Kind: Inspect, Op: "help"},
+		{Names: []string{"q", "quit", "exit"}, Kind: Quit, Op: "quit"},
+		{Names: []string{"alias"}, Kind: Other},
+		{Names: []string{"unalias"}, Kind: Other},
+		{Names: []string{"interact"}, Kind: Other},
+		{Names: []string{"debug"}, Kind: Other},
+	},
+	Split: pdbSplit,
+	// pdb runs any other line as a Python statement in the program.
+	Mutates: func(c Command) bool {
+		switch c.Op {
+		case "p", "pp", "display", "whatis":
+			return strings.Contains(blankPyStrings(c.Args), ":=")
+		case "alias", "unalias", "interact", "debug":
+			return false
+		}
+		if c.Kind != Other {
+			return false
+		}
+		return pyMutates(strings.TrimPrefix(c.Line, "!"))
+	},
+	Repeat: func(last Command) string {
+		// pdb repeats the last line; list goes on where it stopped.
+		if last.Op == "list" {
+			return "list"
+		}
+		if last.Kind == Quit {
+			return ""
+		}
+		return last.Line
+	},
+	LocationCmd: "fred_where",
+	ParseLocation: func(out string) (Location, error) {
+		f, err := fredAnswer(out, "at")
+		if err != nil {
+			return Location{}, err
+		}
+		// "@fred at LINE DEPTH FUNC\tFILE"
+		fs := strings.SplitN(f, " ", 3)
+		if len(fs) < 3 {
+			return Location{}, fmt.Errorf("pdb: bad location %q", f)
+		}
+		line, _ := strconv.Atoi(fs[0])
+		fn, file, _ := strings.Cut(fs[2], "\t")
+		return Location{File: file, Line: line, Function: fn}, nil
+	},
+	DepthCmd: "fred_where",
+	ParseDepth: func(out string) (int, error) {
+		f, err := fredAnswer(out, "at")
+		if err != nil {
+			return 0, err
+		}
+		fs := strings.Fields(f)
+		if len(fs) < 2 {
+			return 0, fmt.Errorf("pdb: bad location %q", f)
+		}
+		return strconv.Atoi(fs[1])
+	},
+	PidCmd: "fred_pid",
+	ParsePid: func(out string) (int, error) {
+		f, err := fredAnswer(out, "pid")
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(f)
+	},
+	StopReason: func(out string) Stop {
+		switch {
+		case pdbEnded.MatchString(out):
+			return StopEnded
+		case pdbSignal.MatchString(out):
+			return StopSignal
+		}
+		return StopDone
+	},
+	StopCmd:   "fred_stop",
+	ParseStop: parseFredStop,
+	Ended:     func(out string) bool { return pdbEnded.MatchString(out) },
+	NewRun: func(out string) bool {
+		return regexp.MustCompile(`(?m)^Restarting .* with arguments:`).MatchString(out)
+	},
+	BreakpointsCmd:     "fred_bps",
+	ParseBreakpoints:   parseFredBps,
+	Enable:             "enable %s",
+	Disable:            "disable %s",
+	Delete:             "fred_delete %s",
+	BreakAt:            "fred_break %q",
+	ParseNewBreakpoint: parseFredNewBp,
+	EvalCmd:            func(expr string) string { return "fred_eval " + expr },
+	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
+	ParseEval:          parseFredEval,
+	BlockStart:         regexp.MustCompile(`^commands(\s|$)`),
+	Refused: func(out string) bool {
+		return pdbError.MatchString(out) && !pdbStopLine.MatchString(out)
+	},
+	Quiet:      func(cmd string) string { return cmd },
+	FrameCmd:   "fred_frame",
+	SaveState:  "fred_save %s",
+	LoadState:  "fred_load %s",
+	NoCountArg: true,
+}
+
+var (
+	pdbEnded    = regexp.MustCompile(`(?m)^(The program finished and will be restarted|The program exited via sys\.exit\(\)\.|Post mortem debugger finished\. )`)
+	pdbSignal   = regexp.MustCompile(`(?m)^(Uncaught exception\. Entering post mortem debugging|Program interrupted\. \(Use 'cont' to resume\)\.|--KeyboardInterrupt--)`)
+	pdbError    = regexp.MustCompile(`(?m)^\*\*\* `)
+	pdbStopLine = regexp.MustCompile(`(?m)^> \S.*\(\d+\)\S*\(\)`)
+)
+
+// pdbArgv turns `pdb ARGS`, `python3 -m pdb ARGS` or `python3 [OPTS] ARGS`
+// into `python3 [OPTS] -c BOOTSTRAP ARGS`: pdb.main() then sees ARGS as it
+// would under -m pdb.
+func pdbArgv(argv []string, marker, tty string) []string {
+	python := argv[0]
+	var opts, rest []string
+	if b := filepath.Base(python); b == "pdb" || strings.HasPrefix(b, "pdb3") {
+		python, rest = "python3", argv[1:]
+	} else {
+		args := argv[1:]
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "-m" && i+1 < len(args) {
+				if args[i+1] != "pdb" {
+					rest = append([]string{"-m"}, args[i+1:]...) // pdb -m MODULE
+				} else {
+					rest = args[i+2:]
+				}
+				break
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+				rest = args[i:]
+				break
+			}
+			opts = append(opts, a)
+			if (a == "-X" || a == "-W") && i+1 < len(args) {
+				i++
+				opts = append(opts, args[i])
+			}
+		}
+	}
+	out := append([]string{python}, opts...)
+	out = append(out, "-c", strings.Replace(pdbBoot, "FRED_PROMPT", pyQuote(marker), 1))
+	return append(out, rest...)
+}
+
+// pdbSplit cuts a line as pdb's parseline does: the command is the leading
+// identifier ("n=5" is next), "!" starts a statement, "?" is help.
+func pdbSplit(line string) (string, string) {
+	if strings.HasPrefix(line, "!") || strings.HasPrefix(line, "?") {
+		return line[:1], strings.TrimSpace(line[1:])
+	}
+	i := 0
+	for i < len(line) && (line[i] == '_' || line[i] >= 'a' && line[i] <= 'z' || line[i] >= 'A' && line[i] <= 'Z' || line[i] >= '0' && line[i] <= '9') {
+		i++
+	}
+	return line[:i], strings.TrimSpace(line[i:])
+}
+
+// pdbBoot runs pdb.main() with fred's changes to the Pdb class. pdb clears
+// __main__ and gives it to the program, so fred's functions get globals of
+// their own: the program's names cannot shadow theirs.
+const pdbBoot = `import pdb, types
+def _fred(prompt):
+    import os, sys, bdb, ast, dis, traceback
+    P = pdb.Pdb
+    P.use_rawinput = False
+    P._fred_pending = P._fred_ended = P._fred_restarting = False
+    P._fred_hit = P._fred_runs = 0
+    def wrap(name, w):
+        o = getattr(P, name)
+        setattr(P, name, lambda self, *a, **k: w(o, self, *a, **k))
+    # The first stop of a run that pdb started because the last one ended
+    # (not because the person said "run") is "ended" for fred, until the
+    # next command moves it. Nothing of fred's sits between pdb and the
+    # program: tracebacks stay pdb's.
+    def reset(o, self):
+        f = sys._getframe(2)
+        if f.f_code.co_name == 'run' and f.f_code.co_filename == bdb.__file__:
+            self._fred_pending = self._fred_runs > 0 and not self._fred_restarting
+            self._fred_runs += 1
+            self._fred_restarting = False
+        return o(self)
+    def restart(o, self, arg):
+        self._fred_restarting = True
+        return o(self, arg)
+    # Where the program stopped, whatever frame up and down select since.
+    def setup(o, self, f, tb):
+        r = o(self, f, tb)
+        self._fred_at = self.curindex
+        return r
+    def interaction(o, self, frame, tb):
+        self._fred_ended = frame is not None and self._fred_pending
+        if frame is not None:
+            self._fred_pending = False
+        return o(self, frame, tb)
+    def bp_commands(o, self, frame):
+        self._fred_hit = getattr(self, 'currentbp', 0)
+        return o(self, frame)
+    def set_stopinfo(o, self, *a):
+        self._fred_hit = self.currentbp = 0
+        return o(self, *a)
+    def event(name):
+        def w(o, self, *a):
+            self._fred_event = name
+            return o(self, *a)
+        wrap('user_' + name, w)
+    for name in ('line', 'call', 'return', 'exception'):
+        event(name)
+    # A stop on a line with a breakpoint is at the breakpoint, as in gdb,
+    # also when pdb got there by stepping and did not look.
+    def bp_at(self, f):
+        fn, ln, code = self.canonic(f.f_code.co_filename), f.f_lineno, f.f_code
+        for b in bdb.Breakpoint.bpbynumber:
+            if not b or not b.enabled or b.ignore or b.file != fn:
+                continue
+            if b.funcname:
+                try:
+                    first = first_line(b)
+                except Exception:
+                    first = 0
+                if code.co_name != b.funcname or ln != first:
+                    continue
+            elif b.line != ln:
+                continue
+            if b.cond:
+                try:
+                    if not eval(b.cond, f.f_globals, f.f_locals):
+                        continue
+                except Exception:
+                    pass
+            return b.number
+        return 0
+    def stop(self, arg):
+        hit = self._fred_hit
+        if not hit and self.stack and getattr(self, '_fred_event', '') == 'line':
+            hit = bp_at(self, self.stack[self._fred_at][0])
+        self.message('@fred stop %d' % hit)
+    def init(o, self, *a, **k):
+        o(self, *a, **k)
+        self.prompt = prompt
+    wrap('__init__', init)
+    wrap('setup', setup)
+    wrap('interaction', interaction)
+    wrap('reset', reset)
+    wrap('do_run', restart)
+    wrap('do_restart', restart)
+    wrap('bp_commands', bp_commands)
+    wrap('_set_stopinfo', set_stopinfo)
+    def where(self, arg):
+        st = self.stack
+        if self._fred_ended or not st:
+            return self.message('@fred ended')
+        c = self.canonic
+        at = min(getattr(self, '_fred_at', len(st) - 1), len(st) - 1)
+        i0 = next((i for i, (f, _) in enumerate(st[:at + 1]) if c(f.f_code.co_filename) == self.mainpyfile), at + 1)
+        f, n = st[at]
+        fn = c(f.f_code.co_filename)
+        if i0 > at:
+            fn = '<%s>' % fn  # pdb's own frames, below the program: no place to land
+        self.message('@fred at %d %d %s\t%s' % (n, at + 1 - i0, f.f_code.co_name, fn))
+    def ev(self, arg):
+        try:
+            v = repr(eval(arg, self.curframe.f_globals, self.curframe_locals))
+        except BaseException as e:
+            return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
+        self.message('@fred value ' + v.replace('\n', '\\n'))
+    # A breakpoint on a function stops at its first line: fred's own
+    # breakpoints are on that line, found in the compiled source.
+    def first_line(b):
+        if b.func_first_executable_line:
+            return b.func_first_executable_line
+        import linecache
+        todo = [compile(''.join(linecache.getlines(b.file)), b.file, 'exec')]
+        while todo:
+            c = todo.pop()
+            if c.co_name == b.funcname and c.co_firstlineno == b.line:
+                return min((l for _, l in dis.findlinestarts(c) if l and l > c.co_firstlineno), default=b.line)
+            todo.extend(k for k in c.co_consts if hasattr(k, 'co_firstlineno'))
+        return b.line
+    def bps(self, arg):
+        for b in bdb.Breakpoint.bpbynumber:
+            if b:
+                ln = b.line
+                if b.funcname:
+                    try:
+                        ln = first_line(b)
+                    except Exception:
+                        pass
+                self.message('@fred bp %d %d %s:%d' % (b.number, b.enabled, b.file, ln))
+    def brk(self, arg):
+        f, _, ln = ast.literal_eval(arg).rpartition(':')
+        err = self.set_break(f, int(ln))
+        self.message('@fred error %s' % err if err else '@fred bp %d' % (bdb.Breakpoint.next - 1))
+    def delete(self, arg):
+        n, B = int(arg), bdb.Breakpoint
+        self.clear_bpbynumber(n)
+        if n == B.next - 1 and len(B.bpbynumber) == n + 1:
+            B.next = n
+            B.bpbynumber.pop()
+    def save(self, arg):
+        B = bdb.Breakpoint
+        bps = [b and (b.file, b.line, b.temporary, b.cond, b.funcname, b.enabled, b.ignore, b.hits, b.func_first_executable_line) for b in B.bpbynumber]
+        with open(arg, 'w') as f:
+            f.write(repr((bps, B.next, self.commands, self.commands_doprompt, self.commands_silent, self.aliases)))
+    def load(self, arg):
+        with open(arg) as f:
+            bps, nxt, self.commands, self.commands_doprompt, self.commands_silent, self.aliases = ast.literal_eval(f.read())
+        B = bdb.Breakpoint
+        B.bplist, B.bpbynumber, self.breaks = {}, [None], {}
+        for i, t in enumerate(bps[1:], 1):
+            if t is None:
+                B.bpbynumber.append(None)
+                continue
+            B.next = i
+            b = B(*t[:5])
+            b.enabled, b.ignore, b.hits, b.func_first_executable_line = t[5:]
+            ls = self.breaks.setdefault(t[0], [])
+            if t[1] not in ls:
+                ls.append(t[1])
+        B.next = nxt
+    P.do_fred_where = where
+    P.do_fred_stop = stop
+    P.do_fred_pid = lambda self, arg: self.message('@fred pid %d' % os.getpid())
+    # A stop shown as pdb shows it when it stops there.
+    def frame(self, arg):
+        ev = getattr(self, '_fred_event', '')
+        if self.curindex == getattr(self, '_fred_at', -1):
+            exc = self.curframe_locals.get('__exception__')
+            if ev in ('call', 'return'):
+                self.message('--%s--' % ev.capitalize())
+            elif ev == 'exception' and exc:
+                self.message(traceback.format_exception_only(*exc)[-1].strip())
+        self.print_stack_entry(self.stack[self.curindex])
+    P.do_fred_frame = frame
+    P.do_fred_eval = ev
+    P.do_fred_echo = lambda self, arg: self.message(ast.literal_eval(arg))
+    P.do_fred_bps = bps
+    P.do_fred_break = brk
+    P.do_fred_delete = delete
+    P.do_fred_save = save
+    P.do_fred_load = load
+    names = P.get_names
+    P.get_names = lambda self: [n for n in names(self) if 'fred_' not in n]
+types.FunctionType(_fred.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(FRED_PROMPT)
+pdb.main()
+`
+
+// pyQuote writes s as a Python string literal, bytes outside printable
+// ASCII as \x escapes.
+func pyQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, c := range []byte(s) {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' {
+			fmt.Fprintf(&b, "\\x%02x", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// fredAnswer finds the "@fred KIND ..." line the bootstrap's commands print
+// and returns what follows KIND. "@fred ended" means no live program.
+func fredAnswer(out, kind string) (string, error) {
+	var last string
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r", ""), "\n") {
+		if rest, ok := strings.CutPrefix(l, "@fred "); ok {
+			if rest == "ended" {
+				return "", ErrNotRunning
+			}
+			if r, ok := strings.CutPrefix(rest, kind+" "); ok {
+				last = r
+			}
+		}
+	}
+	if last == "" {
+		return "", fmt.Errorf("no answer in %q", strings.TrimSpace(out))
+	}
+	return last, nil
+}
+
+func parseFredStop(out string) Stop {
+	if f, err := fredAnswer(out, "stop"); err == nil && f != "0" && f != "" {
+		return StopBreakpoint
+	}
+	return StopDone
+}
+
+// parseFredEval reads an expression's value. An exception is a value too:
+// a name the program has not defined yet is a state reverse-watch can
+// search from.
+func parseFredEval(out string) (string, error) {
+	if f, err := fredAnswer(out, "error"); err == nil {
+		return "(raises " + f + ")", nil
+	}
+	return fredAnswer(out, "value")
+}
+
+func parseFredNewBp(out string) string {
+	f, _ := fredAnswer(out, "bp")
+	return f
+}
+
+// parseFredBps reads "@fred bp NUM ENABLED WHERE" lines.
+func parseFredBps(out string) []Bp {
+	var bps []Bp
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r", ""), "\n") {
+		rest, ok := strings.CutPrefix(l, "@fred bp ")
+		if !ok {
+			continue
+		}
+		f := strings.SplitN(rest, " ", 3)
+		if len(f) == 3 {
+			bps = append(bps, Bp{Num: f[0], Enabled: f[1] == "1", Where: f[2]})
+		}
+	}
+	return bps
+}
+
+// seedEnv sets a variable for the interpreter unless the person did.
+func seedEnv(kv ...string) []string {
+	var env []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		if _, ok := os.LookupEnv(kv[i]); !ok {
+			env = append(env, kv[i]+"="+kv[i+1])
+		}
+	}
+	return env
+}
+
+func pythonVersions() []string {
+	var v []string
+	for i := 6; i <= 15; i++ {
+		v = append(v, "python3."+strconv.Itoa(i))
+	}
+	return v
+}
+
+// blankPyStrings blanks out the contents of Python string literals.
+func blankPyStrings(e string) string {
+	b := []byte(e)
+	for i := 0; i < len(b); i++ {
+		if b[i] == '#' {
+			return string(b[:i])
+		}
+		if q := b[i]; q == '"' || q == '\'' {
+			for i++; i < len(b) && b[i] != q; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// pyPure are calls a statement typed at the pdb prompt may make without
+// being replayed: they only look.
+var pyPure = map[string]bool{
+	"print": true, "len": true, "repr": true, "str": true, "type": true, "dir": true,
+	"vars": true, "id": true, "isinstance": true, "hasattr": true, "getattr": true,
+	"sorted": true, "list": true, "tuple": true, "dict": true, "set": true, "int": true,
+	"float": true, "bool": true, "abs": true, "min": true, "max": true, "sum": true,
+	"any": true, "all": true, "hex": true, "oct": true, "bin": true, "chr": true,
+	"ord": true, "range": true, "enumerate": true, "zip": true, "format": true,
+	"round": true, "keys": true, "values": true, "items": true, "get": true,
+	"count": true, "index": true, "startswith": true, "endswith": true, "locals": true,
+	"globals": true, "callable": true, "hash": true, "pprint": true, "copy": true,
+}
+
+var pyCall = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+// pyMutates reports whether a Python statement typed at the pdb prompt may
+// change the program: an assignment, del, import, a definition, a compound
+// statement, or a call of anything but a few functions that only look.
+func pyMutates(stmt string) bool {
+	e := strings.TrimSpace(blankPyStrings(stmt))
+	if e == "" {
+		return false
+	}
+	first := strings.FieldsFunc(e, func(r rune) bool { return r == ' ' || r == '(' || r == ':' || r == '\t' })[0]
+	switch first {
+	case "del", "import", "from", "global", "nonlocal", "def", "class", "for", "while", "with", "if", "try", "raise", "exec", "async", "lambda":
+		return true
+	}
+	depth := 0
+	for i := 0; i < len(e); i++ {
+		switch e[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ':':
+			if i+1 < len(e) && e[i+1] == '=' {
+				return true // walrus
+			}
+		case '=':
+			if i+1 < len(e) && e[i+1] == '=' {
+				i++
+				continue
+			}
+			if i > 0 && strings.IndexByte("=!<>", e[i-1]) >= 0 && !(i > 1 && e[i-2] == e[i-1]) {
+				continue
+			}
+			if depth == 0 { // not a keyword argument
+				return true
+			}
+		}
+	}
+	for _, m := range pyCall.FindAllStringSubmatch(e, -1) {
+		if !pyPure[m[1]] {
+			return true
+		}
+	}
+	return false
+}

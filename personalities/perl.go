@@ -1,0 +1,321 @@
+package personalities
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Perl is the personality for perl's debugger (`perl -d prog.pl`). Like
+// pdb it lives inside the interpreter it debugs. fred loads it through
+// PERL5DB with a few changes (perlBoot): the prompt becomes fred's marker,
+// the debugger reads plain lines (Term::ReadLine's stub, no ornaments) from
+// copies of stdin and stderr rather than /dev/tty (CRIU cannot dump a
+// /dev/tty it did not see opened with the session), and fred_* subs in
+// package DB answer fred's queries in one line each.
+var Perl = &Personality{
+	Name:      "perl",
+	Debuggers: []string{"perl", "perl5"},
+	Prompt:    "  DB<> ",
+	Argv:      perlArgv,
+	Env:       seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
+	Setup:     func(string) []string { return nil },
+	InProcess: true,
+	Commands: []Spec{
+		{Names: []string{"n"}, Kind: Forward, Op: OpNext},
+		{Names: []string{"s"}, Kind: Forward, Op: OpStep},
+		{Names: []string{"c"}, Kind: Forward, Op: OpContinue},
+		// perl's r runs to the return and stops in the caller: gdb's finish.
+		{Names: []string{"r"}, Kind: Forward, Op: OpFinish},
+		{Names: []string{"R"}, Kind: Forward, Op: OpRun},
+		{Names: []string{"b"}, Kind: Breakpoint, Op: "b"},
+		{Names: []string{"B"}, Kind: Breakpoint, Op: "B"},
+		{Names: []string{"d"}, Kind: Breakpoint, Op: "d"}, // pre-5.8 delete
+		{Names: []string{"D"}, Kind: Breakpoint, Op: "D"},
+		{Names: []string{"enable"}, Kind: Breakpoint},
+		{Names: []string{"disable"}, Kind: Breakpoint},
+		{Names: []string{"w"}, Kind: Breakpoint, Op: "w"},
+		{Names: []string{"W"}, Kind: Breakpoint, Op: "W"},
+		{Names: []string{"a"}, Kind: Breakpoint, Op: "a"},
+		{Names: []string{"A"}, Kind: Breakpoint, Op: "A"},
+		{Names: []string{"p"}, Kind: Inspect, Op: "p"},
+		{Names: []string{"x"}, Kind: Inspect, Op: "x"},
+		{Names: []string{"T"}, Kind: Inspect, Op: "T"},
+		{Names: []string{"l"}, Kind: Inspect, Op: "l"},
+		{Names: []string{"v"}, Kind: Inspect, Op: "v"},
+		{Names: []string{"."}, Kind: Inspect, Op: "."},
+		{Names: []string{"-"}, Kind: Inspect, Op: "-"},
+		{Names: []string{"L"}, Kind: Inspect, Op: "L"},
+		{Names: []string{"S"}, Kind: Inspect, Op: "S"},
+		{Names: []string{"V"}, Kind: Inspect, Op: "V"},
+		{Names: []string{"X"}, Kind: Inspect, Op: "X"},
+		{Names: []string{"y"}, Kind: Inspect, Op: "y"},
+		{Names: []string{"i"}, Kind: Inspect, Op: "i"},
+		{Names: []string{"m"}, Kind: Inspect, Op: "m"},
+		{Names: []string{"M"}, Kind: Inspect, Op: "M"},
+		{Names: []string{"f"}, Kind: Inspect, Op: "f"},
+		{Names: []string{"h"}, Kind: Inspect, Op: "h"},
+		{Names: []string{"o"}, Kind: Other, Op: "o"},
+		{Names: []string{"t"}, Kind: Other, Op: "t"},
+		{Names: []string{"="}, Kind: Other, Op: "="},
+		{Names: []string{"q"}, Kind: Quit, Op: "q"},
+	},
+	Split: perlSplit,
+	// Anything else is Perl, run in the program.
+	Mutates: func(c Command) bool {
+		switch c.Op {
+		case "p", "x":
+			return perlMutates(c.Args)
+		}
+		if c.Kind != Other || perlOther[c.Op] {
+			return false
+		}
+		return perlMutates(c.Line)
+	},
+	Repeat: func(last Command) string {
+		// An empty line repeats the last n or s (perl's own rule); l goes on.
+		switch last.Op {
+		case OpNext, OpStep:
+			return last.Line
+		case "l":
+			return "l"
+		}
+		return ""
+	},
+	LocationCmd:   "DB::fred_where()",
+	ParseLocation: parseFredWhere,
+	DepthCmd:      "DB::fred_where()",
+	ParseDepth:    parseFredDepth,
+	PidCmd:        "DB::fred_pid()",
+	ParsePid: func(out string) (int, error) {
+		f, err := fredAnswer(out, "pid")
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(f)
+	},
+	StopReason: func(out string) Stop {
+		switch {
+		case perlEnded.MatchString(out):
+			return StopEnded
+		case perlWatch.MatchString(out):
+			return StopBreakpoint
+		case perlSignal.MatchString(out):
+			return StopSignal
+		}
+		return StopDone
+	},
+	StopCmd:   "DB::fred_stop()",
+	ParseStop: parseFredStop,
+	Ended:     func(out string) bool { return perlEnded.MatchString(out) },
+	NewRun: func(out string) bool {
+		return regexp.MustCompile(`(?m)^Loading DB routines from perl5db\.pl`).MatchString(out)
+	},
+	BreakpointsCmd:     "DB::fred_bps()",
+	ParseBreakpoints:   parseFredBps,
+	Enable:             `DB::fred_enable("%s", 1)`,
+	Disable:            `DB::fred_enable("%s", 0)`,
+	Delete:             `DB::fred_delete("%s")`,
+	BreakAt:            `DB::fred_break(%q)`,
+	ParseNewBreakpoint: parseFredNewBp,
+	EvalCmd:            func(expr string) string { return "DB::fred_value(" + expr + ")" },
+	ParseEval:          parsePerlEval,
+	EchoCmd:            func(token string) string { return `print $DB::OUT "` + perlQuote(token) + `\n"` },
+	Refused: func(out string) bool {
+		return perlRefused.MatchString(out)
+	},
+	Quiet:      func(cmd string) string { return cmd },
+	FrameCmd:   "DB::fred_frame()",
+	SaveState:  "DB::fred_save(q{%s})",
+	LoadState:  "DB::fred_load(q{%s})",
+	NoCountArg: true,
+}
+
+var (
+	perlEnded   = regexp.MustCompile(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
+	perlWatch   = regexp.MustCompile(`(?m)^Watchpoint \d+:\t`)
+	perlSignal  = regexp.MustCompile(`(?m)^(Signal \w+ at |.*received signal)`)
+	perlRefused = regexp.MustCompile(`(?m)^(Use 'q' to quit or 'R' to restart\.|Line \d+( of '.*')? not breakable\.|Subroutine .* not found\.)`)
+	perlOther   = map[string]bool{"o": true, "t": true, "=": true}
+)
+
+// perlArgv runs the person's perl with -d, the debugger loaded through
+// PERL5DB, and the marker in the environment (env(1) sets both; the
+// bootstrap takes them out of the program's %ENV).
+func perlArgv(argv []string, marker, tty string) []string {
+	args := argv[1:]
+	hasD := false
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		if a == "-d" || strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "-d:") {
+			hasD = true
+		}
+	}
+	if !hasD {
+		args = append([]string{"-d"}, args...)
+	}
+	out := []string{"env", "PERL5DB=" + perlBoot, "FRED_PERLDB_PROMPT=" + marker, argv[0]}
+	return append(out, args...)
+}
+
+// perlBoot loads perl5db.pl and changes it for fred. It must stay one line:
+// perl pastes PERL5DB before the program.
+var perlBoot = strings.Join(strings.Fields(`BEGIN { require "perl5db.pl"; }
+BEGIN { package DB; no warnings qw(redefine once);
+our ($fred_prompt, $fred_boot, $fred_hit) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0);
+$DB::rl = 0;
+open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
+my $rl = \&DB::readline;
+*DB::readline = sub { my @a = @_;
+  $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
+  $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
+  $rl->(@a) };
+my $restart = \&DB::restart;
+*DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
+my $brk = \&DB::_DB__determine_if_we_should_break;
+*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; };
+sub fred_here { my $i = 0; my @c; while (@c = caller($i++)) { last if $c[3] eq "DB::DB" } return unless @c;
+  my ($pkg, $file, $line) = @c; my @f = caller($i); my $fn = @f ? $f[3] : "$pkg\::"; my $d = 1;
+  while (@f = caller($i++)) { $d++ if $f[3] !~ /^DB::/ && $f[3] ne "(eval)" } return ($file, $line, $fn, $d) }
+sub fred_w { my ($f) = @_; $f =~ s/([\x00-\x1f"\$\@\\\x7f])/sprintf("\\x%02x", ord $1)/ge; $f }
+sub fred_unw { my ($f) = @_; $f =~ s/\\x([0-9a-f]{2})/chr hex $1/ge; $f }
+sub fred_where { local $\ = ""; my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defined $f) { print $DB::OUT "\@fred ended\n"; return }
+  print $DB::OUT "\@fred at $l $d $fn\t$f\n"; }
+sub fred_stop { local $\ = ""; print $DB::OUT "\@fred stop $fred_hit\n" }
+sub fred_pid { local $\ = ""; print $DB::OUT "\@fred pid $$\n" }
+sub fred_frame { local $\ = ""; my ($f, $l, $fn) = fred_here(); return unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
+  my $p = "$fn($f:"; print $DB::OUT length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"; }
+sub fred_value { local $\ = ""; my $v = join ",", map { defined $_ ? $_ : "undef" } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; print $DB::OUT "\@fred value $v\n" }
+sub fred_bps { local $\ = "";
+  for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+    for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
+      print $DB::OUT "\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w("$f:$l"), "\n"; } } }
+sub fred_break { local $\ = ""; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/;
+  if (eval { DB::break_on_filename_line($f, $l, 1); 1 }) { print $DB::OUT "\@fred bp ", fred_w("$f:$l"), "\n" } else { print $DB::OUT "\@fred error $@" } }
+sub fred_delete { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
+  my ($c, $a) = split /\0/, $dbline{$l}; if (defined $a && $a ne "") { $dbline{$l} = "\0$a" } else { delete $dbline{$l} }
+  DB::_delete_breakpoint_data_ref($f, $l); }
+sub fred_enable { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
+sub fred_save { my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+    for my $l (grep { /^\d+$/ } keys %$h) { push @b, [$f, $l, $h->{$l}, DB::_is_breakpoint_enabled($f, $l) ? 1 : 0] } }
+  require Data::Dumper; local $Data::Dumper::Useqq = 1; local $Data::Dumper::Terse = 1;
+  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}]); close $fh; }
+sub fred_load { my $s = do $_[0] or die "$_[0]: $@$!"; my ($b, $al) = @$s;
+  for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); local *dbline = $main::{$k};
+    for my $l (grep { /^\d+$/ } keys %dbline) { delete $dbline{$l}; DB::_delete_breakpoint_data_ref($f, $l) } }
+  for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
+    $dbline{$l} = $v; DB::_set_breakpoint_enabled_status($f, $l, $en); $DB::had_breakpoints{$f} |= 1 }
+  %DB::alias = %$al; }
+}`), " ")
+
+// perlQuote writes s for a Perl double-quoted string.
+func perlQuote(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c < 0x20 || c >= 0x7f || strings.IndexByte(`"\$@`, c) >= 0 {
+			fmt.Fprintf(&b, "\\x%02x", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func parseFredWhere(out string) (Location, error) {
+	f, err := fredAnswer(out, "at")
+	if err != nil {
+		return Location{}, err
+	}
+	// "LINE DEPTH FUNC\tFILE"
+	fs := strings.SplitN(f, " ", 3)
+	if len(fs) < 3 {
+		return Location{}, fmt.Errorf("bad location %q", f)
+	}
+	line, _ := strconv.Atoi(fs[0])
+	fn, file, _ := strings.Cut(fs[2], "\t")
+	return Location{File: file, Line: line, Function: fn}, nil
+}
+
+func parseFredDepth(out string) (int, error) {
+	f, err := fredAnswer(out, "at")
+	if err != nil {
+		return 0, err
+	}
+	fs := strings.Fields(f)
+	if len(fs) < 2 {
+		return 0, fmt.Errorf("bad location %q", f)
+	}
+	return strconv.Atoi(fs[1])
+}
+
+var perlEvalNoise = regexp.MustCompile(`\(eval \d+\)(\[[^\]]*\])?`)
+
+// parsePerlEval reads an expression's value. An error (the expression did
+// not compile or died) is a value too, without the eval counter Perl puts
+// in its messages.
+func parsePerlEval(out string) (string, error) {
+	if v, err := fredAnswer(out, "value"); err == nil {
+		return v, nil
+	}
+	msg := strings.TrimSpace(strings.ReplaceAll(out, "\r", ""))
+	msg, _, _ = strings.Cut(msg, "\n")
+	return "(dies: " + perlEvalNoise.ReplaceAllString(msg, "(eval)") + ")", nil
+}
+
+var perlAssign = regexp.MustCompile(`(^|[^=!<>~])=($|[^=~>])|\+\+|--|\b(push|pop|shift|unshift|splice|delete|undef|chomp|chop|local|my|our|bless|open|close|print|printf|say|system|exec|eval|do|require|use|srand|rand|sleep|kill|exit|die|warn)\b|(^|[^\w$@%])(s|tr|y)\W|[.+\-*/%x|&^]=|<<=|>>=|\|\|=|&&=|//=`)
+
+// perlMutates reports whether Perl code typed at the debugger may change the
+// program: an assignment, ++/--, a substitution, or a call of a builtin
+// that changes state. Calls of the program's own subs count too.
+func perlMutates(code string) bool {
+	e := blankPerlStrings(code)
+	if perlAssign.MatchString(e) {
+		return true
+	}
+	// A call of a sub of the program's: name( or &name.
+	return regexp.MustCompile(`(^|[^\w$@%:>-])(&\w|\w+(::\w+)*\s*\()`).MatchString(perlPure.ReplaceAllString(e, ""))
+}
+
+var perlPure = regexp.MustCompile(`\b(scalar|length|defined|exists|ref|keys|values|each|join|split|sprintf|substr|index|rindex|lc|uc|lcfirst|ucfirst|abs|int|sqrt|sort|reverse|map|grep|wantarray|sin|cos|exp|log|hex|oct|ord|chr|pack|unpack|qw|DB::fred_value)\s*\(`)
+
+// blankPerlStrings blanks out the contents of quoted strings.
+func blankPerlStrings(e string) string {
+	b := []byte(e)
+	for i := 0; i < len(b); i++ {
+		if b[i] == '#' {
+			return string(b[:i])
+		}
+		if q := b[i]; q == '"' || q == '\'' {
+			for i++; i < len(b) && b[i] != q; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// perlSplit cuts a line as perl5db.pl does: a one-character command may be
+// followed by its argument without a space unless both are alphanumeric.
+func perlSplit(line string) (string, string) {
+	m := regexp.MustCompile(`^([^.\-]\b|\S*)\s*(.*)$`).FindStringSubmatch(line)
+	if m == nil {
+		return line, ""
+	}
+	return m[1], m[2]
+}
+
+func init() {
+	// `fred perl prog.pl` and `fred /usr/bin/perl5.36.0 prog.pl`.
+	if b := filepath.Base(os.Args[0]); b != "" {
+		_ = b
+	}
+}

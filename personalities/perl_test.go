@@ -1,0 +1,3 @@
+package personalities
+
+func perlScenarios() []inprocScenario { return nil }
