@@ -168,6 +168,9 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		Marks: append([]Mark(nil), s.Timeline.Marks...)}
 	s.snaps[id] = sn
 	s.order = append(s.order, id)
+	if auto {
+		s.prune()
+	}
 	return sn, nil
 }
 
@@ -283,6 +286,71 @@ const (
 	autoEvery = 50              // commands since the last snapshot
 	autoAfter = 2 * time.Second // of program run time since the last snapshot
 )
+
+// autoKeep is how many automatic snapshots are kept, besides each run's
+// first (a variable so that tests can make pruning happen).
+var autoKeep = 16
+
+// prune drops automatic snapshots beyond autoKeep: first those off the
+// current history and every branch (a future abandoned by going back),
+// then the oldest. The first snapshot of a run and the person's own stay.
+func (s *Session) prune() {
+	first := map[int]int{} // run -> id of its first snapshot
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if f, ok := first[sn.run]; !ok || len(sn.Steps) < len(s.snaps[f].Steps) {
+			first[sn.run] = id
+		}
+	}
+	onLine := func(sn *snap) bool {
+		if sn.run == s.run && isPrefix(sn.Steps, s.Timeline.Steps) {
+			return true
+		}
+		for _, b := range s.branches {
+			if isPrefix(sn.Steps, b) {
+				return true
+			}
+		}
+		return false
+	}
+	var off, on []int
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if !sn.Auto || first[sn.run] == id {
+			continue
+		}
+		if onLine(sn) {
+			on = append(on, id)
+		} else {
+			off = append(off, id)
+		}
+	}
+	for _, id := range append(off, on...) {
+		if len(off)+len(on) <= autoKeep {
+			return
+		}
+		s.drop(id)
+		if len(off) > 0 && off[0] == id {
+			off = off[1:]
+		} else {
+			on = on[1:]
+		}
+	}
+}
+
+// drop deletes one snapshot.
+func (s *Session) drop(id int) {
+	sn := s.snaps[id]
+	_ = s.snap.Drop(sn.Snapshot)
+	delete(s.snaps, id)
+	for i, o := range s.order {
+		if o == id {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+}
 
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.

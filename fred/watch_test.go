@@ -42,3 +42,35 @@ func testReverseWatchGDB(t *testing.T, backend string) {
 	// Forward again from there works.
 	ts.must("continue", `Breakpoint 2, main`)
 }
+
+func TestAutomaticSnapshotsArePruned(t *testing.T) {
+	defer func(k int) { autoKeep = k }(autoKeep)
+	autoKeep = 2
+	ts := gdbSession(t, "watch", "fork")
+	ts.do("skip -gfi ./*/*")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("break 21", `Breakpoint`)
+	ts.must("continue", `main \(\) at .*watch.c:21`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	ts.must("fred-reverse-watch sum >= 0", `update \(i=277\)`)
+	auto := 0
+	for _, sn := range ts.snaps {
+		if sn.Auto && sn.ID != 1 {
+			auto++
+		}
+	}
+	if auto > 2 {
+		t.Errorf("%d automatic snapshots kept, want at most 2", auto)
+	}
+	if _, ok := ts.snaps[1]; !ok {
+		t.Error("the first snapshot was dropped")
+	}
+	if _, ok := ts.snaps[2]; !ok {
+		t.Error("the person's snapshot was dropped")
+	}
+	// Still exact after pruning: back and forth.
+	ts.must("fred-reverse-finish", `main \(\) at .*watch.c:20`)
+	ts.must("step", `update \(i=277\)`)
+	ts.must("fred-restart 2", `watch.c:21`)
+}
