@@ -136,8 +136,7 @@ func TestProgramInputAndPromptLookalike(t *testing.T) {
 	s.send("stop\r")
 	// The program prints a line that looks like gdb's prompt; fred must
 	// still wait for the real one.
-	s.expect(`\(gdb\) this line only looks like a prompt`)
-	s.expect(`exited with code 02(?s).*\(gdb\) `)
+	s.expect(`\(gdb\) this line only looks like a prompt(?s).*exited with code 02.*\(gdb\) `)
 	s.do("print 2+3", `\$1 = 5`)
 	s.do("fred-history", `now: the program has ended`)
 }
