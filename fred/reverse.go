@@ -55,46 +55,81 @@ func (s *Session) firstIndex() int {
 
 // goTo brings the program to the moment reached by steps.
 func (s *Session) goTo(steps []Step, st *revStats) error {
+	// The snapshot (or the live program) furthest along the way wins. A
+	// point reached by "next 1804" also serves for "next 1827": the rest
+	// is "next 23".
 	var best *snap
+	bestAt, bestDone := -1, 0
 	for _, sn := range s.snaps {
-		if sn.run == s.run && isPrefix(sn.Steps, steps) && (best == nil || len(sn.Steps) > len(best.Steps)) {
-			best = sn
+		if sn.run != s.run {
+			continue
+		}
+		if at, done, ok := along(sn.Steps, steps); ok && (at > bestAt || at == bestAt && done > bestDone) {
+			best, bestAt, bestDone = sn, at, done
 		}
 	}
 	if best == nil {
 		return ErrAtStart
 	}
-	// The live program may already be on the way: replaying from it is
-	// cheaper than a restore.
-	from := len(best.Steps)
-	live := s.running && isPrefix(s.Timeline.Steps, steps) && len(s.Timeline.Steps) >= from
-	if live {
-		from = len(s.Timeline.Steps)
+	if at, done, ok := along(s.Timeline.Steps, steps); s.running && ok && (at > bestAt || at == bestAt && done >= bestDone) {
+		bestAt, bestDone = at, done
 	} else {
 		if err := s.restore(best); err != nil {
 			return err
 		}
 		st.restores++
-		s.Timeline.Steps = append([]Step(nil), best.Steps...)
 	}
-	for _, step := range steps[from:] {
+	// What remains: the rest of a partly done counted step, then the
+	// steps after it.
+	var rest []Step
+	if bestDone > 0 {
+		part := steps[bestAt]
+		rest = append(rest, s.repeatOf(part, part.Cmd.Count-bestDone))
+		bestAt++
+	}
+	rest = append(rest, steps[bestAt:]...)
+	for _, step := range rest {
 		if _, err := s.replayStep(step); err != nil {
 			return err
 		}
 		st.replayed++
-		s.Timeline.Steps = append(s.Timeline.Steps, step)
 	}
+	s.Timeline.Steps = append([]Step(nil), steps...)
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	if n := len(s.Timeline.Steps); n > 0 {
 		last := &s.Timeline.Steps[n-1]
 		if !last.known() {
 			return s.learn(last)
 		}
-		if len(steps) > from {
+		if len(rest) > 0 {
 			return s.checkArrived(*last)
 		}
 	}
 	return nil
+}
+
+// along says how far the history have goes along the way to want: it
+// covers want[:at] and, when done > 0, the first done commands of the
+// counted step want[at] ("next 1804" of a "next 1827").
+func along(have, want []Step) (at, done int, ok bool) {
+	if isPrefix(have, want) {
+		return len(have), 0, true
+	}
+	n := len(have)
+	if n == 0 || n > len(want) || !isPrefix(have[:n-1], want) {
+		return 0, 0, false
+	}
+	h, w := have[n-1].Cmd, want[n-1].Cmd
+	if h.Op != w.Op || (h.Op != P.OpNext && h.Op != P.OpStep) || h.Count >= w.Count ||
+		have[n-1].Stop != P.StopDone || strings.Join(have[n-1].Bps, " ") != strings.Join(want[n-1].Bps, " ") {
+		return 0, 0, false
+	}
+	return n - 1, h.Count, true
+}
+
+// repeatOf is the step "op k" with the command and breakpoints of st.
+func (s *Session) repeatOf(st Step, k int) Step {
+	return repeatStep(s, st.Cmd.Op, k, st.Bps)
 }
 
 // learn records where a made-up step ended, now that it has run.
