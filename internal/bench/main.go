@@ -26,7 +26,7 @@ var (
 	bound   = flag.Duration("bound", 60*time.Second, "skip a measurement whose projected time is longer than this")
 	verbose = flag.Bool("v", false, "print what fred printed for each measured command")
 	noTrace = flag.Bool("notrace", false, "do not trace fred's traffic with gdb (no breakdown of where the time goes)")
-	only    = flag.String("only", "", "run only these parts, comma-separated: snapshots,small,long,history,attach")
+	only    = flag.String("only", "", "run only these parts, comma-separated: snapshots,small,long,history,attach,watch")
 )
 
 // want reports whether a part of the bench is to run.
@@ -93,7 +93,13 @@ func run() int {
 	if want("attach") {
 		b.gdbAttach()
 	}
+	if want("watch") {
+		b.reverseWatch()
+	}
 	b.notBuilt()
+	if want("watch") {
+		b.dropWatchPlaceholders()
+	}
 
 	b.note("load average at the end: %s (at the start: %s); the machine has %d CPUs, and other work on it makes the timings vary", loadAvg(), load0, runtime.NumCPU())
 	b.print(os.Stdout)

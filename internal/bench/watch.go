@@ -1,0 +1,653 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The DAG-cycle benchmark of the FReD paper's Table 3 (DESIGN.md,
+// "Performance targets"): testdata/bench_dag.c inserts edges into a graph
+// that must stay acyclic, and one late edge closes a cycle; the person asks
+// fred-reverse-watch has_cycle() == 1 from a breakpoint on done().
+
+const (
+	dagSection = "Reverse-watch: the DAG-cycle benchmark of the paper's Table 3 (bench_dag.c; fred-reverse-watch has_cycle() == 1)"
+	dagNodes   = 34546  // the paper's N
+	dagEdges   = 421576 // the paper's N
+	dagWatch   = "fred-reverse-watch has_cycle() == 1"
+	// dagWatchBase is the smallest graph the reverse-watch is measured on
+	// (in edges); the others are 2x, 4x and 8x, as N, 2N, 4N, 8N.
+	dagWatchBase = 125
+)
+
+// The paper's Table 3, by scale: native, with assert, reverse-watch (s).
+var dagPaper = map[int][3]string{
+	1: {"0.010 s", "98.5 s", "15.1 s"},
+	2: {"0.018 s", "228 s", "15.2 s"},
+	4: {"0.032 s", "526 s", "18.7 s"},
+	8: {"0.066 s", "1058 s", "19.1 s"},
+}
+
+var (
+	dagHeadRe  = regexp.MustCompile(`dag: (\d+) nodes, (\d+) edges; edge (\d+) \((\d+) -> (\d+)\) closes a cycle`)
+	dagProbeRe = regexp.MustCompile(`they add up to ([\d.]+) s`)
+	dagFailRe  = regexp.MustCompile(`assert: has_cycle\(\) == 0 fails after edge (\d+)`)
+	watchRe    = regexp.MustCompile(`fred: 'fred-reverse-watch' took ([\d.]+) s \(([^)]*)\)`)
+	countRe    = regexp.MustCompile(`(\d+) ([a-z][a-z ]*)`)
+	printRe    = regexp.MustCompile(`\$\d+ = (-?\d+)`)
+)
+
+// dagInfo is what bench_dag says first: its size and the edge that closes
+// the cycle.
+type dagInfo struct{ nodes, edges, k, u, v int }
+
+func parseDag(out string) (dagInfo, error) {
+	m := dagHeadRe.FindStringSubmatch(out)
+	if m == nil {
+		return dagInfo{}, fmt.Errorf("no 'dag: ...' line in:\n%s", indent(tail(out, 5)))
+	}
+	var n [5]int
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	return dagInfo{n[0], n[1], n[2], n[3], n[4]}, nil
+}
+
+func scaleName(s int) string {
+	if s == 1 {
+		return "N"
+	}
+	return strconv.Itoa(s) + "N"
+}
+
+// edgesArg is bench_dag's argument for a graph of e edges with the
+// paper's ratio of nodes to edges.
+func edgesArg(e int) string {
+	return fmt.Sprintf("%d:%d", max(2, e*dagNodes/dagEdges), e)
+}
+
+// runDag runs bench_dag natively and returns its output, wall time and exit
+// status.
+func (b *bench) runDag(args ...string) (string, float64, int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*(*bound))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.bins["bench_dag"], args...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start).Seconds()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code, err = ee.ExitCode(), nil
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("bench_dag %s: did not finish in %s", strings.Join(args, " "), secs(2*bound.Seconds()))
+	}
+	return string(out), took, code, err
+}
+
+// native runs bench_dag args reps times without debugger.
+func (b *bench) dagNative(reps int, args ...string) (sample, dagInfo, error) {
+	var s sample
+	var info dagInfo
+	for i := 0; i < reps; i++ {
+		out, took, code, err := b.runDag(args...)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("bench_dag %s exited with status %d:\n%s", strings.Join(args, " "), code, indent(tail(out, 5)))
+		}
+		if err == nil {
+			info, err = parseDag(out)
+		}
+		if err != nil {
+			return s, info, err
+		}
+		s = append(s, took)
+	}
+	return s, info, nil
+}
+
+// dagAssert runs bench_dag args assert once: the time until the assert
+// fires.
+func (b *bench) dagAssert(args string) (float64, error) {
+	out, took, code, err := b.runDag(args, "assert")
+	if err != nil {
+		return 0, err
+	}
+	info, err := parseDag(out)
+	if err != nil {
+		return 0, err
+	}
+	m := dagFailRe.FindStringSubmatch(out)
+	if code != 3 || m == nil || m[1] != strconv.Itoa(info.k) {
+		return 0, fmt.Errorf("bench_dag %s assert: want the assert to fail at edge %d (status 3), got status %d:\n%s", args, info.k, code, indent(tail(out, 5)))
+	}
+	return took, nil
+}
+
+// dagProbe runs bench_dag args probe: what the checks of "assert" add up
+// to, from has_cycle() timed at 17 points.
+func (b *bench) dagProbe(args string) (float64, error) {
+	out, _, code, err := b.runDag(args, "probe")
+	if err == nil && code != 0 {
+		err = fmt.Errorf("bench_dag %s probe exited with status %d:\n%s", args, code, indent(tail(out, 5)))
+	}
+	if err != nil {
+		return 0, err
+	}
+	m := dagProbeRe.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("bench_dag %s probe: no 'they add up to' in:\n%s", args, indent(tail(out, 5)))
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+// watchPoint is one size of the reverse-watch.
+type watchPoint struct {
+	edges    int
+	info     dagInfo
+	cont     float64 // the `continue` to done() under fred
+	wall     float64 // the reverse-watch, wall clock around Exec
+	fredSays float64
+	counts   map[string]int // fred's: snapshots, restores, replayed commands, evaluations
+	prof     profile
+	skipped  string
+	err      error
+}
+
+func (p watchPoint) statements() int { return 2 * p.edges } // main's loop: two a turn
+
+func (b *bench) reverseWatch() {
+	sec := dagSection
+	bin, err := compile(b.root, b.tmp, "bench_dag")
+	if err != nil {
+		b.fail(sec, "compile testdata/bench_dag.c", "-", err)
+		return
+	}
+	b.bins["bench_dag"] = bin
+	reps := 5
+	scales := []int{1, 2, 4, 8}
+	watchSizes := []int{dagWatchBase, 2 * dagWatchBase, 4 * dagWatchBase, 8 * dagWatchBase}
+	checkSizes := []int{4000, 16000, 32000}
+	if *quick {
+		reps = 3
+		watchSizes = watchSizes[:2]
+		checkSizes = checkSizes[:2]
+	}
+
+	// Native.
+	progress("DAG cycle: native runs at N, 2N, 4N, 8N")
+	native := map[int]sample{}
+	for _, s := range scales {
+		measure := fmt.Sprintf("native run, %s (%s nodes, %s edges)", scaleName(s), commas(s*dagNodes), commas(s*dagEdges))
+		t, info, err := b.dagNative(reps, strconv.Itoa(s))
+		if err != nil {
+			b.fail(sec, measure, "-", err)
+			continue
+		}
+		native[s] = t
+		b.add(row{section: sec, measure: measure, fred: dagPaper[s][0], target: "-", got: t.String(),
+			comments: fmt.Sprintf("whole process; edge %s (%d -> %d) closes the cycle", commas(info.k), info.u, info.v)})
+	}
+
+	// Assert after every insertion: measured where it fits the bound, else
+	// projected by the probe (has_cycle() timed at 17 fill levels (fastest of 3 timings each) and
+	// integrated), which is checked against measured runs at small sizes.
+	progress("DAG cycle: an assert after every insertion (measured at small sizes, probed at N..8N)")
+	fmt.Fprintf(&b.details, "\nDAG cycle, an assert after every insertion: measured, and as the probe projects it (native run + has_cycle() timed at 17 fill levels (fastest of 3 timings each), integrated):\n")
+	fmt.Fprintf(&b.details, "  %9s  %7s  %12s  %12s  %s\n", "edges", "nodes", "measured", "probe says", "probe/measured")
+	var ratios []float64
+	for _, e := range checkSizes {
+		arg := edgesArg(e)
+		got, err := b.dagAssert(arg)
+		var est float64
+		var nat sample
+		if err == nil {
+			if est, err = b.dagProbe(arg); err == nil {
+				nat, _, err = b.dagNative(1, arg)
+			}
+		}
+		if err != nil {
+			b.note("DAG cycle: checking the assert projection at %s edges failed: %v", commas(e), err)
+			continue
+		}
+		est += nat.median()
+		ratios = append(ratios, est/got)
+		fmt.Fprintf(&b.details, "  %9s  %7s  %12s  %12s  %.2f\n", commas(e), commas(max(2, e*dagNodes/dagEdges)), secs(got), secs(est), est/got)
+	}
+	for _, s := range scales {
+		measure := fmt.Sprintf("with an assert after every insertion, %s", scaleName(s))
+		est, err := b.dagProbe(strconv.Itoa(s))
+		if err != nil {
+			b.fail(sec, measure, "-", err)
+			continue
+		}
+		est += native[s].median()
+		if est <= bound.Seconds() {
+			got, err := b.dagAssert(strconv.Itoa(s))
+			if err != nil {
+				b.fail(sec, measure, "-", err)
+				continue
+			}
+			b.add(row{section: sec, measure: measure, fred: dagPaper[s][1], target: "-", got: secs(got) + " (n=1)",
+				comments: fmt.Sprintf("until the assert fires at 90%% of the insertions; the probe said %s", secs(est))})
+			continue
+		}
+		b.add(row{section: sec, measure: measure, fred: dagPaper[s][1], target: "-", got: "about " + secs(est) + " (projected)",
+			comments: fmt.Sprintf("not run: over the %s bound. has_cycle() is a full depth-first search, O(nodes+edges), after each of %s insertions: quadratic", secs(bound.Seconds()), commas(s*dagEdges*9/10+1))})
+	}
+	if len(ratios) > 0 {
+		lo, hi := ratios[0], ratios[0]
+		for _, r := range ratios {
+			lo, hi = math.Min(lo, r), math.Max(hi, r)
+		}
+		b.note("DAG cycle, assert after every insertion: the paper's figures grow about linearly (98 s to 1058 s from N to 8N), ours at least quadratically, as a full depth-first search after every insertion must (more than 4x per doubling once the graph outgrows the caches); the projection from has_cycle() timed at 17 fill levels (fastest of 3 timings each) agrees with measured runs within a factor %.2f-%.2f (up to %s edges).",
+			lo, hi, commas(checkSizes[len(checkSizes)-1]))
+	}
+
+	// Reverse-watch: as large as the bound allows.
+	var done []watchPoint
+	project := func(e int) (float64, string) {
+		var ok []watchPoint
+		for _, p := range done {
+			if p.skipped == "" && p.err == nil {
+				ok = append(ok, p)
+			}
+		}
+		if len(ok) == 0 {
+			return 0, ""
+		}
+		last := ok[len(ok)-1]
+		if k, good := powerFit(ok); good {
+			return last.wall * math.Pow(float64(e)/float64(last.edges), k),
+				fmt.Sprintf("time ~ edges^%.2f, least squares over %d sizes measured", k, len(ok))
+		}
+		return last.wall * float64(e) / float64(last.edges), "proportional to " + commas(last.edges) + " edges"
+	}
+	for _, e := range watchSizes {
+		measure := fmt.Sprintf("reverse-watch, %s edges / %s nodes", commas(e), commas(max(2, e*dagNodes/dagEdges)))
+		if est, how := project(e); est > bound.Seconds() {
+			why := fmt.Sprintf("projected %.0f s (%s), over the %.0f s bound", est, how, bound.Seconds())
+			b.add(row{section: sec, measure: measure, fred: "-", target: "-", got: "not run", comments: why})
+			done = append(done, watchPoint{edges: e, skipped: why})
+			continue
+		}
+		progress("DAG cycle: %s over %s edges", dagWatch, commas(e))
+		p := b.watchCase(e, false)
+		done = append(done, p)
+		var se *stoppedError
+		switch {
+		case errors.As(p.err, &se):
+			b.add(row{section: sec, measure: measure, fred: "-", target: "-",
+				got: fmt.Sprintf("over %s (stopped)", secs(se.limit.Seconds())), verdict: "MISSES", comments: se.Error()})
+		case p.err != nil:
+			b.fail(sec, measure, "-", p.err)
+		default:
+			b.add(row{section: sec, measure: measure, fred: "-", target: "-", got: secs(p.wall) + " (n=1)",
+				comments: fmt.Sprintf("%s; fred says %s; the `continue` took %s; landed in add_edge(u=%d, v=%d), edge %s, checked",
+					p.countString(), secs(p.fredSays), secs(p.cont), p.info.u, p.info.v, commas(p.info.k))})
+		}
+	}
+	var ok []watchPoint
+	for _, p := range done {
+		if p.skipped == "" && p.err == nil {
+			ok = append(ok, p)
+		}
+	}
+	// Where the time goes (a traced run at the largest size measured,
+	// where the parts that grow weigh most), and from it the model that
+	// projects to the paper's sizes.
+	var model *watchModel
+	var traced watchPoint
+	if len(ok) > 0 && !*noTrace {
+		big := ok[len(ok)-1]
+		progress("DAG cycle: %s over %s edges, traced for the breakdown", dagWatch, commas(big.edges))
+		traced = b.watchCase(big.edges, true)
+		if traced.err != nil {
+			b.note("DAG cycle: the traced run for the breakdown failed: %v", traced.err)
+		} else if m, good := newWatchModel(traced); good {
+			model = &m
+		}
+	}
+	project = func(e int) (float64, string) {
+		if model != nil {
+			return model.at(2 * e), fmt.Sprintf("by the model from the traced run over %s edges (%s)", commas(traced.edges), model)
+		}
+		// A line through the sizes measured: a lower bound, as it leaves
+		// out that each evaluation replays further as the graph grows.
+		if len(ok) < 2 {
+			return ok[0].wall * float64(e) / float64(ok[0].edges), "proportional to " + commas(ok[0].edges) + " edges (a lower bound)"
+		}
+		first, last := ok[0], ok[len(ok)-1]
+		slope := (last.wall - first.wall) / float64(last.edges-first.edges)
+		return last.wall + slope*float64(e-last.edges), fmt.Sprintf("by a line through %s and %s edges (a lower bound: no trace for the model)", commas(first.edges), commas(last.edges))
+	}
+
+	// The paper's sizes, projected.
+	mw := b.fredMaxWalk()
+	est := map[int]float64{}
+	for _, s := range scales {
+		measure := fmt.Sprintf("reverse-watch, %s (%s nodes, %s edges)", scaleName(s), commas(s*dagNodes), commas(s*dagEdges))
+		target, under := "-", 0.0
+		if s == 1 {
+			target, under = "under 3 s", 3
+		}
+		if len(ok) == 0 {
+			b.add(row{section: sec, measure: measure, fred: dagPaper[s][2], target: target, got: "not measured", comments: "no smaller size was measured either"})
+			continue
+		}
+		t, how := project(s * dagEdges)
+		est[s] = t
+		v := ""
+		if under > 0 {
+			v = "MISSES"
+			if t < under {
+				v = "meets (projected)"
+			}
+		}
+		c := fmt.Sprintf("not run: projected %s", how)
+		if st := 2 * s * dagEdges; mw > 0 && st > mw {
+			c += fmt.Sprintf("; fred would refuse anyway: the `continue` covers about %s statements, more than its walk limit (maxWalk = %s)", commas(st), commas(mw))
+		}
+		if k, ev, good := evalFit(ok); good {
+			last := ok[len(ok)-1]
+			c += fmt.Sprintf("; about %.0f evaluations (%.2f more per doubling measured) and %s replayed commands (the walk: one per statement), with about as many snapshots and restores as at %s edges (%d, %d)",
+				ev+k*math.Log2(float64(s*dagEdges)/float64(last.edges)), k, commas(2*s*dagEdges+last.counts["replayed commands"]-last.statements()),
+				commas(last.edges), last.counts["snapshots"], last.counts["restores"])
+		}
+		b.add(row{section: sec, measure: measure, fred: dagPaper[s][2], target: target, got: fmt.Sprintf("about %s (projected)", secs(t)), verdict: v, comments: c})
+	}
+	// Growth and evaluations.
+	if len(ok) >= 2 {
+		first, last := ok[0], ok[len(ok)-1]
+		f := float64(last.edges) / float64(first.edges)
+		g := last.wall / first.wall
+		got := fmt.Sprintf("%.2fx (%s to %s edges, measured)", g, commas(first.edges), commas(last.edges))
+		c := fmt.Sprintf("%s to %s", secs(first.wall), secs(last.wall))
+		if f != 8 {
+			got = fmt.Sprintf("%.2fx for %gx (%s to %s edges, measured)", g, f, commas(first.edges), commas(last.edges))
+		}
+		if model != nil {
+			c += fmt.Sprintf("; at these sizes the fixed part (snapshots, restores, attaches: about %s) is much of the time, so the ratio understates the growth; projected from N to 8N: %.2fx", secs(model.fixed), est[8]/est[1])
+		}
+		v := "MISSES"
+		if g <= 1.3 {
+			v = "meets"
+		}
+		b.add(row{section: sec, measure: "growth of the reverse-watch time for 8x the graph", fred: "1.27x (N to 8N)", target: "at most 1.3x", got: got, verdict: v, comments: c})
+
+		var l []string
+		worst := 0.0
+		for _, p := range ok {
+			lg := math.Log2(float64(p.statements()))
+			l = append(l, fmt.Sprintf("%d at %s statements (log2 %.1f)", p.counts["evaluations"], commas(p.statements()), lg))
+			worst = math.Max(worst, float64(p.counts["evaluations"])-lg)
+		}
+		k, _, _ := evalFit(ok)
+		v = "MISSES"
+		if k <= 1.5 && worst <= 8 {
+			v = "meets"
+		}
+		b.add(row{section: sec, measure: "expression evaluations per reverse-watch", fred: "about log2(N)", target: "about log2(N)",
+			got: fmt.Sprintf("%.2f more per doubling", k), verdict: v,
+			comments: strings.Join(l, ", ") + "; meets means at most 1.5 more per doubling and at most log2 + 8 (the levels: commands, `next`s, the statements of one add_edge)"})
+	}
+
+	// The curve, and where the time goes.
+	fmt.Fprintf(&b.details, "\nDAG cycle, reverse-watch by graph size (fred's counts; statements: main's loop, 2 per edge):\n")
+	fmt.Fprintf(&b.details, "  %7s  %6s  %10s  %9s  %13s  %9s  %8s  %8s  %11s  %13s  %s\n", "edges", "nodes", "statements", "continue", "reverse-watch", "snapshots", "restores", "replayed", "evaluations", "per statement", "model")
+	for _, p := range done {
+		switch {
+		case p.skipped != "":
+			fmt.Fprintf(&b.details, "  %7s  not run: %s\n", commas(p.edges), p.skipped)
+		case p.err != nil:
+			fmt.Fprintf(&b.details, "  %7s  failed: %s\n", commas(p.edges), firstLine(p.err.Error()))
+		default:
+			m := "-"
+			if model != nil {
+				m = secs(model.at(p.statements()))
+			}
+			fmt.Fprintf(&b.details, "  %7s  %6s  %10s  %9s  %13s  %9d  %8d  %8d  %11d  %10.2f ms  %s\n", commas(p.edges), commas(p.info.nodes), commas(p.statements()),
+				secs(p.cont), secs(p.wall), p.counts["snapshots"], p.counts["restores"], p.counts["replayed commands"], p.counts["evaluations"], 1000*p.wall/float64(p.statements()), m)
+		}
+	}
+	if traced.err == nil && traced.counts != nil {
+		fmt.Fprintf(&b.details, "\nWhere the time of '%s' goes over %s edges (traced: %s; untraced %s; %s):\n",
+			dagWatch, commas(traced.edges), secs(traced.prof.total.Seconds()), secs(ok[len(ok)-1].wall), traced.countString())
+		traced.prof.write(&b.details, "    ", 1)
+		b.note("DAG cycle: %s", dominates(traced))
+	}
+	if model != nil {
+		n := 2 * dagEdges
+		f := float64(n) / model.s0
+		b.note("DAG cycle: the model (%s) puts the reverse-watch at N at %s: %s walking the `continue` one `next` at a time, %s replaying `next K` from the snapshot before the `continue` for each of about %.0f evaluations (the snapshots fred keeps on the way are not used for these: a moment 'next K' is not an extension of 'next J'), %s fixed (snapshots, restores, attaches). The walk costs %.2f ms per statement (one gdb round trip for each `next` over add_edge), a replay %.2f ms per statement of the loop (gdb's own `next K`: it single-steps each line and runs each add_edge to its return).",
+			model, secs(model.at(n)), secs(model.walk*f), secs(model.replay*f*(model.n0+math.Log2(f))/model.n0), model.n0+math.Log2(f), secs(model.fixed),
+			1000*model.walk/model.s0, 1000*model.replay/model.n0/model.s0)
+	}
+}
+
+// watchModel projects the reverse-watch time from a traced run over s0
+// statements: a fixed part (snapshots, restores, attaches), the walk that
+// counts the `next`s of the `continue` (one round trip each: grows with
+// s), and the counted `next K` replays, one per evaluation at that level
+// (each grows with s, and there is one more per doubling):
+//
+//	T(s) = fixed + walk*f + replay*f*(n0+log2 f)/n0,  f = s/s0
+//
+// The parts are the traced run's own (tracing slows fred a little).
+type watchModel struct {
+	s0                  float64
+	fixed, walk, replay float64 // seconds at s0
+	n0                  float64 // counted `next K` replays at s0
+}
+
+func newWatchModel(p watchPoint) (watchModel, bool) {
+	r, w := p.prof.parts[kind("next 2")], p.prof.parts[kind("next")]
+	if r == nil || w == nil || r.n == 0 || p.prof.total <= 0 {
+		return watchModel{}, false
+	}
+	m := watchModel{s0: float64(p.statements()), walk: w.d.Seconds(), replay: r.d.Seconds(), n0: float64(r.n)}
+	m.fixed = p.prof.total.Seconds() - m.walk - m.replay
+	return m, m.fixed >= 0
+}
+
+func (m watchModel) at(s int) float64 {
+	f := float64(s) / m.s0
+	return m.fixed + m.walk*f + m.replay*f*(m.n0+math.Log2(f))/m.n0
+}
+
+func (m watchModel) String() string {
+	return fmt.Sprintf("at %s statements: %s fixed + %s walk + %s in %.0f replays", commas(int(m.s0)), secs(m.fixed), secs(m.walk), secs(m.replay), m.n0)
+}
+
+// watchCase runs one reverse-watch on a graph of e edges: the session
+// recipe of the paper, then checks where fred landed.
+func (b *bench) watchCase(e int, traced bool) watchPoint {
+	p := watchPoint{edges: e}
+	arg := edgesArg(e)
+	if _, p.info, p.err = b.dagNative(1, arg); p.err != nil {
+		return p
+	}
+	x, err := startSession(b.tmp, b.bins["bench_dag"], traced)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	defer func() {
+		if cerr := x.close(); cerr != nil {
+			b.note("DAG cycle, %s edges: %v", commas(e), cerr)
+		}
+	}()
+	if p.err = x.must("skip -gfi ./*/*", "break main", "run "+arg, "break done"); p.err != nil {
+		return p
+	}
+	out, took, err := x.doWithin("continue", 2*(*bound))
+	if err == nil && !strings.Contains(out, "done ()") {
+		err = fmt.Errorf("continue did not stop in done():\n%s", indent(tail(out, 5)))
+	}
+	if err != nil {
+		p.err = err
+		return p
+	}
+	p.cont = took.Seconds()
+	out, took, err = x.doWithin(dagWatch, 2*(*bound))
+	if *verbose {
+		fmt.Printf("--- %s (%s edges)\n%s", dagWatch, commas(e), out)
+	}
+	if err != nil {
+		p.err = err
+		return p
+	}
+	p.wall, p.prof = took.Seconds(), x.prof
+	m := watchRe.FindStringSubmatch(out)
+	if m == nil {
+		p.err = fmt.Errorf("no \"'fred-reverse-watch' took\" line in:\n%s", indent(tail(out, 5)))
+		return p
+	}
+	p.fredSays, _ = strconv.ParseFloat(m[1], 64)
+	p.counts = map[string]int{}
+	for _, c := range countRe.FindAllStringSubmatch(m[2], -1) {
+		n, _ := strconv.Atoi(c[1])
+		p.counts[strings.TrimSpace(c[2])] = n
+	}
+	p.err = b.checkLanding(x, out, p.info)
+	return p
+}
+
+// checkLanding checks fred landed in add_edge on the line that links the
+// cycle-closing edge, before it runs.
+func (b *bench) checkLanding(x *session, out string, info dagInfo) error {
+	link := sourceLine(filepath.Join(b.root, "testdata", "bench_dag.c"), "/* links the edge */")
+	if !strings.Contains(out, "is 0 here") || lineOf(out) != link {
+		return fmt.Errorf("%s landed in the wrong place (want line %d of bench_dag.c, in add_edge, with the expression 0):\n%s", dagWatch, link, indent(tail(out, 5)))
+	}
+	for _, c := range []struct{ cmd, want string }{
+		{"print has_cycle()", "0"},
+		{"print u", strconv.Itoa(info.u)},
+		{"print v", strconv.Itoa(info.v)},
+		{"print nedges", strconv.Itoa(info.k)},
+		{"step", ""},
+		{"print has_cycle()", "1"},
+	} {
+		o, _, err := x.do(c.cmd)
+		if err != nil {
+			return err
+		}
+		if c.want == "" {
+			continue
+		}
+		m := printRe.FindAllStringSubmatch(o, -1)
+		if m == nil || m[len(m)-1][1] != c.want {
+			return fmt.Errorf("after %s: '%s' should print %s (edge %d: %d -> %d closes the cycle), got:\n%s", dagWatch, c.cmd, c.want, info.k, info.u, info.v, indent(tail(o, 3)))
+		}
+	}
+	return nil
+}
+
+// sourceLine is the number of the first line of file containing s, or 0.
+func sourceLine(file, s string) int {
+	for i, l := range strings.Split(readFile(file), "\n") {
+		if strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func (p watchPoint) countString() string {
+	return fmt.Sprintf("%d snapshots, %d restores, %d replayed commands, %d evaluations (fred's count)",
+		p.counts["snapshots"], p.counts["restores"], p.counts["replayed commands"], p.counts["evaluations"])
+}
+
+// powerFit fits time = c * edges^k by least squares on the logarithms.
+func powerFit(ps []watchPoint) (k float64, good bool) {
+	if len(ps) < 2 {
+		return 0, false
+	}
+	var sx, sy, sxx, sxy float64
+	for _, p := range ps {
+		x, y := math.Log(float64(p.edges)), math.Log(p.wall)
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	n := float64(len(ps))
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0, false
+	}
+	k = (n*sxy - sx*sy) / d
+	return k, k > 0
+}
+
+// evalFit fits evaluations = a + k*log2(edges): k is the evaluations added
+// per doubling; at is the fitted value at the largest size.
+func evalFit(ps []watchPoint) (k, at float64, good bool) {
+	if len(ps) < 2 {
+		return 0, 0, false
+	}
+	var sx, sy, sxx, sxy float64
+	for _, p := range ps {
+		x, y := math.Log2(float64(p.edges)), float64(p.counts["evaluations"])
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	n := float64(len(ps))
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0, 0, false
+	}
+	k = (n*sxy - sx*sy) / d
+	a := (sy - k*sx) / n
+	return k, a + k*math.Log2(float64(ps[len(ps)-1].edges)), true
+}
+
+// dominates says, from a traced run, what the two largest parts of the
+// reverse-watch's time are.
+func dominates(p watchPoint) string {
+	type kv struct {
+		k string
+		v *part
+	}
+	var l []kv
+	for k, v := range p.prof.parts {
+		l = append(l, kv{k, v})
+	}
+	if len(l) == 0 || p.prof.total <= 0 {
+		return "no breakdown (empty trace)"
+	}
+	for i := range l {
+		for j := i + 1; j < len(l); j++ {
+			if l[j].v.d > l[i].v.d {
+				l[i], l[j] = l[j], l[i]
+			}
+		}
+	}
+	var s []string
+	for _, x := range l[:min(2, len(l))] {
+		c := ""
+		if x.v.n > 0 {
+			c = fmt.Sprintf(", %d x %.1f ms", x.v.n, ms(x.v.d)/float64(x.v.n))
+		}
+		s = append(s, fmt.Sprintf("%s %.0f%% (%s%s)", x.k, 100*float64(x.v.d)/float64(p.prof.total), secs(x.v.d.Seconds()), c))
+	}
+	return fmt.Sprintf("over %s edges the reverse-watch's time is mostly %s", commas(p.edges), strings.Join(s, " and "))
+}
+
+// dropWatchPlaceholders removes the "not measured" rows of the
+// reverse-watch targets once the DAG benchmark has measured them.
+func (b *bench) dropWatchPlaceholders() {
+	var keep []row
+	for _, r := range b.rows {
+		if r.section == "Not measurable yet" && (strings.HasPrefix(r.measure, "reverse-watch") ||
+			strings.HasPrefix(r.measure, "growth of that time") || strings.HasPrefix(r.measure, "expression evaluations per reverse-watch")) {
+			continue
+		}
+		keep = append(keep, r)
+	}
+	b.rows = keep
+}
