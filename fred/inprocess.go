@@ -149,9 +149,12 @@ func (s *Session) ipStarted() {
 	if s.ip == nil {
 		return
 	}
-	if _, err := s.location(); err != nil {
+	loc, err := s.location()
+	if err != nil {
 		return
 	}
+	d, _ := s.depth()
+	s.Timeline.Start = Step{At: loc, Depth: d}
 	s.running = true
 	s.pid, _ = s.Pid()
 	s.refreshBreakpoints()

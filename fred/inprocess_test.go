@@ -275,6 +275,23 @@ func TestPDBProgramInput(t *testing.T) {
 	ts.must("c", `count\? 5\r?\ntotal=10 pid=\d+\r?\nThe program finished`)
 }
 
+// The first snapshot is at the program's first line, before any command:
+// going back reaches it.
+func TestPDBReverseToTheStart(t *testing.T) {
+	ts, _ := pdbSession(t, "steps.py")
+	runRevCases(t, ts, []string{"total"}, []revCase{
+		{cmd: "fred-list", mark: "L1"},
+		{cmd: "n", mark: "L2"},
+		{cmd: "n", mark: "L5"},
+		{cmd: "fred-rs", land: "L2"},
+		{cmd: "fred-rn", land: "L1"},
+		{cmd: "n", land: "L2"},
+		{cmd: "fred-rs 5", land: "L1"},
+	})
+	ts.must("fred-rs", `already at the first snapshot`)
+	ts.must("fred-rf", `already at the first snapshot`)
+}
+
 func TestPDBReverseStepNextFinish(t *testing.T) {
 	ts, _ := pdbSession(t, "steps.py")
 	ts.must("b main", `Breakpoint 1`)
@@ -400,4 +417,259 @@ func TestPDBReverseFromPostMortem(t *testing.T) {
 	ts.must("p p.value", `^1`)
 	ts.must("n", `\(13\)walk\(\)`)
 	ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
+}
+
+// perl -d
+
+func perlSession(t *testing.T, fixture string) (*tsession, *feeder) {
+	t.Helper()
+	ts, f := inprocSession(t, P.Perl, []string{"perl", "-d", script(fixture)})
+	if out := ts.out.take(); !regexp.MustCompile(`(?s)Loading DB routines from perl5db.pl.*main::\(.*` + fixture + `:\d+\):.*fred: snapshot 1 taken at the first stop`).MatchString(out) {
+		t.Fatalf("perl -d's first stop:\n%s", out)
+	}
+	return ts, f
+}
+
+func TestPerlForwardAndHistory(t *testing.T) {
+	ts, _ := perlSession(t, "steps.pl")
+	if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
+		t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
+	}
+	ts.must("n", `^main::\(.*steps.pl:19\):\r?\n19:\tfor my \$i \(0 \.\. 4\) \{\r?\n$`)
+	ts.must("n", `steps.pl:20\):`)
+	ts.must("s", `^main::square\(.*steps.pl:8\):`)
+	ts.must("", `steps.pl:9\):`) // an empty line repeats s
+	ts.must("p $x", `^0\r?\n$`)
+	ts.must("$x = 7", ``)
+	ts.must("p $x", `^7\r?\n$`)
+	ts.must("$x = ;", `syntax error`)
+	ts.must("n", `steps.pl:10\):`)
+	ts.must("p $r", `^49\r?\n$`)
+	ts.must("T", `main::square\(0\) called from file`)
+	ts.must("r", `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`)
+	ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×2, step ×2, \$x = 7, next, finish\n  now: main:: at steps.pl:21, depth 1, after 'finish'`)
+	ts.must("b fact", ``)
+	ts.must("c", `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`)
+	ts.must("L b", `steps.pl:\r?\n 14:`)
+	ts.must("B *", `Deleting all breakpoints`)
+	ts.must("c", `(?s)fact=120\r?\nDebugged program terminated\.`)
+	if ts.running {
+		t.Fatal("the program ended, but fred thinks it runs")
+	}
+	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+	ts.must("n", `Use 'q' to quit or 'R' to restart`)
+	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+	// R runs the program again in the same process (exec): a new run.
+	ts.must("R", `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`)
+	ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   run\n  \[ckpt 2\]  \n`)
+	ts.must("n", `steps.pl:19\):`)
+	ts.must("fred-rs", `steps.pl:5\):`)
+	if err := ts.Exec("q"); err != ErrSessionOver {
+		t.Fatalf("q: %v, want the session to end", err)
+	}
+	select {
+	case <-ts.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("perl's q did not end the session")
+	}
+}
+
+type plState struct {
+	loc          string
+	pid          int
+	total, local string
+}
+
+func (ts *tsession) plState(local string) plState {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	pid, err := ts.Pid()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return plState{loc: loc.String(), pid: pid, total: ts.value("$total"), local: ts.value(local)}
+}
+
+func TestPerlCheckpointRestart(t *testing.T) {
+	ts, _ := perlSession(t, "steps.pl")
+	pid := ts.pid
+	ts.must("b 9", ``)
+	ts.must("c", `steps.pl:9\):`)
+	ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, \d+\.\d MB\)`)
+	at2 := ts.plState("$x")
+	ts.must("c", `^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`)
+	ts.must("$x = 5", ``)
+	ts.must("n", `steps.pl:10\)`)
+	ts.must("fred-checkpoint", `snapshot 3 taken`)
+	at3 := ts.plState("$r")
+	if at3.local != "25" || at3.pid != pid {
+		t.Fatalf("state at snapshot 3: %+v", at3)
+	}
+	ts.must("b 15", ``)
+	ts.must("DB::fred_enable(\""+script("steps.pl")+":9\", 0)", ``)
+	ts.must("c", `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`)
+
+	ts.must("fred-restart 2", `^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`)
+	if got := ts.plState("$x"); got != at2 {
+		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+	}
+	// The breakpoints are the person's as of now.
+	ts.must("L b", `(?s) 9:.*break if \(1\).* 15:.*break if \(1\)`)
+	ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*steps.pl:15\)`)
+	ts.must("fred-restart", `steps.pl:10\)`)
+	if got := ts.plState("$r"); got != at3 {
+		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+	}
+	ts.must("fred-restart 1", `steps.pl:5\)`)
+	ts.must("fred-restart 5", `there is no snapshot 5`)
+	out := ts.do("fred-list")
+	for _, want := range []string{"snapshots: CRIU", "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fred-list lacks %q:\n%s", want, out)
+		}
+	}
+	ts.must("c", `steps.pl:15\)`)
+	if ts.pid != pid {
+		t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
+	}
+}
+
+func TestPerlReverseStepNextFinish(t *testing.T) {
+	ts, _ := perlSession(t, "steps.pl")
+	runRevCases(t, ts, []string{"$total"}, []revCase{
+		{cmd: "fred-list", mark: "START"}, // main:5
+		{cmd: "n", mark: "S0"},            // main:19
+		{cmd: "n", mark: "S1"},            // main:20, $total += square($i)
+		{cmd: "s", mark: "S2"},            // square:8
+		{cmd: "n", mark: "S3"},            // square:9
+		{cmd: "n", mark: "S4"},            // square:10
+		{cmd: "n", mark: "S5"},            // main:21
+		{cmd: "n", mark: "S6"},            // main:20
+		{cmd: "fred-reverse-step", land: "S5"},
+		{cmd: "n", land: "S6"},
+		{cmd: "fred-rs", land: "S5"},
+		{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
+		{cmd: "fred-reverse-next", land: "S3"},
+		{cmd: "fred-reverse-finish", land: "S1"},
+		{cmd: "fred-rs", land: "S0"},
+		{cmd: "n", land: "S1"},
+		{cmd: "n", mark: "T1"},       // main:21, over the call
+		{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+		{cmd: "n", land: "T1"},
+		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+		{cmd: "s", land: "S2"},
+		{cmd: "fred-rn", land: "S1"}, // out of a just-entered sub to the call
+		{cmd: "s", land: "S2"},
+		{cmd: "r", land: "T1"}, // perl's r is gdb's finish
+		{cmd: "fred-rs", land: "S4"},
+		{cmd: "fred-undo", land: "S3"},
+		{cmd: "fred-rf", land: "S1"},
+		{cmd: "fred-rs 2", land: "START"},
+	})
+}
+
+func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
+	ts, _ := perlSession(t, "steps.pl")
+	ts.must("b 15", ``)
+	runRevCases(t, ts, []string{"$n"}, []revCase{
+		{cmd: "c", mark: "F5"},
+		{cmd: "c", mark: "F4"},
+		{cmd: "c", mark: "F3"},
+		{cmd: "fred-reverse-continue", land: "F4"},
+		{cmd: "fred-rc", land: "F5"},
+		{cmd: "c", land: "F4"},
+		{cmd: "n", mark: "F4a"}, // fact:16, n=4
+		{cmd: "s", mark: "F3s"}, // fact:14, a new $n
+		{cmd: "n", land: "F3"},
+		{cmd: "fred-reverse-finish", land: "F4a"},
+		{cmd: "fred-undo", land: "F4"},
+	})
+	ts.must("B *", `Deleting all breakpoints`)
+	ts.must("c", `(?s)fact=120\r?\nDebugged program terminated`)
+	ts.must("fred-reverse-step", `^main::\(.*steps.pl:24\):\r?\n24:\tprint "fact=\$f\\n";\r?\nfred: 'fred-reverse-step' took`)
+	ts.must("p $f", `^120\r?\n$`)
+	ts.must("fred-rn", `steps.pl:23\):`)
+	ts.must("n", `steps.pl:24\):`)
+	ts.must("c", `Debugged program terminated`)
+}
+
+func TestPerlReverseWatch(t *testing.T) {
+	ts, _ := perlSession(t, "watch.pl")
+	ts.must("b 19", ``)
+	ts.must("c", `watch.pl:19\)`)
+	if v := ts.value("$total >= 0"); v != `""` {
+		t.Fatalf("the fixture's invariant holds at the end: %s", v)
+	}
+	out := ts.must("fred-reverse-watch $total >= 0", `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`)
+	if !strings.Contains(out, `'$total >= 0' is 1 here; the next step makes it ""`) || !strings.Contains(out, "evaluations)") {
+		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+	}
+	if v := ts.value("$i"); v != "277" {
+		t.Fatalf("landed with $i=%s, want 277", v)
+	}
+	ts.must("s", `watch.pl:17\)|watch.pl:1[4-9]`)
+	if v := ts.value("$total >= 0"); v != `""` {
+		t.Fatalf("one step after the landing, $total >= 0 is %s", v)
+	}
+	ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now: no transition`)
+	ts.must("fred-reverse-watch 1 +", `'1 \+' is \(dies: syntax error at \(eval\).*both at the start`)
+	ts.must("c", `watch.pl:19\)`)
+	ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
+}
+
+func TestPerlInterruptAfterRestore(t *testing.T) {
+	ts, _ := perlSession(t, "spin.pl")
+	ts.must("n", `spin.pl:3\)`)
+	ts.must("n", `spin.pl:4\)`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	spin := func() {
+		t.Helper()
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			ts.Interrupt()
+		}()
+		ts.must("c", `spin.pl:4\)`)
+		if st := ts.Timeline.Now().Stop; st != P.StopSignal {
+			t.Errorf("Ctrl-C stop is %v", st)
+		}
+		if c := ts.value("$count"); c == "0" {
+			t.Fatalf("$count is %s after running", c)
+		}
+	}
+	spin()
+	ts.must("fred-restart 2", `spin.pl:4\)`)
+	if c := ts.value("$count"); c != "0" {
+		t.Fatalf("$count is %s after the restart, want 0", c)
+	}
+	spin()
+}
+
+func TestPerlProgramInput(t *testing.T) {
+	ts, in := perlSession(t, "input.pl")
+	ts.must("b 14", ``)
+	in.type_("fred\n")
+	// What the program prints that looks like perl -d is the program's.
+	ts.must("c", `(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):.*fred: snapshot 2 taken after the program read input`)
+	seed, order := ts.value("$seed"), ts.value("$order")
+	ts.must("n", `^main::\(.*input.pl:15\)`) // "count? " waits in perl's buffer
+	in.type_("4\n")
+	ts.must("n", `^4\r?\nmain::\(.*input.pl:16\)(?s).*snapshot 3 taken after the program read input`)
+	ts.must("n", `input.pl:17\)`)
+	runRevCases(t, ts, []string{"$total", "$seed", "$order"}, []revCase{
+		{cmd: "n", mark: "A18"},
+		{cmd: "n", mark: "B18"},
+		{cmd: "n", mark: "C18"},
+		{cmd: "fred-rs", land: "B18"},
+		{cmd: "fred-rn", land: "A18"},
+	})
+	if s, o := ts.value("$seed"), ts.value("$order"); s != seed || o != order {
+		t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+	}
+	ts.must("fred-restart 2", `input.pl:14\)`)
+	ts.must("n", `input.pl:15\)`)
+	in.type_("5\n")
+	ts.must("c", `5\r?\n(count\? )?total=10 pid=\d+\r?\nDebugged program terminated`)
 }

@@ -63,10 +63,14 @@ type Mark struct {
 type Timeline struct {
 	Steps []Step
 	Marks []Mark
+	// Start is where the run stood before its first step, when a snapshot
+	// was taken there (an in-process debugger's program is stopped at its
+	// first line from the start); the zero Step if not.
+	Start Step
 }
 
 // Reset starts a new run.
-func (t *Timeline) Reset() { t.Steps, t.Marks = nil, nil }
+func (t *Timeline) Reset() { t.Steps, t.Marks, t.Start = nil, nil, Step{} }
 
 // Add appends a step.
 func (t *Timeline) Add(s Step) { t.Steps = append(t.Steps, s) }
@@ -74,10 +78,10 @@ func (t *Timeline) Add(s Step) { t.Steps = append(t.Steps, s) }
 // Mark records a snapshot taken now.
 func (t *Timeline) Mark(snap int) { t.Marks = append(t.Marks, Mark{Snap: snap, Index: len(t.Steps)}) }
 
-// Now is the latest step, or the zero Step if there is none.
+// Now is the latest step, or Start if there is none.
 func (t *Timeline) Now() Step {
 	if len(t.Steps) == 0 {
-		return Step{}
+		return t.Start
 	}
 	return t.Steps[len(t.Steps)-1]
 }

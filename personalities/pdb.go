@@ -86,41 +86,12 @@ var PDB = &Personality{
 		}
 		return last.Line
 	},
-	LocationCmd: "fred_where",
-	ParseLocation: func(out string) (Location, error) {
-		f, err := fredAnswer(out, "at")
-		if err != nil {
-			return Location{}, err
-		}
-		// "@fred at LINE DEPTH FUNC\tFILE"
-		fs := strings.SplitN(f, " ", 3)
-		if len(fs) < 3 {
-			return Location{}, fmt.Errorf("pdb: bad location %q", f)
-		}
-		line, _ := strconv.Atoi(fs[0])
-		fn, file, _ := strings.Cut(fs[2], "\t")
-		return Location{File: file, Line: line, Function: fn}, nil
-	},
-	DepthCmd: "fred_where",
-	ParseDepth: func(out string) (int, error) {
-		f, err := fredAnswer(out, "at")
-		if err != nil {
-			return 0, err
-		}
-		fs := strings.Fields(f)
-		if len(fs) < 2 {
-			return 0, fmt.Errorf("pdb: bad location %q", f)
-		}
-		return strconv.Atoi(fs[1])
-	},
-	PidCmd: "fred_pid",
-	ParsePid: func(out string) (int, error) {
-		f, err := fredAnswer(out, "pid")
-		if err != nil {
-			return 0, err
-		}
-		return strconv.Atoi(f)
-	},
+	LocationCmd:   "fred_where",
+	ParseLocation: parseFredWhere,
+	DepthCmd:      "fred_where",
+	ParseDepth:    parseFredDepth,
+	PidCmd:        "fred_pid",
+	ParsePid:      parseFredPid,
 	StopReason: func(out string) Stop {
 		switch {
 		case pdbEnded.MatchString(out):
@@ -201,16 +172,31 @@ func pdbArgv(argv []string, marker, tty string) []string {
 }
 
 // pdbSplit cuts a line as pdb's parseline does: the command is the leading
-// identifier ("n=5" is next), "!" starts a statement, "?" is help.
+// identifier ("n=5" is next), "?" is help. A line that is no command is
+// Python, kept whole.
 func pdbSplit(line string) (string, string) {
-	if strings.HasPrefix(line, "!") || strings.HasPrefix(line, "?") {
-		return line[:1], strings.TrimSpace(line[1:])
+	if strings.HasPrefix(line, "?") {
+		return "?", strings.TrimSpace(line[1:])
 	}
 	i := 0
 	for i < len(line) && (line[i] == '_' || line[i] >= 'a' && line[i] <= 'z' || line[i] >= 'A' && line[i] <= 'Z' || line[i] >= '0' && line[i] <= '9') {
 		i++
 	}
+	if !pdbWords[line[:i]] {
+		return line, ""
+	}
 	return line[:i], strings.TrimSpace(line[i:])
+}
+
+// pdbWords are pdb's commands (Python 3.11).
+var pdbWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`EOF a alias args b break bt c cl clear commands condition cont continue d
+		debug disable display down enable exit h help ignore interact j jump l list ll longlist n next p pp q quit
+		r restart return retval run rv s source step tbreak u unalias undisplay unt until up w whatis where`) {
+		pdbWords[w] = true
+	}
 }
 
 // pdbBoot runs pdb.main() with fred's changes to the Pdb class. pdb clears
@@ -422,27 +408,71 @@ func pyQuote(s string) string {
 // and returns what follows KIND. "@fred ended" means no live program.
 func fredAnswer(out, kind string) (string, error) {
 	var last string
+	found := false
 	for _, l := range strings.Split(strings.ReplaceAll(out, "\r", ""), "\n") {
 		if rest, ok := strings.CutPrefix(l, "@fred "); ok {
 			if rest == "ended" {
 				return "", ErrNotRunning
 			}
 			if r, ok := strings.CutPrefix(rest, kind+" "); ok {
-				last = r
+				last, found = r, true
 			}
 		}
 	}
-	if last == "" {
+	if !found {
 		return "", fmt.Errorf("no answer in %q", strings.TrimSpace(out))
 	}
 	return last, nil
 }
 
-func parseFredStop(out string) Stop {
-	if f, err := fredAnswer(out, "stop"); err == nil && f != "0" && f != "" {
-		return StopBreakpoint
+// parseFredStop reads "@fred stop N": a breakpoint's number (0: none), or
+// "signal" (Ctrl-C).
+// The answers of the bootstraps' fred_* commands (pdb and perl alike).
+
+// parseFredWhere reads "@fred at LINE DEPTH FUNC\tFILE".
+func parseFredWhere(out string) (Location, error) {
+	f, err := fredAnswer(out, "at")
+	if err != nil {
+		return Location{}, err
 	}
-	return StopDone
+	fs := strings.SplitN(f, " ", 3)
+	if len(fs) < 3 {
+		return Location{}, fmt.Errorf("bad location %q", f)
+	}
+	line, _ := strconv.Atoi(fs[0])
+	fn, file, _ := strings.Cut(fs[2], "\t")
+	return Location{File: file, Line: line, Function: fn}, nil
+}
+
+func parseFredDepth(out string) (int, error) {
+	f, err := fredAnswer(out, "at")
+	if err != nil {
+		return 0, err
+	}
+	fs := strings.Fields(f)
+	if len(fs) < 2 {
+		return 0, fmt.Errorf("bad location %q", f)
+	}
+	return strconv.Atoi(fs[1])
+}
+
+func parseFredPid(out string) (int, error) {
+	f, err := fredAnswer(out, "pid")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(f)
+}
+
+func parseFredStop(out string) Stop {
+	f, err := fredAnswer(out, "stop")
+	switch {
+	case err != nil || f == "0" || f == "":
+		return StopDone
+	case f == "signal":
+		return StopSignal
+	}
+	return StopBreakpoint
 }
 
 // parseFredEval reads an expression's value. An exception is a value too:

@@ -82,6 +82,8 @@ func inprocScenarios() []inprocScenario {
 			recCmd{"bps3", "fred_bps", false},
 			recCmd{"delete", "fred_delete 2", false},
 			recCmd{"bps4", "fred_bps", false},
+			recCmd{"b-after", "b 12", false},
+			recCmd{"cl-after", "cl 2", false},
 			recCmd{"assign", "x = 3", false},
 			recCmd{"assign-err", "y = nosuch", false},
 			recCmd{"unt-err", "until 1", false},
@@ -308,7 +310,7 @@ func inprocQuery(t *testing.T, name, label, cmd string) string {
 
 func TestInprocTranscriptsParse(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "inproc", "*.transcript"))
-	if len(paths) < 4 {
+	if len(paths) < 8 {
 		t.Fatalf("%d transcripts in testdata/inproc; regenerate them (FRED_RECORD_INPROC=1)", len(paths))
 	}
 	for _, p := range paths {
@@ -469,10 +471,12 @@ func TestPDBBreakpoints(t *testing.T) {
 		t.Errorf("bps4: %+v, want %+v", got, want[:1])
 	}
 	// fred's breakpoint left no trace in pdb's numbering: the person's next
-	// one is number 2 (see pdb-steps "b" after delete: none recorded, so
-	// check the delete printed nothing).
+	// one is number 2 again.
 	if out := inprocOut(t, "pdb-steps", "delete"); out != "" {
 		t.Errorf("fred_delete printed %q", out)
+	}
+	if out := inprocOut(t, "pdb-steps", "b-after"); !strings.HasPrefix(out, "Breakpoint 2 at ") {
+		t.Errorf("the person's next breakpoint: %q", out)
 	}
 }
 
@@ -554,20 +558,20 @@ func TestPDBClassify(t *testing.T) {
 		{"c.x = 1", Forward, OpContinue},
 		{"s[0] = 2", Forward, OpStep},
 		// Anything else is Python, run in the program.
-		{"x = 3", Mutate, "x"},
-		{"!n = 5", Mutate, "!"},
-		{"total += 1", Mutate, "total"},
-		{"del d['k']", Mutate, "del"},
-		{"items.append(3)", Mutate, "items"},
-		{"import os", Mutate, "import"},
-		{"(a, b) = 1, 2", Mutate, ""},
+		{"x = 3", Mutate, "x = 3"},
+		{"!n = 5", Mutate, "!n = 5"},
+		{"total += 1", Mutate, "total += 1"},
+		{"del d['k']", Mutate, "del d['k']"},
+		{"items.append(3)", Mutate, "items.append(3)"},
+		{"import os", Mutate, "import os"},
+		{"(a, b) = 1, 2", Mutate, "(a, b) = 1, 2"},
 		{"p (y := 3)", Mutate, "p"},
-		{"print(x, end='')", Other, "print"},
-		{"len(items) == 3", Other, "len"},
+		{"print(x, end='')", Other, "print(x, end='')"},
+		{"len(items) == 3", Other, "len(items) == 3"},
 		{"x", Other, "x"},
-		{"!x", Other, "!"},
-		{"x == 3", Other, "x"},
-		{"dd.get('a') != 1", Other, "dd"},
+		{"!x", Other, "!x"},
+		{"x == 3", Other, "x == 3"},
+		{"dd.get('a') != 1", Other, "dd.get('a') != 1"},
 		{"d.get('a') != 1", Inspect, "down"}, // as pdb reads it
 		{"alias nn next", Other, "alias"},
 		{"interact", Other, "interact"},

@@ -2,16 +2,14 @@ package personalities
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
 // Perl is the personality for perl's debugger (`perl -d prog.pl`). Like
 // pdb it lives inside the interpreter it debugs. fred loads it through
-// PERL5DB with a few changes (perlBoot): the prompt becomes fred's marker,
+// PERL5DB with a few changes (perlBoot): the prompt becomes fred's marker
+// (fred's own queries stay out of the debugger's command history),
 // the debugger reads plain lines (Term::ReadLine's stub, no ornaments) from
 // copies of stdin and stderr rather than /dev/tty (CRIU cannot dump a
 // /dev/tty it did not see opened with the session), and fred_* subs in
@@ -25,15 +23,16 @@ var Perl = &Personality{
 	Setup:     func(string) []string { return nil },
 	InProcess: true,
 	Commands: []Spec{
-		{Names: []string{"n"}, Kind: Forward, Op: OpNext},
-		{Names: []string{"s"}, Kind: Forward, Op: OpStep},
+		// next, step and quit are fred's aliases (perlBoot): fred sends
+		// those words to every debugger.
+		{Names: []string{"n", "next"}, Kind: Forward, Op: OpNext},
+		{Names: []string{"s", "step"}, Kind: Forward, Op: OpStep},
 		{Names: []string{"c"}, Kind: Forward, Op: OpContinue},
 		// perl's r runs to the return and stops in the caller: gdb's finish.
 		{Names: []string{"r"}, Kind: Forward, Op: OpFinish},
 		{Names: []string{"R"}, Kind: Forward, Op: OpRun},
 		{Names: []string{"b"}, Kind: Breakpoint, Op: "b"},
 		{Names: []string{"B"}, Kind: Breakpoint, Op: "B"},
-		{Names: []string{"d"}, Kind: Breakpoint, Op: "d"}, // pre-5.8 delete
 		{Names: []string{"D"}, Kind: Breakpoint, Op: "D"},
 		{Names: []string{"enable"}, Kind: Breakpoint},
 		{Names: []string{"disable"}, Kind: Breakpoint},
@@ -61,14 +60,14 @@ var Perl = &Personality{
 		{Names: []string{"o"}, Kind: Other, Op: "o"},
 		{Names: []string{"t"}, Kind: Other, Op: "t"},
 		{Names: []string{"="}, Kind: Other, Op: "="},
-		{Names: []string{"q"}, Kind: Quit, Op: "q"},
+		{Names: []string{"q", "quit"}, Kind: Quit, Op: "q"},
 	},
 	Split: perlSplit,
 	// Anything else is Perl, run in the program.
 	Mutates: func(c Command) bool {
 		switch c.Op {
 		case "p", "x":
-			return perlMutates(c.Args)
+			return perlAssign.MatchString(blankPerlStrings(c.Args))
 		}
 		if c.Kind != Other || perlOther[c.Op] {
 			return false
@@ -90,13 +89,7 @@ var Perl = &Personality{
 	DepthCmd:      "DB::fred_where()",
 	ParseDepth:    parseFredDepth,
 	PidCmd:        "DB::fred_pid()",
-	ParsePid: func(out string) (int, error) {
-		f, err := fredAnswer(out, "pid")
-		if err != nil {
-			return 0, err
-		}
-		return strconv.Atoi(f)
-	},
+	ParsePid:      parseFredPid,
 	StopReason: func(out string) Stop {
 		switch {
 		case perlEnded.MatchString(out):
@@ -135,10 +128,12 @@ var Perl = &Personality{
 }
 
 var (
-	perlEnded   = regexp.MustCompile(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
-	perlWatch   = regexp.MustCompile(`(?m)^Watchpoint \d+:\t`)
-	perlSignal  = regexp.MustCompile(`(?m)^(Signal \w+ at |.*received signal)`)
-	perlRefused = regexp.MustCompile(`(?m)^(Use 'q' to quit or 'R' to restart\.|Line \d+( of '.*')? not breakable\.|Subroutine .* not found\.)`)
+	perlEnded  = regexp.MustCompile(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
+	perlWatch  = regexp.MustCompile(`(?m)^Watchpoint \d+:\t`)
+	perlSignal = regexp.MustCompile(`(?m)^(Signal \w+ at |.*received signal)`)
+	// Perl code the debugger could not compile or that died says where
+	// in the debugger's eval.
+	perlRefused = regexp.MustCompile(`(?m)^(Use 'q' to quit or 'R' to restart\.|Line \d+( of '.*')? not breakable\.|Subroutine .* not found\.|.* at \(eval \d+\)\[[^\]]*perl5db\.pl:\d+\] line \d+)`)
 	perlOther   = map[string]bool{"o": true, "t": true, "=": true}
 )
 
@@ -167,45 +162,47 @@ func perlArgv(argv []string, marker, tty string) []string {
 // perl pastes PERL5DB before the program.
 var perlBoot = strings.Join(strings.Fields(`BEGIN { require "perl5db.pl"; }
 BEGIN { package DB; no warnings qw(redefine once);
-our ($fred_prompt, $fred_boot, $fred_hit) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0);
-$DB::rl = 0;
+our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
+$DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;
 *DB::readline = sub { my @a = @_;
+  for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^DB::fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
   $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
   $rl->(@a) };
 my $restart = \&DB::restart;
 *DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
 my $brk = \&DB::_DB__determine_if_we_should_break;
-*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; };
+*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; $fred_sig = $s ? 1 : 0; };
 sub fred_here { my $i = 0; my @c; while (@c = caller($i++)) { last if $c[3] eq "DB::DB" } return unless @c;
   my ($pkg, $file, $line) = @c; my @f = caller($i); my $fn = @f ? $f[3] : "$pkg\::"; my $d = 1;
   while (@f = caller($i++)) { $d++ if $f[3] !~ /^DB::/ && $f[3] ne "(eval)" } return ($file, $line, $fn, $d) }
+sub fred_out { $DB::onetimeDump = "fred"; local $\ = ""; print $DB::OUT @_ }
 sub fred_w { my ($f) = @_; $f =~ s/([\x00-\x1f"\$\@\\\x7f])/sprintf("\\x%02x", ord $1)/ge; $f }
 sub fred_unw { my ($f) = @_; $f =~ s/\\x([0-9a-f]{2})/chr hex $1/ge; $f }
-sub fred_where { local $\ = ""; my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defined $f) { print $DB::OUT "\@fred ended\n"; return }
-  print $DB::OUT "\@fred at $l $d $fn\t$f\n"; }
-sub fred_stop { local $\ = ""; print $DB::OUT "\@fred stop $fred_hit\n" }
-sub fred_pid { local $\ = ""; print $DB::OUT "\@fred pid $$\n" }
-sub fred_frame { local $\ = ""; my ($f, $l, $fn) = fred_here(); return unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
-  my $p = "$fn($f:"; print $DB::OUT length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"; }
-sub fred_value { local $\ = ""; my $v = join ",", map { defined $_ ? $_ : "undef" } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; print $DB::OUT "\@fred value $v\n" }
-sub fred_bps { local $\ = "";
+sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defined $f) { fred_out("\@fred ended\n"); return }
+  fred_out("\@fred at $l $d $fn\t$f\n"); }
+sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
+sub fred_pid { fred_out("\@fred pid $$\n") }
+sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
+  my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
+sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
+sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
-      print $DB::OUT "\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w("$f:$l"), "\n"; } } }
-sub fred_break { local $\ = ""; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/;
-  if (eval { DB::break_on_filename_line($f, $l, 1); 1 }) { print $DB::OUT "\@fred bp ", fred_w("$f:$l"), "\n" } else { print $DB::OUT "\@fred error $@" } }
-sub fred_delete { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
+      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w("$f:$l"), "\n"); } } }
+sub fred_break { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/;
+  if (eval { DB::break_on_filename_line($f, $l, 1); 1 }) { fred_out("\@fred bp ", fred_w("$f:$l"), "\n") } else { fred_out("\@fred error $@") } }
+sub fred_delete { fred_out(); my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
   my ($c, $a) = split /\0/, $dbline{$l}; if (defined $a && $a ne "") { $dbline{$l} = "\0$a" } else { delete $dbline{$l} }
   DB::_delete_breakpoint_data_ref($f, $l); }
-sub fred_enable { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
-sub fred_save { my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+sub fred_enable { fred_out(); my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
+sub fred_save { fred_out(); my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (grep { /^\d+$/ } keys %$h) { push @b, [$f, $l, $h->{$l}, DB::_is_breakpoint_enabled($f, $l) ? 1 : 0] } }
   require Data::Dumper; local $Data::Dumper::Useqq = 1; local $Data::Dumper::Terse = 1;
   open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}]); close $fh; }
-sub fred_load { my $s = do $_[0] or die "$_[0]: $@$!"; my ($b, $al) = @$s;
+sub fred_load { fred_out(); my $s = do $_[0] or die "$_[0]: $@$!"; my ($b, $al) = @$s;
   for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); local *dbline = $main::{$k};
     for my $l (grep { /^\d+$/ } keys %dbline) { delete $dbline{$l}; DB::_delete_breakpoint_data_ref($f, $l) } }
   for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
@@ -226,33 +223,6 @@ func perlQuote(s string) string {
 	return b.String()
 }
 
-func parseFredWhere(out string) (Location, error) {
-	f, err := fredAnswer(out, "at")
-	if err != nil {
-		return Location{}, err
-	}
-	// "LINE DEPTH FUNC\tFILE"
-	fs := strings.SplitN(f, " ", 3)
-	if len(fs) < 3 {
-		return Location{}, fmt.Errorf("bad location %q", f)
-	}
-	line, _ := strconv.Atoi(fs[0])
-	fn, file, _ := strings.Cut(fs[2], "\t")
-	return Location{File: file, Line: line, Function: fn}, nil
-}
-
-func parseFredDepth(out string) (int, error) {
-	f, err := fredAnswer(out, "at")
-	if err != nil {
-		return 0, err
-	}
-	fs := strings.Fields(f)
-	if len(fs) < 2 {
-		return 0, fmt.Errorf("bad location %q", f)
-	}
-	return strconv.Atoi(fs[1])
-}
-
 var perlEvalNoise = regexp.MustCompile(`\(eval \d+\)(\[[^\]]*\])?`)
 
 // parsePerlEval reads an expression's value. An error (the expression did
@@ -267,7 +237,7 @@ func parsePerlEval(out string) (string, error) {
 	return "(dies: " + perlEvalNoise.ReplaceAllString(msg, "(eval)") + ")", nil
 }
 
-var perlAssign = regexp.MustCompile(`(^|[^=!<>~])=($|[^=~>])|\+\+|--|\b(push|pop|shift|unshift|splice|delete|undef|chomp|chop|local|my|our|bless|open|close|print|printf|say|system|exec|eval|do|require|use|srand|rand|sleep|kill|exit|die|warn)\b|(^|[^\w$@%])(s|tr|y)\W|[.+\-*/%x|&^]=|<<=|>>=|\|\|=|&&=|//=`)
+var perlAssign = regexp.MustCompile(`(^|[^=!<>~])=($|[^=~>])|\+\+|--|\b(push|pop|shift|unshift|splice|delete|undef|chomp|chop|local|my|our|bless|open|close|system|exec|eval|do|require|use|srand|rand|sleep|kill|exit)\b|(^|[^\w$@%])(s|tr|y)\W|[.+\-*/%x|&^]=|<<=|>>=|\|\|=|&&=|//=`)
 
 // perlMutates reports whether Perl code typed at the debugger may change the
 // program: an assignment, ++/--, a substitution, or a call of a builtin
@@ -281,7 +251,7 @@ func perlMutates(code string) bool {
 	return regexp.MustCompile(`(^|[^\w$@%:>-])(&\w|\w+(::\w+)*\s*\()`).MatchString(perlPure.ReplaceAllString(e, ""))
 }
 
-var perlPure = regexp.MustCompile(`\b(scalar|length|defined|exists|ref|keys|values|each|join|split|sprintf|substr|index|rindex|lc|uc|lcfirst|ucfirst|abs|int|sqrt|sort|reverse|map|grep|wantarray|sin|cos|exp|log|hex|oct|ord|chr|pack|unpack|qw|DB::fred_value)\s*\(`)
+var perlPure = regexp.MustCompile(`\b(print|printf|say|scalar|length|defined|exists|ref|keys|values|each|join|split|sprintf|substr|index|rindex|lc|uc|lcfirst|ucfirst|abs|int|sqrt|sort|reverse|map|grep|wantarray|sin|cos|exp|log|hex|oct|ord|chr|pack|unpack|qw|DB::fred_value)\s*\(`)
 
 // blankPerlStrings blanks out the contents of quoted strings.
 func blankPerlStrings(e string) string {
@@ -304,18 +274,24 @@ func blankPerlStrings(e string) string {
 }
 
 // perlSplit cuts a line as perl5db.pl does: a one-character command may be
-// followed by its argument without a space unless both are alphanumeric.
+// followed by its argument without a space unless both are alphanumeric. A
+// line that is no command is Perl, kept whole.
 func perlSplit(line string) (string, string) {
-	m := regexp.MustCompile(`^([^.\-]\b|\S*)\s*(.*)$`).FindStringSubmatch(line)
-	if m == nil {
+	m := perlVerb.FindStringSubmatch(line)
+	if m == nil || !perlWords[m[1]] {
 		return line, ""
 	}
 	return m[1], m[2]
 }
 
+var perlVerb = regexp.MustCompile(`^([^.\-]\b|\S*)\s*(.*)$`)
+
+// perlWords are perl5db.pl's commands (1.73), and fred's aliases.
+var perlWords = map[string]bool{}
+
 func init() {
-	// `fred perl prog.pl` and `fred /usr/bin/perl5.36.0 prog.pl`.
-	if b := filepath.Base(os.Args[0]); b != "" {
-		_ = b
+	for _, w := range strings.Fields(`a A b B c D d e E f h H i l L m M n o p q r R s S t T v V w W x X y
+		. - = < << > >> { {{ ! !! | || source save rerun man doc perldoc enable disable next step quit`) {
+		perlWords[w] = true
 	}
 }

@@ -1,0 +1,5 @@
+# spin: runs until interrupted.
+our $count = 0;
+while (1) {
+    $count++;
+}
