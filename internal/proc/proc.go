@@ -137,6 +137,23 @@ func Alive(pid int) bool {
 // KillSession sends SIGKILL to every process left in session sid (a
 // debugger's session holds its program even when the debugger is gone).
 func KillSession(sid int) {
+	killWhere(func(f []string) bool { return len(f) > 3 && f[3] == strconv.Itoa(sid) })
+}
+
+// KillTTY sends SIGKILL to every process whose controlling terminal is tty.
+func KillTTY(tty *os.File) {
+	var st syscall.Stat_t
+	if tty == nil || syscall.Fstat(int(tty.Fd()), &st) != nil {
+		return
+	}
+	rdev := strconv.FormatUint(uint64(st.Rdev), 10)
+	killWhere(func(f []string) bool { return len(f) > 4 && f[4] == rdev })
+}
+
+// killWhere sends SIGKILL to every other process whose /proc/PID/stat
+// fields after the command name (state ppid pgrp session tty_nr ...)
+// match.
+func killWhere(match func(fields []string) bool) {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -148,13 +165,7 @@ func KillSession(sid int) {
 			continue
 		}
 		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		// Fields after ')': state ppid pgrp session ...
-		f := strings.Fields(s[i+1:])
-		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && match(strings.Fields(s[i+1:])) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -180,34 +191,5 @@ func Reap(pid int, timeout time.Duration) bool {
 			return false
 		}
 		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// KillTTY sends SIGKILL to every process whose controlling terminal is tty.
-func KillTTY(tty *os.File) {
-	var st syscall.Stat_t
-	if tty == nil || syscall.Fstat(int(tty.Fd()), &st) != nil {
-		return
-	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		// Fields after ')': state ppid pgrp session tty_nr ...
-		f := strings.Fields(s[i+1:])
-		if len(f) > 4 && f[4] == strconv.FormatUint(uint64(st.Rdev), 10) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
 	}
 }
