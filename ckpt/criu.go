@@ -493,7 +493,9 @@ func errorLines(b []byte) string {
 			}
 			continue
 		}
-		errs = append(errs, l)
+		if !slices.Contains(errs, l) {
+			errs = append(errs, l)
+		}
 	}
 	if len(errs) == 0 {
 		errs = noisy

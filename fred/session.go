@@ -75,13 +75,14 @@ type Session struct {
 	bpList   []P.Bp
 	branches map[string][]Step
 
-	mu       sync.Mutex
-	cancel   context.CancelFunc // stops the fred command in progress
-	passing  bool               // a person's command is running
-	closeMu  sync.Mutex
-	lastFred string // the last line, when it was a fred command: Enter repeats it
-	sourcing int    // fred-source nesting
-	seq      int    // resync tokens
+	mu         sync.Mutex
+	cancel     context.CancelFunc // stops the fred command in progress
+	passing    bool               // a person's command is running
+	closeMu    sync.Mutex
+	lastFred   string // the last line, when it was a fred command: Enter repeats it
+	sourcing   int    // fred-source nesting
+	seq        int    // resync tokens
+	autoFailed int    // run+1 of a run whose automatic snapshot failed
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.

@@ -355,7 +355,7 @@ func (s *Session) drop(id int) {
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
-	if s.snap == nil || !s.running {
+	if s.snap == nil || !s.running || s.autoFailed == s.run+1 {
 		return
 	}
 	marks := s.Timeline.Marks
@@ -372,7 +372,9 @@ func (s *Session) maybeAutoSnapshot() {
 	}
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		s.Printf("could not take a snapshot: %v", err)
+		// Said once; fred-checkpoint still tries when asked.
+		s.Printf("could not take a snapshot: %v; fred takes no more by itself in this run", err)
+		s.autoFailed = s.run + 1
 		return
 	}
 	if first {

@@ -3,9 +3,14 @@ package fred
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // state is what a person can see of the program at a stop.
@@ -162,4 +167,35 @@ func testNativeReverseCommandGetsAHint(t *testing.T, backend string) {
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("reverse-step", `fred's 'fred-reverse-step' works without it`)
 	ts.must("rn", `fred's 'fred-reverse-next' works without it`)
+}
+
+// A disk that fills during a dump: one clear message, and the session and
+// the program go on as they were.
+func TestDiskFullDuringDump(t *testing.T) {
+	testutil.Require(t, "mount")
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mounting a small tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	testutil.Require(t, "gdb")
+	out := &syncBuf{}
+	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", testutil.Fixture(t, "steps")}, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: "criu", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts := &tsession{Session: s, t: t, out: out}
+	ts.must("break square", `Breakpoint 1`)
+	got := ts.do("run")
+	if strings.Count(got, "No space left on device") != 1 || !strings.Contains(got, "fred takes no more by itself") {
+		t.Fatalf("the failed first snapshot should be said once:\n%s", got)
+	}
+	if strings.Contains(ts.do("next"), "snapshot") {
+		t.Error("fred retried the automatic snapshot after it failed")
+	}
+	ts.must("fred-checkpoint", `criu dump failed: .*No space left on device.* \(log: `)
+	ts.must("next", `10\s+}`)
+	ts.must("print r", `= 0`)
 }
