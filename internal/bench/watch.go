@@ -427,7 +427,7 @@ func (b *bench) reverseWatch() {
 	if model != nil {
 		n := 2 * dagEdges
 		f := float64(n) / model.s0
-		b.note("DAG cycle: the model (%s) puts the reverse-watch at N at %s: %s walking the `continue` one `next` at a time, %s replaying `next K` from the snapshot before the `continue` for each of about %.0f evaluations (the snapshots fred keeps on the way are not used for these: a moment 'next K' is not an extension of 'next J'), %s fixed (snapshots, restores, attaches). The walk costs %.2f ms per statement (one gdb round trip for each `next` over add_edge), a replay %.2f ms per statement of the loop (gdb's own `next K`: it single-steps each line and runs each add_edge to its return).",
+		b.note("DAG cycle: the model (%s) puts the reverse-watch at N at %s: %s walking the `continue` one `next` at a time, %s replaying `next K` (from the nearest snapshot kept on the way) for each of about %.0f evaluations, %s fixed (snapshots, restores, attaches). The walk costs %.2f ms per statement (one gdb round trip for each `next` over add_edge), a replay %.2f ms per statement of the loop (gdb's own `next K`: it single-steps each line and runs each add_edge to its return).",
 			model, secs(model.at(n)), secs(model.walk*f), secs(model.replay*f*(model.n0+math.Log2(f))/model.n0), model.n0+math.Log2(f), secs(model.fixed),
 			1000*model.walk/model.s0, 1000*model.replay/model.n0/model.s0)
 	}
