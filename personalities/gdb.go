@@ -229,20 +229,7 @@ var gdbSettingsWithEquals = map[string]bool{
 // hasAssignment reports whether a C-like expression assigns: '=' that is not
 // part of ==, !=, <=, >=, or ++/--.
 func hasAssignment(e string) bool {
-	// Blank out string and character literals.
-	b := []byte(e)
-	for i := 0; i < len(b); i++ {
-		if q := b[i]; q == '"' || q == '\'' {
-			for i++; i < len(b) && b[i] != q; i++ {
-				if b[i] == '\\' && i+1 < len(b) {
-					b[i] = ' '
-					i++
-				}
-				b[i] = ' '
-			}
-		}
-	}
-	e = string(b)
+	e = blankStrings(e, 0)
 	if strings.Contains(e, "++") || strings.Contains(e, "--") {
 		return true
 	}

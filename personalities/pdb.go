@@ -67,7 +67,7 @@ var PDB = &Personality{
 	Mutates: func(c Command) bool {
 		switch c.Op {
 		case "p", "pp", "display", "whatis":
-			return strings.Contains(blankPyStrings(c.Args), ":=")
+			return strings.Contains(blankStrings(c.Args, '#'), ":=")
 		case "alias", "unalias", "interact", "debug":
 			return false
 		}
@@ -525,26 +525,6 @@ func pythonVersions() []string {
 	return v
 }
 
-// blankPyStrings blanks out the contents of Python string literals.
-func blankPyStrings(e string) string {
-	b := []byte(e)
-	for i := 0; i < len(b); i++ {
-		if b[i] == '#' {
-			return string(b[:i])
-		}
-		if q := b[i]; q == '"' || q == '\'' {
-			for i++; i < len(b) && b[i] != q; i++ {
-				if b[i] == '\\' && i+1 < len(b) {
-					b[i] = ' '
-					i++
-				}
-				b[i] = ' '
-			}
-		}
-	}
-	return string(b)
-}
-
 // pyPure are calls a statement typed at the pdb prompt may make without
 // being replayed: they only look.
 var pyPure = map[string]bool{
@@ -565,7 +545,7 @@ var pyCall = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
 // change the program: an assignment, del, import, a definition, a compound
 // statement, or a call of anything but a few functions that only look.
 func pyMutates(stmt string) bool {
-	e := strings.TrimSpace(blankPyStrings(stmt))
+	e := strings.TrimSpace(blankStrings(stmt, '#'))
 	if e == "" {
 		return false
 	}

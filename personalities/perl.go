@@ -67,7 +67,7 @@ var Perl = &Personality{
 	Mutates: func(c Command) bool {
 		switch c.Op {
 		case "p", "x":
-			return perlAssign.MatchString(blankPerlStrings(c.Args))
+			return perlAssign.MatchString(blankStrings(c.Args, '#'))
 		}
 		if c.Kind != Other || perlOther[c.Op] {
 			return false
@@ -243,7 +243,7 @@ var perlAssign = regexp.MustCompile(`(^|[^=!<>~])=($|[^=~>])|\+\+|--|\b(push|pop
 // program: an assignment, ++/--, a substitution, or a call of a builtin
 // that changes state. Calls of the program's own subs count too.
 func perlMutates(code string) bool {
-	e := blankPerlStrings(code)
+	e := blankStrings(code, '#')
 	if perlAssign.MatchString(e) {
 		return true
 	}
@@ -252,26 +252,6 @@ func perlMutates(code string) bool {
 }
 
 var perlPure = regexp.MustCompile(`\b(print|printf|say|scalar|length|defined|exists|ref|keys|values|each|join|split|sprintf|substr|index|rindex|lc|uc|lcfirst|ucfirst|abs|int|sqrt|sort|reverse|map|grep|wantarray|sin|cos|exp|log|hex|oct|ord|chr|pack|unpack|qw|DB::fred_value)\s*\(`)
-
-// blankPerlStrings blanks out the contents of quoted strings.
-func blankPerlStrings(e string) string {
-	b := []byte(e)
-	for i := 0; i < len(b); i++ {
-		if b[i] == '#' {
-			return string(b[:i])
-		}
-		if q := b[i]; q == '"' || q == '\'' {
-			for i++; i < len(b) && b[i] != q; i++ {
-				if b[i] == '\\' && i+1 < len(b) {
-					b[i] = ' '
-					i++
-				}
-				b[i] = ' '
-			}
-		}
-	}
-	return string(b)
-}
 
 // perlSplit cuts a line as perl5db.pl does: a one-character command may be
 // followed by its argument without a space unless both are alphanumeric. A

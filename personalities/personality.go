@@ -354,3 +354,25 @@ var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][
 
 // StripANSI removes terminal escape sequences (colours, bracketed paste).
 func StripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
+
+// blankStrings blanks out the insides of quoted literals ('...' and "...")
+// and cuts the line at a comment character (0: none), so that operators
+// inside strings do not count when a line is classified.
+func blankStrings(e string, comment byte) string {
+	b := []byte(e)
+	for i := 0; i < len(b); i++ {
+		if comment != 0 && b[i] == comment {
+			return string(b[:i])
+		}
+		if q := b[i]; q == '"' || q == '\'' {
+			for i++; i < len(b) && b[i] != q; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
