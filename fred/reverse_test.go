@@ -174,3 +174,27 @@ func testBranches(t *testing.T, backend string) {
 		t.Errorf("fred-list does not show branches:\n%s", out)
 	}
 }
+
+func TestReverseOverAdvanceAndUntil(t *testing.T) { forBackends(t, testReverseOverAdvanceAndUntil) }
+
+func testReverseOverAdvanceAndUntil(t *testing.T, backend string) {
+	ts := gdbSession(t, "steps", backend)
+	ts.do("skip -gfi ./*/*")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("next", `23\s+total \+= square`)
+	ts.must("advance 26", `main \(\) at .*steps.c:26`)
+	// The last statement before line 26 is the loop's last increment and
+	// test, about to run with i == 4.
+	ts.must("fred-reverse-step", `22\s+for \(i = 0; i < 5; i\+\+\)`)
+	if v := ts.value("i"); v != "4" {
+		t.Fatalf("reverse-step over advance landed with i=%s, want 4", v)
+	}
+	ts.must("next", `26\s+int f = fact\(5\);`)
+	ts.must("fred-reverse-step", `22\s+for`)
+	ts.must("until", `26\s+int f`)
+	ts.must("fred-reverse-next", `22\s+for`)
+	if v := ts.value("i"); v != "4" {
+		t.Fatalf("reverse-next over until landed with i=%s, want 4", v)
+	}
+}

@@ -145,9 +145,30 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 			}
 			cur = with(cur, step)
 		}
+	case P.OpUntil, P.OpAdvance:
+		// Both stop the first time they reach their place (or when the
+		// frame returns): walk `next`s until the recorded stop.
+		if !last.known() || last.Ended {
+			return before, nil
+		}
+		if err := r.m.goTo(before); err != nil {
+			return nil, err
+		}
+		cur := before
+		for i := 0; i < maxWalk; i++ {
+			st, err := r.m.forward(P.OpNext, last.Bps)
+			if err != nil {
+				return nil, err
+			}
+			if st.Stop != P.StopDone || st.At.PC == last.At.PC && st.Depth == last.Depth {
+				return r.lastInside(cur, last.Bps)
+			}
+			cur = with(cur, st)
+		}
+		return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
 	}
-	// until, advance, stepi, jump, run: fred goes back to before the
-	// command as a whole.
+	// stepi, nexti, jump, run: fred goes back to before the command as a
+	// whole.
 	return before, nil
 }
 
