@@ -23,7 +23,10 @@ type Command struct {
 	// NeedsHistory commands need a run with a snapshot (the program may
 	// have ended since).
 	NeedsHistory bool
-	Run          func(s *Session, args []string) error
+	// Repeat: an empty line runs the command again, as gdb repeats its
+	// own reverse-next.
+	Repeat bool
+	Run    func(s *Session, args []string) error
 }
 
 var commands []*Command
@@ -82,7 +85,7 @@ func init() {
 				s.writeList()
 				return nil
 			}},
-		{Name: "fred-reverse-step", Aliases: []string{"fred-rs"}, Args: "[N]", NeedsHistory: true,
+		{Name: "fred-reverse-step", Repeat: true, Aliases: []string{"fred-rs"}, Args: "[N]", NeedsHistory: true,
 			Help: "Go back to the moment before the last statement executed (into a call that just returned, out to the call from a function's first line).",
 			Run: func(s *Session, args []string) error {
 				n, err := countArg("fred-reverse-step", args)
@@ -91,7 +94,7 @@ func init() {
 				}
 				return s.reverse("fred-reverse-step", n, (*rewriter).prevStatement)
 			}},
-		{Name: "fred-reverse-next", Aliases: []string{"fred-rn"}, Args: "[N]", NeedsHistory: true,
+		{Name: "fred-reverse-next", Repeat: true, Aliases: []string{"fred-rn"}, Args: "[N]", NeedsHistory: true,
 			Help: "Go back one statement at this stack depth, treating calls as one statement (to the caller's statement if this frame was just entered).",
 			Run: func(s *Session, args []string) error {
 				n, err := countArg("fred-reverse-next", args)
@@ -100,7 +103,7 @@ func init() {
 				}
 				return s.reverse("fred-reverse-next", n, (*rewriter).prevSameDepth)
 			}},
-		{Name: "fred-reverse-finish", Aliases: []string{"fred-rf"}, NeedsHistory: true,
+		{Name: "fred-reverse-finish", Repeat: true, Aliases: []string{"fred-rf"}, NeedsHistory: true,
 			Help: "Go back to the call of the current function, in the caller.",
 			Run: func(s *Session, args []string) error {
 				if len(args) > 0 {
@@ -108,7 +111,7 @@ func init() {
 				}
 				return s.reverse("fred-reverse-finish", 1, (*rewriter).callSite)
 			}},
-		{Name: "fred-reverse-continue", Aliases: []string{"fred-rc"}, NeedsHistory: true,
+		{Name: "fred-reverse-continue", Repeat: true, Aliases: []string{"fred-rc"}, NeedsHistory: true,
 			Help: "Go back to the latest moment a breakpoint or watchpoint stopped the program (the first snapshot if none).",
 			Run: func(s *Session, args []string) error {
 				if len(args) > 0 {
@@ -128,7 +131,7 @@ func init() {
 		{Name: "fred-reverse-watch", Aliases: []string{"fred-rw"}, Args: "[--from N] EXPR", NeedsHistory: true,
 			Help: "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed several times, fred finds one change into the value seen now, not necessarily the first.",
 			Run:  func(s *Session, args []string) error { return s.reverseWatch(args) }},
-		{Name: "fred-undo", Args: "[N]", NeedsHistory: true,
+		{Name: "fred-undo", Repeat: true, Args: "[N]", NeedsHistory: true,
 			Help: "Undo the last N forward commands of the history (default 1).",
 			Run: func(s *Session, args []string) error {
 				n, err := countArg("fred-undo", args)

@@ -84,7 +84,7 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 	var rest []Step
 	if bestDone > 0 {
 		part := steps[bestAt]
-		rest = append(rest, s.repeatOf(part, part.Cmd.Count-bestDone))
+		rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps))
 		bestAt++
 	}
 	rest = append(rest, steps[bestAt:]...)
@@ -127,9 +127,14 @@ func along(have, want []Step) (at, done int, ok bool) {
 	return n - 1, h.Count, true
 }
 
-// repeatOf is the step "op k" with the command and breakpoints of st.
-func (s *Session) repeatOf(st Step, k int) Step {
-	return repeatStep(s, st.Cmd.Op, k, st.Bps)
+// synth is a command fred makes up, "op k".
+func (s *Session) synth(op string, k int, bps []string) Step {
+	return synthStep(s.classify, op, k, bps)
+}
+
+// rewriter is the history rewriting over the live session.
+func (s *Session) rewriter(ctx context.Context, st *revStats) *rewriter {
+	return &rewriter{m: sessionMover{s: s, st: st, ctx: ctx}}
 }
 
 // learn records where a made-up step ended, now that it has run.
@@ -374,7 +379,7 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	st := &revStats{}
 	ctx, stop := s.interruptible()
 	defer stop()
-	rw := &rewriter{m: sessionMover{s: s, st: st, ctx: ctx}}
+	rw := s.rewriter(ctx, st)
 	target := func(t []Step, _ *revStats) ([]Step, error) { return pick(rw, t) }
 	orig := append([]Step(nil), s.Timeline.Steps...)
 	t := orig

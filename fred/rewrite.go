@@ -32,11 +32,51 @@ type rewriter struct{ m mover }
 
 // repeat is one made-up command "op k".
 func (r *rewriter) repeat(op string, k int, bps []string) Step {
+	return synthStep(r.m.classify, op, k, bps)
+}
+
+// synthStep is a command fred makes up, "op k", run with breakpoints bps.
+func synthStep(classify func(string) P.Command, op string, k int, bps []string) Step {
 	line := op
 	if k > 1 {
 		line += " " + strconv.Itoa(k)
 	}
-	return Step{Cmd: r.m.classify(line), Bps: bps, Synth: true}
+	return Step{Cmd: classify(line), Bps: bps, Synth: true}
+}
+
+// countNexts runs `next`s from before until one ends where the command
+// last ended (continue: any stop that is not a finished step; finish:
+// the frame returns; until, advance: the recorded place) and says how
+// many came before that one.
+func (r *rewriter) countNexts(before []Step, last Step) (int, error) {
+	if err := r.m.goTo(before); err != nil {
+		return 0, err
+	}
+	d := r.m.now().Depth
+	for n := 0; n < maxWalk; n++ {
+		if last.Cmd.Op == P.OpContinue {
+			// Only why each `next` stopped matters: one round trip.
+			stop, err := r.m.bare(P.OpNext, last.Bps)
+			if err != nil {
+				return 0, err
+			}
+			if stop != P.StopDone {
+				return n, nil
+			}
+			continue
+		}
+		st, err := r.m.forward(P.OpNext, last.Bps)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case st.Stop != P.StopDone,
+			last.Cmd.Op == P.OpFinish && st.Depth < d,
+			(last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && st.At.PC == last.At.PC && st.Depth == last.Depth:
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("'%s' covers more than %d statements; going back over it is not supported yet", last.Cmd, maxWalk)
 }
 
 // prevStatement is the moment before the last statement executed in the
@@ -101,71 +141,27 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		return before, nil
 	case P.OpNext:
 		return r.lastInside(before, last.Bps)
-	case P.OpContinue:
-		// Count the `next`s from before the command to where it stopped;
-		// the last statement is inside the last of them.
-		if err := r.m.goTo(before); err != nil {
+	case P.OpContinue, P.OpFinish, P.OpUntil, P.OpAdvance:
+		if (last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && (!last.known() || last.Ended) {
+			return before, nil // no recorded stop to walk to
+		}
+		// The last statement is inside the last of the `next`s the
+		// command is made of.
+		n, err := r.countNexts(before, last)
+		if err != nil {
 			return nil, err
 		}
-		for n := 0; n < maxWalk; n++ {
-			stop, err := r.m.bare(P.OpNext, last.Bps)
-			if err != nil {
-				return nil, err
-			}
-			if stop != P.StopDone {
-				if n > 0 {
-					before = with(before, r.repeat(P.OpNext, n, last.Bps))
-				}
-				return r.lastInside(before, last.Bps)
+		switch {
+		case last.Cmd.Op == P.OpContinue && n > 0:
+			// Long: one "next n" the debugger replays in one command.
+			before = with(before, r.repeat(P.OpNext, n, last.Bps))
+		default:
+			// Within a function: single steps, each one for fred-undo.
+			for i := 0; i < n; i++ {
+				before = with(before, r.repeat(P.OpNext, 1, last.Bps))
 			}
 		}
-		return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
-	case P.OpFinish:
-		// Walk `next`s from before the command to where it stopped; the
-		// last statement is inside the last of them.
-		if err := r.m.goTo(before); err != nil {
-			return nil, err
-		}
-		d := r.m.now().Depth
-		cur := before
-		for i := 0; ; i++ {
-			if i >= maxWalk {
-				return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
-			}
-			step, err := r.m.forward(P.OpNext, last.Bps)
-			if err != nil {
-				return nil, err
-			}
-			done := step.Stop != P.StopDone
-			if last.Cmd.Op == P.OpFinish && step.Depth < d {
-				done = true
-			}
-			if done {
-				return r.lastInside(cur, last.Bps)
-			}
-			cur = with(cur, step)
-		}
-	case P.OpUntil, P.OpAdvance:
-		// Both stop the first time they reach their place (or when the
-		// frame returns): walk `next`s until the recorded stop.
-		if !last.known() || last.Ended {
-			return before, nil
-		}
-		if err := r.m.goTo(before); err != nil {
-			return nil, err
-		}
-		cur := before
-		for i := 0; i < maxWalk; i++ {
-			st, err := r.m.forward(P.OpNext, last.Bps)
-			if err != nil {
-				return nil, err
-			}
-			if st.Stop != P.StopDone || st.At.PC == last.At.PC && st.Depth == last.Depth {
-				return r.lastInside(cur, last.Bps)
-			}
-			cur = with(cur, st)
-		}
-		return nil, fmt.Errorf("'%s' covers more than %d statements; reverse over it is not supported yet", last.Cmd, maxWalk)
+		return r.lastInside(before, last.Bps)
 	}
 	// stepi, nexti, jump, run: fred goes back to before the command as a
 	// whole.

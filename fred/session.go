@@ -245,14 +245,7 @@ func (s *Session) Close() error {
 // query sends an internal command and returns its output, unseen by the
 // person, within the session's timeout.
 func (s *Session) query(cmd string) (string, error) {
-	if err := s.conn.send(cmd); err != nil {
-		return "", ErrSessionOver
-	}
-	out, err := s.conn.waitPrompt(cmd, time.Now().Add(s.opt.Timeout), nil, true, nil, nil)
-	if errors.Is(err, ErrDebuggerExited) {
-		return out, ErrSessionOver
-	}
-	return out, err
+	return s.queryFor(cmd, s.opt.Timeout)
 }
 
 // queryFor is query with its own deadline, for replayed commands that may
@@ -277,7 +270,7 @@ func (s *Session) Exec(line string) error {
 	}
 	s.lastFred = ""
 	if strings.HasPrefix(trimmed, "fred-") {
-		if f := strings.Fields(trimmed)[0]; strings.HasPrefix(f, "fred-r") || f == "fred-undo" {
+		if c := lookup(strings.Fields(trimmed)[0]); c != nil && c.Repeat {
 			s.lastFred = trimmed // Enter repeats it, as gdb repeats reverse-next
 		}
 		err := s.execFred(trimmed)

@@ -107,7 +107,7 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq, error) {
 	s := w.s
 	single := func(op string) *Step {
-		st := Step{Cmd: s.p.Classify(op), Bps: c.Bps, Synth: true}
+		st := s.synth(op, 1, c.Bps)
 		return &st
 	}
 	switch {
@@ -116,7 +116,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 	case (c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpStep) && c.Cmd.Count > 1:
 		var ms watch.Moments
 		for i := 1; i < c.Cmd.Count; i++ {
-			ms = append(ms, moment{steps: with(a, repeatStep(s, c.Cmd.Op, i, c.Bps)), then: single(c.Cmd.Op)})
+			ms = append(ms, moment{steps: with(a, s.synth(c.Cmd.Op, i, c.Bps)), then: single(c.Cmd.Op)})
 		}
 		return ms, nil
 	case c.Cmd.Op == P.OpStep:
@@ -153,49 +153,13 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 	case c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpFinish:
 		// Count the `next`s the command is made of; the moments are then
 		// "next k", replayed by the debugger in one command.
-		if err := s.goTo(a, w.st); err != nil {
+		n, err := s.rewriter(ctx, w.st).countNexts(a, c)
+		if err != nil {
 			return nil, err
-		}
-		d := s.Timeline.Now().Depth
-		n := 0
-		for ; n < maxWalk; n++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if c.Cmd.Op == P.OpContinue {
-				// Only why each `next` stopped matters: one round trip.
-				stop, err := s.bareNext(c.Bps, w.st)
-				if err != nil {
-					return nil, err
-				}
-				if stop != P.StopDone {
-					break
-				}
-				continue
-			}
-			r, err := s.forward(P.OpNext, c.Bps, w.st)
-			if err != nil {
-				return nil, err
-			}
-			if r.Stop != P.StopDone || r.Depth < d {
-				break
-			}
-		}
-		if n >= maxWalk {
-			return nil, fmt.Errorf("'%s' covers more than %d statements", c.Cmd, maxWalk)
 		}
 		return nextSeq{s: s, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
 	}
 	return nil, nil // until, advance, stepi...: not refined
-}
-
-// repeatStep is one synthesized command "op k".
-func repeatStep(s *Session, op string, k int, bps []string) Step {
-	line := op
-	if k > 1 {
-		line += " " + strconv.Itoa(k)
-	}
-	return Step{Cmd: s.classify(line), Bps: bps, Synth: true}
 }
 
 // nextSeq is the lazy list a, a+next, a+next 2, ..., a+next n.
@@ -209,7 +173,7 @@ type nextSeq struct {
 
 func (q nextSeq) Len() int { return q.n }
 func (q nextSeq) At(i int) watch.Moment {
-	return moment{steps: with(q.a, repeatStep(q.s, P.OpNext, i+1, q.bps)), then: q.then}
+	return moment{steps: with(q.a, q.s.synth(P.OpNext, i+1, q.bps)), then: q.then}
 }
 
 // reverseWatch runs fred-reverse-watch.
