@@ -67,7 +67,7 @@ func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
 	t.Cleanup(func() {
 		pid := s.pid
 		s.Close()
-		if pid != 0 && waitGone(pid, 5*time.Second) == false {
+		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
 			t.Errorf("program pid %d still there after Close", pid)
 		}
 		if left := testutil.Running(prog); len(left) > 0 {

@@ -244,12 +244,10 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	}
 	old := s.ip.letGo()
 	for _, pid := range []int{old, sn.Pid} {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		if !proc.Reap(pid, s.opt.Timeout) || !waitGone(pid, s.opt.Timeout) {
+		if err := s.freePid(pid, sn.ID); err != nil {
 			s.ip.end()
-			return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, sn.ID)
+			return err
 		}
-		delete(s.adopted, pid)
 	}
 	s.running, s.pid = false, 0
 	got, err := s.snap.Restore(sn.Snapshot)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/testutil"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -70,7 +71,7 @@ func inprocSession(t *testing.T, p *P.Personality, argv []string) (*tsession, *f
 	t.Cleanup(func() {
 		pid := s.ip.pid
 		s.Close()
-		if pid != 0 && !waitGone(pid, 5*time.Second) {
+		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
 			t.Errorf("interpreter pid %d still there after Close", pid)
 		}
 		if left := testutil.Running(prog); len(left) > 0 {

@@ -233,12 +233,9 @@ func (s *Session) restore(sn *snap) error {
 		}
 		_ = syscall.Kill(s.pid, syscall.SIGKILL)
 	}
-	// Whoever held the pid must be gone and reaped before CRIU can reuse it.
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	if !proc.Reap(pid, s.opt.Timeout) || !waitGone(pid, s.opt.Timeout) {
-		return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, sn.ID)
+	if err := s.freePid(pid, sn.ID); err != nil {
+		return err
 	}
-	delete(s.adopted, pid)
 	s.running, s.pid = false, 0
 	got, err := s.snap.Restore(sn.Snapshot)
 	if err != nil {
@@ -254,20 +251,15 @@ func (s *Session) restore(sn *snap) error {
 	return nil
 }
 
-func waitGone(pid int, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for proc.Alive(pid) || exists(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(2 * time.Millisecond)
+// freePid kills whoever holds pid and waits until it is reaped and gone:
+// CRIU restores the snapshot's process under that same pid.
+func (s *Session) freePid(pid, snapID int) error {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if !proc.Reap(pid, s.opt.Timeout) || !proc.WaitGone(pid, s.opt.Timeout) {
+		return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, snapID)
 	}
-	return true
-}
-
-func exists(pid int) bool {
-	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-	return err == nil
+	delete(s.adopted, pid)
+	return nil
 }
 
 // show prints the current location as the debugger does after a stop.

@@ -193,3 +193,18 @@ func Reap(pid int, timeout time.Duration) bool {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// WaitGone waits up to timeout until pid no longer exists at all (not
+// even as a zombie) and reports whether it is gone.
+func WaitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
