@@ -138,18 +138,7 @@ var GDB = &Personality{
 	Ended: func(out string) bool {
 		return gdbEnded.MatchString(StripANSI(out))
 	},
-	StopReason: func(out string) Stop {
-		out = StripANSI(out)
-		switch {
-		case gdbEnded.MatchString(out):
-			return StopEnded
-		case gdbBreakpointHit.MatchString(out):
-			return StopBreakpoint
-		case gdbSignal.MatchString(out):
-			return StopSignal
-		}
-		return StopDone
-	},
+	StopReason:     stopReason(gdbEnded, gdbBreakpointHit, gdbSignal),
 	BreakpointsCmd: `interpreter-exec mi "-break-list"`,
 	ParseBreakpoints: func(out string) []Bp {
 		var bps []Bp

@@ -92,18 +92,10 @@ var PDB = &Personality{
 	ParseDepth:    parseFredDepth,
 	PidCmd:        "fred_pid",
 	ParsePid:      parseFredPid,
-	StopReason: func(out string) Stop {
-		switch {
-		case pdbEnded.MatchString(out):
-			return StopEnded
-		case pdbSignal.MatchString(out):
-			return StopSignal
-		}
-		return StopDone
-	},
-	StopCmd:   "fred_stop",
-	ParseStop: parseFredStop,
-	Ended:     func(out string) bool { return pdbEnded.MatchString(out) },
+	StopReason:    stopReason(pdbEnded, nil, pdbSignal), // breakpoints: StopCmd
+	StopCmd:       "fred_stop",
+	ParseStop:     parseFredStop,
+	Ended:         func(out string) bool { return pdbEnded.MatchString(out) },
 	NewRun: func(out string) bool {
 		return regexp.MustCompile(`(?m)^Restarting .* with arguments:`).MatchString(out)
 	},

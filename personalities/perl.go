@@ -90,20 +90,10 @@ var Perl = &Personality{
 	ParseDepth:    parseFredDepth,
 	PidCmd:        "DB::fred_pid()",
 	ParsePid:      parseFredPid,
-	StopReason: func(out string) Stop {
-		switch {
-		case perlEnded.MatchString(out):
-			return StopEnded
-		case perlWatch.MatchString(out):
-			return StopBreakpoint
-		case perlSignal.MatchString(out):
-			return StopSignal
-		}
-		return StopDone
-	},
-	StopCmd:   "DB::fred_stop()",
-	ParseStop: parseFredStop,
-	Ended:     func(out string) bool { return perlEnded.MatchString(out) },
+	StopReason:    stopReason(perlEnded, perlWatch, perlSignal),
+	StopCmd:       "DB::fred_stop()",
+	ParseStop:     parseFredStop,
+	Ended:         func(out string) bool { return perlEnded.MatchString(out) },
 	NewRun: func(out string) bool {
 		return regexp.MustCompile(`(?m)^Loading DB routines from perl5db\.pl`).MatchString(out)
 	},

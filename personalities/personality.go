@@ -376,3 +376,21 @@ func blankStrings(e string, comment byte) string {
 	}
 	return string(b)
 }
+
+// stopReason reads why a command stopped from what the debugger printed:
+// the program ended, hit a breakpoint (nil: the debugger does not say),
+// or got a signal.
+func stopReason(ended, hit, signal *regexp.Regexp) func(string) Stop {
+	return func(out string) Stop {
+		out = StripANSI(out)
+		switch {
+		case ended.MatchString(out):
+			return StopEnded
+		case hit != nil && hit.MatchString(out):
+			return StopBreakpoint
+		case signal.MatchString(out):
+			return StopSignal
+		}
+		return StopDone
+	}
+}
