@@ -109,6 +109,11 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-finish", Msg: "takes no arguments", Usage: "fred-reverse-finish"}
 				}
+				if d := s.Timeline.Now().Depth; d == 1 {
+					// Nothing called the outermost frame: walking back to
+					// look for its caller would replay the whole history.
+					return ErrOutermost
+				}
 				return s.reverse("fred-reverse-finish", 1, (*rewriter).callSite)
 			}},
 		{Name: "fred-reverse-continue", Repeat: true, Aliases: []string{"fred-rc"}, NeedsHistory: true,

@@ -12,6 +12,9 @@ var (
 	ErrNoProgram = errors.New("the program is not running")
 	// ErrSessionOver means the debugger has gone and the session ended.
 	ErrSessionOver = errors.New("the debugging session ended")
+	// ErrOutermost means reverse-finish in the outermost frame (as gdb's
+	// finish there).
+	ErrOutermost = errors.New("'fred-reverse-finish' is not meaningful in the outermost frame: nothing called it; use fred-reverse-next or fred-restart 1")
 )
 
 // UnknownCommandError is a fred- command that is not in the table.

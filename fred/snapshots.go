@@ -86,8 +86,12 @@ func (s *Session) openFork(dir, why string) {
 	if why != "" {
 		because = ", because " + why
 	}
+	if s.p.InProcess {
+		s.openInterpFork(dir, because)
+		return
+	}
 	if s.p.Tracer == nil {
-		s.snapWhy = "no snapshots" + because + "; the fork backend works under gdb only"
+		s.snapWhy = "no snapshots" + because + "; this debugger has no fork backend"
 		return
 	}
 	f, err := ckpt.NewFork(ckpt.ForkOptions{Debugger: ckpt.DebuggerFunc(s.query), Dir: dir, Settle: s.p.Tracer.Settle})
@@ -100,6 +104,29 @@ func (s *Session) openFork(dir, why string) {
 			s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend setup: %v", because, err)
 			return
 		}
+	}
+	s.snap = f
+	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
+}
+
+// openInterpFork sets up the fork backend of an in-process debugger
+// (pdb, perl -d): the debugger forks the interpreter itself.
+func (s *Session) openInterpFork(dir, because string) {
+	if s.p.Fork == "" {
+		s.snapWhy = "no snapshots" + because + "; this debugger has no fork backend"
+		return
+	}
+	f, err := ckpt.NewInterpFork(ckpt.InterpForkOptions{
+		Debugger: ckpt.DebuggerFunc(s.query),
+		Fork:     s.p.Fork,
+		Wait: func() (string, error) {
+			return s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
+		},
+		Dir: dir,
+	})
+	if err != nil {
+		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend: %v", because, err)
+		return
 	}
 	s.snap = f
 	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because

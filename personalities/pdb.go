@@ -117,6 +117,7 @@ var PDB = &Personality{
 	FrameCmd:   "fred_frame",
 	SaveState:  "fred_save %s",
 	LoadState:  "fred_load %s",
+	Fork:       "fred_fork %s",
 	NoCountArg: true,
 }
 
@@ -353,6 +354,53 @@ def _fred(prompt):
             if t[1] not in ls:
                 ls.append(t[1])
         B.next = nxt
+    # Fork snapshots (see personalities.Personality.Fork): copy() forks
+    # twice so that the copy is fred's child, and returns 0 in the copy.
+    def copy():
+        for f in (sys.stdout, sys.stderr):
+            f.flush()
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid:
+            os.close(w)
+            got = os.read(r, 32)
+            os.close(r)
+            os.waitpid(pid, 0)
+            return int(got or b'-1')
+        try:
+            os.close(r)
+            g = os.fork()
+            if g:
+                os.write(w, str(g).encode())
+                os._exit(0)
+            os.close(w)
+            return 0
+        except BaseException:
+            os._exit(1)
+    def fork(self, fifo):
+        import signal, fcntl, termios
+        g = copy()
+        if g:
+            self.message('@fred fork %d' % g)
+            return
+        sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
+        saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
+        try:
+            while True:
+                with open(fifo, 'rb') as f:
+                    if not f.read(1):
+                        continue
+                g = copy()
+                if g:
+                    break
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        except BaseException:
+            os._exit(1)
+        for n, h in zip(sigs, saved):
+            signal.signal(n, h)
+        self.message('@fred fork %d' % g)
+    P.do_fred_fork = fork
     P.do_fred_where = where
     P.do_fred_stop = stop
     P.do_fred_pid = lambda self, arg: self.message('@fred pid %d' % os.getpid())

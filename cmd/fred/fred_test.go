@@ -281,10 +281,11 @@ func TestTypeaheadStaysInStep(t *testing.T) {
 	s.do("print counter > 0", `= 1`)
 }
 
-// A student on a lab machine: no root, so no CRIU; fred says so and uses
-// the fork backend, and every fred command works.
+// As a student on a lab machine: no root, so no CRIU; every language gets
+// the fork backend, and checkpoint, reverse-watch and the reverse commands
+// work.
 func TestWithoutRoot(t *testing.T) {
-	testutil.Require(t, "gdb", "gcc", "setpriv")
+	testutil.Require(t, "gdb", "gcc", "setpriv", "python3", "perl")
 	if os.Geteuid() != 0 {
 		t.Fatal("this test switches to the user nobody and so must start as root (CI runs as root)")
 	}
@@ -302,8 +303,18 @@ func TestWithoutRoot(t *testing.T) {
 	if out, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join(testutil.Root(), "testdata", "watch.c")).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	script := filepath.Join(dir, "cmds")
-	os.WriteFile(script, []byte(`skip -gfi ./*/*
+	for _, ext := range []string{"py", "pl"} {
+		b, err := os.ReadFile(filepath.Join(testutil.Root(), "testdata", "watch."+ext))
+		if err != nil || os.WriteFile(prog+"."+ext, b, 0o644) != nil {
+			t.Fatal("copying the fixture:", err)
+		}
+	}
+	cases := []struct {
+		name, cmds string
+		argv       []string
+		want       []string
+	}{
+		{"gdb", `skip -gfi ./*/*
 break main
 run
 break 21
@@ -315,33 +326,70 @@ fred-reverse-finish
 fred-reverse-next
 next
 fred-list
-`), 0o644)
-	cache := filepath.Join(dir, "cache")
-	os.Mkdir(cache, 0o777)
-	os.Chmod(cache, 0o777)
-	c := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-		fred, "--batch", "-x", script, "gdb", "-q", prog)
-	c.Dir = dir
-	c.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir, "XDG_CACHE_HOME="+cache, "SHELL=/bin/sh")
-	out, err := c.CombinedOutput()
-	if err != nil {
-		t.Fatalf("fred as nobody: %v\n%s", err, out)
+`, []string{"gdb", "-q", prog}, []string{
+			"update (i=277) at",
+			"'sum >= 0' is 1 here; the next step makes it 0",
+		}},
+		{"pdb", `b 18
+c
+fred-checkpoint
+fred-reverse-watch total >= 0
+p i
+fred-reverse-step
+fred-reverse-finish
+fred-reverse-next
+next
+fred-list
+`, []string{"python3", "-m", "pdb", prog + ".py"}, []string{
+			"watch.py(12)update()",
+			"'total >= 0' is True here; the next step makes it False",
+			"\n277\r\n",
+		}},
+		{"perl", `b 19
+c
+fred-checkpoint
+fred-reverse-watch $total >= 0
+p $i
+fred-reverse-step
+fred-reverse-finish
+fred-reverse-next
+n
+fred-list
+`, []string{"perl", "-d", prog + ".pl"}, []string{
+			"is 1 here; the next step makes it",
+			"\n277\r\n",
+		}},
 	}
-	for _, want := range []string{
-		"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
-		"snapshot 1 taken at the first stop",
-		"snapshot 2 taken",
-		"update (i=277) at",
-		"'sum >= 0' is 1 here; the next step makes it 0",
-		"'fred-reverse-step' took",
-		"'fred-reverse-finish' took",
-		"'fred-reverse-next' took",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("as nobody, the output lacks %q:\n%s", want, out)
-		}
-	}
-	if left := testutil.Running(prog); len(left) > 0 {
-		t.Errorf("left running: %v", left)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			script := filepath.Join(dir, "cmds-"+tc.name)
+			os.WriteFile(script, []byte(tc.cmds), 0o644)
+			cache := filepath.Join(dir, "cache-"+tc.name)
+			os.Mkdir(cache, 0o777)
+			os.Chmod(cache, 0o777)
+			c := exec.Command("setpriv", append([]string{"--reuid=nobody", "--regid=nogroup", "--clear-groups",
+				fred, "--batch", "-x", script}, tc.argv...)...)
+			c.Dir = dir
+			c.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir, "XDG_CACHE_HOME="+cache, "SHELL=/bin/sh")
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("fred as nobody: %v\n%s", err, out)
+			}
+			for _, want := range append([]string{
+				"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
+				"snapshot 1 taken at the first stop",
+				"snapshot 2 taken",
+				"'fred-reverse-step' took",
+				"'fred-reverse-finish' took",
+				"'fred-reverse-next' took",
+			}, tc.want...) {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("as nobody, the output lacks %q:\n%s", want, out)
+				}
+			}
+			if left := testutil.Running(prog); len(left) > 0 {
+				t.Errorf("left running: %v", left)
+			}
+		})
 	}
 }
