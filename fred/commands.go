@@ -239,7 +239,7 @@ func (s *Session) execFred(line string) error {
 		return &UnknownCommandError{Name: f[0]}
 	}
 	if c.NeedsProgram && !s.running {
-		return &NeedsProgramError{Cmd: c.Name}
+		return &NeedsProgramError{Cmd: c.Name, Hint: s.startHint()}
 	}
 	if c.NeedsHistory {
 		if err := s.needReverse(c.Name); err != nil {

@@ -34,10 +34,10 @@ func (e *UsageError) Error() string {
 }
 
 // NeedsProgramError says which command needed a running program.
-type NeedsProgramError struct{ Cmd string }
+type NeedsProgramError struct{ Cmd, Hint string }
 
 func (e *NeedsProgramError) Error() string {
-	return fmt.Sprintf("'%s' needs a running program; start it with 'run' or 'start' first", e.Cmd)
+	return fmt.Sprintf("'%s' needs a running program; start it with %s first", e.Cmd, e.Hint)
 }
 
 func (e *NeedsProgramError) Unwrap() error { return ErrNoProgram }

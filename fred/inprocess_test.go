@@ -302,7 +302,7 @@ func TestPDBReverseToTheStart(t *testing.T) {
 			{cmd: "fred-rs 5", land: "L1"},
 		})
 		ts.must("fred-rs", `already at the first snapshot`)
-		ts.must("fred-rf", `already at the first snapshot`)
+		ts.must("fred-rf", `not meaningful in the outermost frame`)
 	})
 }
 
@@ -711,4 +711,81 @@ func TestPerlProgramInput(t *testing.T) {
 		in.type_("5\n")
 		ts.must("c", `5\r?\n(count\? )?total=10 pid=\d+\r?\nDebugged program terminated`)
 	})
+}
+
+// Bad input: the debugger's own message, and fred's history and snapshots
+// stay as they were.
+func TestInProcessBadInput(t *testing.T) {
+	type badCase struct {
+		name             string
+		session          func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		fixture          string
+		noCode, noCodeRe string // a breakpoint on a line without code
+		raises, raisesRe string // an expression that raises
+		watch, watchRe   string // reverse-watch of an expression that does not parse
+	}
+	cases := []badCase{
+		{"pdb", pdbSession, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
+			"fred-reverse-watch total >=", `'total >=' is \(raises SyntaxError`},
+		{"perl", perlSession, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
+			"fred-reverse-watch $total >=", `syntax error`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts, _ := tc.session(t, tc.fixture, backend)
+				ts.must("n", ``)
+				ts.must("n", ``)
+				before := ts.pyOrPl()
+				hist := ts.do("fred-history")
+				ts.must(tc.noCode, tc.noCodeRe)
+				ts.must(tc.raises, tc.raisesRe)
+				ts.must(tc.watch, tc.watchRe)
+				if got := ts.do("fred-history"); got != hist {
+					t.Errorf("history changed by refused commands:\nbefore:\n%s\nafter:\n%s", hist, got)
+				}
+				if got := ts.pyOrPl(); got != before {
+					t.Errorf("the program moved: %s, was %s", got, before)
+				}
+				ts.must("fred-reverse-step", `took`)
+				ts.must("fred-reverse-step", `took`)
+				ts.must("fred-reverse-step", `already at the first snapshot`)
+				ts.must("n", ``)
+				ts.must("n", ``)
+				if got := ts.pyOrPl(); got != before {
+					t.Errorf("forward again: %s, want %s", got, before)
+				}
+			})
+		})
+	}
+}
+
+// pyOrPl is where the program is, by the personality's own query.
+func (ts *tsession) pyOrPl() string {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return loc.String()
+}
+
+// A program the interpreter cannot compile: the interpreter's own message;
+// perl -d stays usable (the program has ended), pdb exits as it does
+// without fred.
+func TestInProcessSyntaxError(t *testing.T) {
+	testutil.Require(t, "python3", "perl")
+	out := &syncBuf{}
+	_, err := Start(Options{Personality: P.PDB, Argv: []string{"python3", "-m", "pdb", script("syntax.py")}, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: "off"})
+	if err == nil || !strings.Contains(out.take(), "SyntaxError: '(' was never closed") {
+		t.Fatalf("pdb on a syntax error: err %v", err)
+	}
+	ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("syntax.pl")}, "fork")
+	if o := ts.out.take(); !strings.Contains(o, "syntax error at") || !strings.Contains(o, "Debugged program terminated") {
+		t.Fatalf("perl -d on a syntax error:\n%s", o)
+	}
+	ts.must("fred-checkpoint", `needs a running program; start it with 'R'`)
+	ts.must("fred-reverse-step", `needs a snapshot of this run; start the program with 'R'`)
+	ts.must("p 1+1", `^2`)
 }

@@ -158,7 +158,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
 	}
 	if !s.running || s.pid == 0 {
-		return nil, &NeedsProgramError{Cmd: "fred-checkpoint"}
+		return nil, &NeedsProgramError{Cmd: "fred-checkpoint", Hint: s.startHint()}
 	}
 	id := s.nextSnap + 1
 	pid := s.pid

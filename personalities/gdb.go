@@ -13,6 +13,7 @@ var GDB = &Personality{
 	Name:      "gdb",
 	Debuggers: []string{"gdb", "gdb-multiarch"},
 	Prompt:    "(gdb) ",
+	StartHint: "'run' or 'start'",
 	NoCtty:    true,
 	Argv: func(argv []string, marker, tty string) []string {
 		// -iex runs before anything else, so even the first prompt is the

@@ -19,6 +19,7 @@ var PDB = &Personality{
 	Name:      "pdb",
 	Debuggers: append([]string{"pdb", "pdb3", "python", "python3"}, pythonVersions()...),
 	Prompt:    "(Pdb) ",
+	StartHint: "'run' (pdb starts it again from the top)",
 	Argv:      pdbArgv,
 	Env:       seedEnv("PYTHONHASHSEED", "0"),
 	Setup:     func(string) []string { return nil },

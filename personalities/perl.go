@@ -18,6 +18,7 @@ var Perl = &Personality{
 	Name:      "perl",
 	Debuggers: []string{"perl", "perl5"},
 	Prompt:    "  DB<> ",
+	StartHint: "'R' (perl -d starts it again from the top)",
 	Argv:      perlArgv,
 	Env:       seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
 	Setup:     func(string) []string { return nil },

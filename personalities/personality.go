@@ -125,6 +125,9 @@ type Personality struct {
 	Debuggers []string
 	// Prompt is what the person sees as the prompt.
 	Prompt string
+	// StartHint says how to (re)start the program in this debugger, for
+	// messages: "start it with %s".
+	StartHint string
 	// Argv turns the person's command line into the one fred starts; marker is
 	// the unique prompt fred waits for, tty the pty's slave path.
 	Argv func(argv []string, marker, tty string) []string
