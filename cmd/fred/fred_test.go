@@ -97,20 +97,20 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("step", `23\s+total \+= square`)
 	s.do("step", `square \(x=1\) at .*steps.c:8`)
 	s.do("info locals", `r = `)
-	out := s.do("fred-history", `history \(7 commands\)`)
-	if !regexp.MustCompile(`\[start\]\s+run\s+\[ckpt 1\]\s+next, finish, next ×2, step ×2`).MatchString(out) {
+	out := s.do("fred-history", `timeline of run 1: 7 commands`)
+	if !regexp.MustCompile(`\|  run\s+\(1\) snapshot 1\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
 		t.Errorf("history lists inspection commands:\n%s", out)
 	}
-	if !regexp.MustCompile(`now: square at steps.c:8 .*depth 2`).MatchString(out) {
+	if !regexp.MustCompile(`you are here: square at steps.c:8, depth 2`).MatchString(out) {
 		t.Errorf("history does not say where we are:\n%s", out)
 	}
 	// An empty line repeats the last command, as in gdb.
 	s.do("next", `9\s+return r;`)
 	s.do("", `10\s+}`)
-	s.do("fred-history", `step ×2, next ×2`)
+	s.do("fred-history", `step x2\s+\|  next x2\s+>>> you are here`)
 }
 
 func TestCtrlCInterruptsProgram(t *testing.T) {
@@ -123,7 +123,7 @@ func TestCtrlCInterruptsProgram(t *testing.T) {
 	s.expect(`Program received signal SIGINT(?s).*\(gdb\) `)
 	out := s.do("print counter > 0", `\$1 = 1`)
 	_ = out
-	s.do("fred-history", `\[start\]\s+run`)
+	s.do("fred-history", `\|  run`)
 }
 
 func TestProgramInputAndPromptLookalike(t *testing.T) {
@@ -138,14 +138,14 @@ func TestProgramInputAndPromptLookalike(t *testing.T) {
 	// still wait for the real one.
 	s.expect(`\(gdb\) this line only looks like a prompt(?s).*exited with code 02.*\(gdb\) `)
 	s.do("print 2+3", `\$1 = 5`)
-	s.do("fred-history", `now: the program has ended`)
+	s.do("fred-history", `you are here: the program has ended`)
 }
 
 func TestBadFredCommands(t *testing.T) {
 	prog := testutil.Fixture(t, "steps")
 	s := startFred(t, "gdb", "-q", prog)
 	s.do("fred-bogus", `fred: unknown command 'fred-bogus'; 'fred-help' lists`)
-	s.do("fred-history now", `fred: fred-history: takes no arguments`)
+	s.do("fred-history now", `fred: fred-history: takes no arguments but --svg FILE`)
 	s.do("fred-source", `fred: fred-source: needs one file`)
 	s.do("fred-source /nonexistent/file", `fred: open /nonexistent/file: no such file`)
 	s.do("fred-history", `no history yet`)
@@ -257,7 +257,7 @@ func TestColoursPassThrough(t *testing.T) {
 	// gdb colours file names when the terminal can; fred passes them on.
 	s.do("break square", "Breakpoint 1 at \x1b\\[34m0x[0-9a-f]+\x1b\\[m: file \x1b\\[32m")
 	s.do("run", `Breakpoint 1, .*square`)
-	s.do("fred-history", `\[start\]\s+run`)
+	s.do("fred-history", `\|  run`)
 }
 
 func TestTypeaheadStaysInStep(t *testing.T) {
@@ -274,7 +274,7 @@ func TestTypeaheadStaysInStep(t *testing.T) {
 	s.expect(`SIGINT(?s).*\(gdb\) `)
 	s.do("print 6*7", `= 42\s`)
 	s.do("next", `\d+\s+`)
-	out := s.do("fred-history", `now: main at spin.c:\d+`)
+	out := s.do("fred-history", `you are here: main at spin.c:\d+`)
 	if strings.Contains(out, "unknown location") {
 		t.Fatalf("fred lost track of gdb:\n%s", out)
 	}

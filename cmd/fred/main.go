@@ -106,7 +106,8 @@ func run(args []string) int {
 	interactive := readline.IsTerminal(int(os.Stdin.Fd())) && !*batch
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
-		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding}
+		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
+		Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
