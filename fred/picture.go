@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // The timeline fred-history draws: the forward commands of the current
@@ -32,6 +34,7 @@ type item struct {
 	count int
 	snap  int // > 0: a snapshot, with its label
 	label string
+	via   []int // snapshots taken part way through a counted command
 }
 
 // side is a line that leaves the current one after `at` of its commands:
@@ -60,6 +63,11 @@ func (s *Session) picture() picture {
 	onLine := map[int]bool{}
 	for _, m := range t.Marks {
 		onLine[m.Snap] = true
+	}
+	for _, it := range pic.items {
+		for _, id := range it.via {
+			onLine[id] = true
+		}
 	}
 	names := make([]string, 0, len(s.branches))
 	for n := range s.branches {
@@ -132,13 +140,34 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 			break
 		}
 		c := steps[i].Cmd.String()
-		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c {
+		via := s.onTheWay(steps, i)
+		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
 			out[n-1].count++
 			continue
 		}
-		out = append(out, item{cmd: c, count: 1})
+		out = append(out, item{cmd: c, count: 1, via: via})
 	}
 	return out
+}
+
+// onTheWay is the snapshots taken part way through steps[i], a counted
+// command ("next 1000" on the way to "next 1620", during a search).
+func (s *Session) onTheWay(steps []Step, i int) []int {
+	c := steps[i].Cmd
+	if c.Op != P.OpNext && c.Op != P.OpStep {
+		return nil
+	}
+	var ids []int
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if sn.run != s.run || len(sn.Steps) != i+1 || !isPrefix(sn.Steps[:i], steps) {
+			continue
+		}
+		if d := sn.Steps[i].Cmd; d.Op == c.Op && max(d.Count, 1) < max(c.Count, 1) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // common is how many steps a and b share from the start.
@@ -175,10 +204,18 @@ func (it item) text() string {
 	if it.snap > 0 {
 		return "[" + it.label + "]"
 	}
+	s := it.cmd
 	if it.count > 1 {
-		return fmt.Sprintf("%s x%d", it.cmd, it.count)
+		s = fmt.Sprintf("%s x%d", it.cmd, it.count)
 	}
-	return it.cmd
+	if len(it.via) > 0 {
+		ids := make([]string, len(it.via))
+		for i, id := range it.via {
+			ids[i] = strconv.Itoa(id)
+		}
+		s += fmt.Sprintf(" (%s %s on the way)", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(ids, ", "))
+	}
+	return s
 }
 
 // ANSI colours for the text timeline.

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	expect "github.com/google/goexpect"
 
+	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/testutil"
 )
 
@@ -391,5 +393,39 @@ fred-list
 				t.Errorf("left running: %v", left)
 			}
 		})
+	}
+}
+
+// The guided demo runs to the end unattended (stdin not a terminal) in
+// each language, names every command it runs, and finds the bad day.
+func TestDemo(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl")
+	for _, lang := range []string{"gdb", "pdb", "perl"} {
+		t.Run(lang, func(t *testing.T) {
+			c := exec.Command(testutil.Fred(t), "--demo", lang)
+			c.Env = append(os.Environ(), "TERM=dumb")
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("fred --demo %s: %v\n%s", lang, err, out)
+			}
+			steps := demo.Tours[lang].Steps
+			for i, st := range steps {
+				if want := fmt.Sprintf("--- step %d of %d: %s\n", i+1, len(steps), st.Cmd); !strings.Contains(string(out), want) {
+					t.Errorf("the demo does not name step %d (%s):\n%s", i+1, st.Cmd, out)
+				}
+			}
+			if !regexp.MustCompile(`(?s)fred-reverse-watch \$?balance >= 0\n.*the next step makes it.*\n--- step \d+ of \d+: (p|print) \$?day\n.*\n(\(Pdb\) |\(gdb\) |  DB<> )?(p|print) \$?day\r?\n(\$\d+ = )?811\r?\n`).Match(out) {
+				t.Errorf("the demo's reverse-watch did not find day 811:\n%s", out)
+			}
+			if !strings.Contains(string(out), "The demo is over") {
+				t.Errorf("the demo did not finish:\n%s", out)
+			}
+			if left := testutil.Running("fred-demo-"); len(left) > 0 {
+				t.Errorf("left running: %v", left)
+			}
+		})
+	}
+	if out, err := exec.Command(testutil.Fred(t), "--demo", "cobol").CombinedOutput(); err == nil || !strings.Contains(string(out), `no demo for "cobol": choose gdb, pdb or perl`) {
+		t.Errorf("fred --demo cobol: %v\n%s", err, out)
 	}
 }
