@@ -789,3 +789,21 @@ func TestInProcessSyntaxError(t *testing.T) {
 	ts.must("fred-reverse-step", `needs a snapshot of this run; start the program with 'R'`)
 	ts.must("p 1+1", `^2`)
 }
+
+// A Perl program that dies: perl -d says so and the program has ended;
+// going back reaches the statement that died, not run yet.
+func TestPerlReverseFromDeath(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "crash.pl", backend)
+		ts.must("c", `(?s)Can't call method "set" on an undefined value.*Debugged program terminated`)
+		if !ts.Timeline.Now().Ended {
+			t.Fatalf("the program's death is not an end: %+v", ts.Timeline.Now())
+		}
+		ts.must("fred-reverse-step", `main::walk\(.*crash.pl:8\):\s+8:\s+\$p->set\(42\);`)
+		ts.must("p defined $p ? 1 : 0", `^0`)
+		ts.must("fred-rs", `crash.pl:7\):\s+7:\s+\$p = \$p->\{next\}`)
+		ts.must("p $p->{value}", `^1`)
+		ts.must("n", `crash.pl:8\)`)
+		ts.must("n", `Can't call method "set" on an undefined value`)
+	})
+}
