@@ -140,9 +140,17 @@ func (f *InterpFork) Restore(s *Snapshot) (int, error) {
 	if err := setOffsets(sn.pid, sn.offsets); err != nil {
 		return 0, err
 	}
-	w, err := os.OpenFile(sn.fifo, os.O_WRONLY|unix.O_NONBLOCK, 0)
+	// ENXIO: no reader yet. A copy made a moment ago may not have opened
+	// the FIFO yet; one that is gone never will.
+	var w *os.File
+	var err error
+	for end := time.Now().Add(f.opt.Timeout); ; time.Sleep(time.Millisecond) {
+		w, err = os.OpenFile(sn.fifo, os.O_WRONLY|unix.O_NONBLOCK, 0)
+		if err == nil || !errors.Is(err, unix.ENXIO) || unix.Kill(sn.pid, 0) != nil || time.Now().After(end) {
+			break
+		}
+	}
 	if err != nil {
-		// ENXIO: no reader, the copy is gone.
 		return 0, fmt.Errorf("fork snapshots: the copy of snapshot %d (pid %d) is not waiting: %w", s.ID, sn.pid, err)
 	}
 	_, err = w.Write([]byte{'g'})

@@ -155,6 +155,7 @@ func (s *Session) ipStarted() {
 	}
 	d, _ := s.depth()
 	s.Timeline.Start = Step{At: loc, Depth: d}
+	s.run++ // the program's first run, as gdb's "run" starts one
 	s.running = true
 	s.pid, _ = s.Pid()
 	s.refreshBreakpoints()

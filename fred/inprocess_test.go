@@ -128,7 +128,7 @@ func TestPDBForwardAndHistory(t *testing.T) {
 		ts.must("s", `\(7\)square\(\)`)
 		ts.must("p r", `^49\r?\n$`)
 		ts.must("r", `--Return--\r?\n> .*\(7\)square\(\)->49`)
-		ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×3, continue, x = 7, step, return\n  now: square at steps.py:7, depth 3, after 'return'`)
+		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x3\n   \|  continue\n   \|  x = 7\n   \|  step\n   \|  return\n  >>> you are here: square at steps.py:7, depth 3\n`)
 		// The program's output and pdb's stop come through as they are.
 		ts.must("c", `^i=0 total=49\r?\n> .*\(6\)square\(\)`)
 		ts.must("help", `Documented commands`)
@@ -140,12 +140,12 @@ func TestPDBForwardAndHistory(t *testing.T) {
 		if ts.running {
 			t.Fatal("the program ended, but fred thinks it runs")
 		}
-		ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
 		ts.must("fred-checkpoint", `needs a running program`)
 		// pdb restarted the program: the next command moves a new run, with a
 		// first snapshot of its own.
 		ts.must("n", `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`)
-		ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   next\n  \[ckpt 2\]  \n`)
+		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  next\n  \(2\) snapshot 2\n  >>> you are here`)
 		if err := ts.Exec("q"); err != ErrSessionOver {
 			t.Fatalf("q: %v, want the session to end", err)
 		}
@@ -344,7 +344,7 @@ func TestPDBReverseStepNextFinish(t *testing.T) {
 		})
 		ts.must("fred-rs 0", `takes one optional positive count`)
 		out := ts.do("fred-history")
-		if !strings.Contains(out, "now: main at steps.py:18, depth 2") {
+		if !strings.Contains(out, "you are here: main at steps.py:18, depth 2") {
 			t.Errorf("history after going back:\n%s", out)
 		}
 	})
@@ -470,7 +470,7 @@ func TestPerlForwardAndHistory(t *testing.T) {
 		ts.must("p $r", `^49\r?\n$`)
 		ts.must("T", `main::square\(0\) called from file`)
 		ts.must("r", `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`)
-		ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×2, step ×2, \$x = 7, next, finish\n  now: main:: at steps.pl:21, depth 1, after 'finish'`)
+		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x2\n   \|  step x2\n   \|  \$x = 7\n   \|  next\n   \|  finish\n  >>> you are here: main:: at steps.pl:21, depth 1\n`)
 		ts.must("b fact", ``)
 		ts.must("c", `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`)
 		ts.must("L b", `steps.pl:\r?\n 14:`)
@@ -479,12 +479,12 @@ func TestPerlForwardAndHistory(t *testing.T) {
 		if ts.running {
 			t.Fatal("the program ended, but fred thinks it runs")
 		}
-		ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
 		ts.must("n", `Use 'q' to quit or 'R' to restart`)
-		ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
 		// R runs the program again in the same process (exec): a new run.
 		ts.must("R", `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`)
-		ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   run\n  \[ckpt 2\]  \n`)
+		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  run\n  \(2\) snapshot 2\n  >>> you are here`)
 		ts.must("n", `steps.pl:19\):`)
 		ts.must("fred-rs", `steps.pl:5\):`)
 		if err := ts.Exec("q"); err != ErrSessionOver {

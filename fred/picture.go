@@ -48,14 +48,14 @@ type side struct {
 // picture lays out the session's history.
 func (s *Session) picture() picture {
 	t := &s.Timeline
-	pic := picture{run: max(s.run, 1)}
+	pic := picture{run: s.run}
 	pic.items = s.lineItems(t.Steps, 0, true)
 	now := t.Now()
 	switch {
 	case len(t.Steps) == 0 && len(t.Marks) == 0:
 		pic.now = "no history yet"
 	case now.Ended:
-		pic.now = "the program has ended"
+		pic.now = fmt.Sprintf("the program has ended (after '%s')", now.Cmd)
 	default:
 		pic.now = fmt.Sprintf("%s, depth %d", where(now.At), now.Depth)
 	}
@@ -218,6 +218,17 @@ func (it item) text() string {
 	return s
 }
 
+func (sd side) text() string {
+	if len(sd.items) == 0 {
+		return sd.name + " is this moment"
+	}
+	parts := make([]string, len(sd.items))
+	for i, it := range sd.items {
+		parts[i] = it.text()
+	}
+	return sd.name + ": " + strings.Join(parts, ", ")
+}
+
 // ANSI colours for the text timeline.
 const (
 	cSnap = "\x1b[1;32m"
@@ -246,11 +257,7 @@ func (pic picture) writeText(w io.Writer, colour bool) {
 			if sd.at < lo || sd.at >= hi {
 				continue
 			}
-			var parts []string
-			for _, it := range sd.items {
-				parts = append(parts, it.text())
-			}
-			fmt.Fprintf(w, "   %s %s\n", mark, paint(cSide, sd.name+": "+strings.Join(parts, ", ")))
+			fmt.Fprintf(w, "   %s %s\n", mark, paint(cSide, sd.text()))
 		}
 	}
 	n := 0
@@ -287,11 +294,7 @@ func (pic picture) writeSVG(w io.Writer) error {
 			if sd.at < lo || sd.at >= hi {
 				continue
 			}
-			var parts []string
-			for _, it := range sd.items {
-				parts = append(parts, it.text())
-			}
-			rows = append(rows, row{y, "side", sd.name + ": " + strings.Join(parts, ", ")})
+			rows = append(rows, row{y, "side", sd.text()})
 			y += rowH
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,7 +54,14 @@ func (s *Session) openSnapshots() {
 		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
 		s.ownDir = true
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	err := os.MkdirAll(dir, 0o700)
+	if err != nil && s.ownDir {
+		// No usable cache directory (HOME unset or read-only): the
+		// temporary directory will do for one session.
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions", strconv.Itoa(os.Getpid()))
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
 		s.snapWhy = fmt.Sprintf("no snapshots: cannot create %s: %v", dir, err)
 		return
 	}
@@ -140,6 +148,12 @@ func (s *Session) closeSnapshots() {
 	if s.dir != "" && !s.opt.Keep {
 		if s.ownDir {
 			_ = os.RemoveAll(s.dir)
+			// .../sessions and, for the temporary fallback, fred-UID: gone
+			// if no other session uses them.
+			_ = os.Remove(filepath.Dir(s.dir))
+			if strings.HasPrefix(s.dir, os.TempDir()) {
+				_ = os.Remove(filepath.Dir(filepath.Dir(s.dir)))
+			}
 		} else {
 			for _, sn := range s.snaps {
 				_ = os.RemoveAll(sn.Dir)

@@ -213,7 +213,7 @@ func TestBatchScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Breakpoint 1, square (x=0)", "[ckpt 1]  next", "snapshot 1 taken at the first stop", "$1 = 1"} {
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "(1) snapshot 1\n   |  next\n", "snapshot 1 taken at the first stop", "$1 = 1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("batch output lacks %q:\n%s", want, out)
 		}
