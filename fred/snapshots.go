@@ -22,6 +22,7 @@ type snap struct {
 	Marks []Mark
 	Auto  bool // taken by fred, not the person
 	run   int  // the run of the program it belongs to
+	lwp   int  // the thread selected when it was taken (multi-threaded programs)
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -177,6 +178,12 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	id := s.nextSnap + 1
 	pid := s.pid
 	start := time.Now()
+	lwp := 0
+	if s.p.Threads != nil {
+		// An attach selects the main thread: the snapshot remembers which
+		// one the history goes on in.
+		lwp = s.currentLWP(0)
+	}
 	_, through := s.snap.(ckpt.ThroughDebugger)
 	if t := s.p.Tracer; t != nil && !through {
 		// CRIU cannot dump a traced process: queue a stop, let go of it,
@@ -188,13 +195,13 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 			return nil, err
 		}
 		if err := ckpt.WaitStopped(pid, s.opt.Timeout); err != nil {
-			s.reattach(pid)
+			s.reattach(pid, lwp)
 			return nil, err
 		}
 	}
 	cs, err := s.take(pid, id)
 	if s.p.Tracer != nil && !through {
-		if aerr := s.reattach(pid); aerr != nil && err == nil {
+		if aerr := s.reattach(pid, lwp); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
@@ -204,7 +211,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	cs.Took = time.Since(start)
 	s.nextSnap = id
 	s.Timeline.Mark(id)
-	sn := &snap{Snapshot: cs, Auto: auto, run: s.run,
+	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp,
 		Steps: append([]Step(nil), s.Timeline.Steps...),
 		Marks: append([]Mark(nil), s.Timeline.Marks...)}
 	s.snaps[id] = sn
@@ -215,11 +222,17 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	return sn, nil
 }
 
-// reattach gives a program fred let go of back to the debugger.
-func (s *Session) reattach(pid int) error {
+// reattach gives a program fred let go of back to the debugger, with
+// thread lwp selected (if not 0).
+func (s *Session) reattach(pid, lwp int) error {
 	out, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Attach, pid)))
 	if err != nil {
 		return err
+	}
+	if lwp != 0 && s.p.Threads != nil {
+		if _, err := s.query(fmt.Sprintf(s.p.Threads.Select, lwp)); err != nil {
+			return err
+		}
 	}
 	if _, err := s.location(); err != nil {
 		return fmt.Errorf("attaching to pid %d again: %v: %s", pid, err, lastLine(out))
@@ -284,7 +297,7 @@ func (s *Session) restore(sn *snap) error {
 	}
 	s.adopted[got] = true
 	if s.p.Tracer != nil {
-		if err := s.reattach(got); err != nil {
+		if err := s.reattach(got, sn.lwp); err != nil {
 			return err
 		}
 	}

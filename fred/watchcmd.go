@@ -50,6 +50,11 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 	if err := w.s.goTo(mm.steps, w.st); err != nil {
 		return "", err
 	}
+	return w.evalHere()
+}
+
+// evalHere evaluates the expression in the live program.
+func (w *watchProgram) evalHere() (string, error) {
 	if !w.s.running {
 		return "", ErrNoProgram
 	}
@@ -229,6 +234,35 @@ func (s *Session) reverseWatch(args []string) error {
 	landed := res.Landed.(moment)
 	if err := s.goTo(landed.steps, st); err != nil {
 		return err
+	}
+	if s.p.Threads != nil {
+		// Another thread may have made the change while this one ran
+		// the statement: find which, one statement at a time.
+		t, err := s.whichThread(ctx, w, res.Before)
+		switch {
+		case err == nil && t.LWP != 0:
+			if err := s.show(); err != nil {
+				return err
+			}
+			s.Printf("'%s' is %s here; the next statement of thread %d (LWP %d), run alone, makes it %s: type '%s' then 'step'",
+				expr, res.Before, t.Num, t.LWP, res.After, s.p.Threads.Hold)
+			s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d evaluations)",
+				time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, res.Evals)
+			return nil
+		case errors.Is(err, ErrNoThread):
+			s.Printf("searching the threads: %v; this is where the current thread's history changes it", err)
+			if err := s.goTo(landed.steps, st); err != nil {
+				return err
+			}
+		case err != nil:
+			if gerr := s.goTo(orig, st); gerr != nil {
+				return fmt.Errorf("searching the threads: %v; and going back to where you were failed: %v", err, gerr)
+			}
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
+			}
+			return fmt.Errorf("searching the threads: %w; you are back where you were", err)
+		}
 	}
 	if err := s.show(); err != nil {
 		return err

@@ -41,7 +41,15 @@ var GDB = &Personality{
 	},
 	// fred's own breakpoints are gdb-internal ones (negative numbers): the
 	// person never sees them and their numbering is untouched.
-	Setup: func(string) []string { return []string{"python fred_bp = {}"} },
+	Setup: func(string) []string {
+		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
+		// once gdb attaches again, each thread would report that stop
+		// when it next runs, threads made later too. gdb swallows them.
+		return []string{"python fred_bp = {}", "python exec(" + strconv.Quote(gdbThreadsPy) + ")",
+			"handle SIGSTOP nostop noprint nopass"}
+	},
+	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
+		Locked: "python fred_locked('%s')", Finish: "finish", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
@@ -204,7 +212,10 @@ var GDB = &Personality{
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
 	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
-		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`, "jump *$pc"}},
+		// Scheduler locking: the other threads stay where the snapshot
+		// has them while the current one settles.
+		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
+			"python fred_locked('jump *$pc')"}},
 	FrameCmd: "frame",
 }
 
@@ -397,3 +408,47 @@ func (p *miParser) value(key string, m map[string]string) {
 func miQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// gdbThreadsPy lists threads for fred (personalities.Threads): where each
+// stands (its innermost frame with source on disk) and whether it is in a
+// blocking call (a lock, condition or semaphore wait, join, sleep, I/O),
+// judged by the functions below that frame.
+const gdbThreadsPy = `import os, re
+_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv')
+def fred_where_thread(t):
+    t.switch()
+    f, i, waiting, top = gdb.newest_frame(), 0, 0, None
+    while f is not None and i < 64 and top is None:
+        n = f.name() or '??'
+        sal = f.find_sal()
+        if sal.symtab and os.path.exists(sal.symtab.fullname()):
+            top = (n, sal.symtab.fullname(), sal.line)
+        elif _fred_wait.search(n):
+            waiting = 1
+        f, i = f.older(), i + 1
+    top = top or ('??', '??', 0)
+    return '@fred thread %d %d %d %s %s:%d' % (t.num, t.ptid[1], waiting, top[0], top[1], top[2])
+def fred_threads():
+    cur = gdb.selected_thread()
+    out = [fred_where_thread(t) for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)]
+    cur.switch()
+    print('\n'.join(out))
+def fred_thread_now():
+    print(fred_where_thread(gdb.selected_thread()))
+# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
+# as the program is resumed, before CMD's stepping is over; from Python the
+# command runs to its end first.
+def fred_locked(cmd):
+    old = gdb.parameter('scheduler-locking')
+    gdb.execute('set scheduler-locking on')
+    try:
+        gdb.execute(cmd)
+    finally:
+        gdb.execute('set scheduler-locking ' + old)
+def fred_thread(lwp):
+    for t in gdb.selected_inferior().threads():
+        if t.ptid[1] == lwp:
+            t.switch()
+            return
+    raise gdb.GdbError('no thread with LWP %d' % lwp)
+`

@@ -357,12 +357,19 @@ def _fred(prompt):
         B.next = nxt
     # Fork snapshots (see personalities.Personality.Fork): copy() forks
     # twice so that the copy is fred's child, and returns 0 in the copy.
+    # The copy ignores the terminal's signals from its first instant: the
+    # live process's end hangs the terminal up.
+    import signal
+    sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
     def copy():
         for f in (sys.stdout, sys.stderr):
             f.flush()
+        saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
         r, w = os.pipe()
         pid = os.fork()
         if pid:
+            for n, h in zip(sigs, saved):
+                signal.signal(n, h)
             os.close(w)
             got = os.read(r, 32)
             os.close(r)
@@ -379,13 +386,12 @@ def _fred(prompt):
         except BaseException:
             os._exit(1)
     def fork(self, fifo):
-        import signal, fcntl, termios
+        import fcntl, termios
+        saved = [signal.getsignal(n) for n in sigs]
         g = copy()
         if g:
             self.message('@fred fork %d' % g)
             return
-        sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
-        saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
         try:
             while True:
                 with open(fifo, 'rb') as f:
@@ -399,7 +405,8 @@ def _fred(prompt):
         except BaseException:
             os._exit(1)
         for n, h in zip(sigs, saved):
-            signal.signal(n, h)
+            if h is not None:
+                signal.signal(n, h)
         self.message('@fred fork %d' % g)
     P.do_fred_fork = fork
     P.do_fred_where = where

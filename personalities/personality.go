@@ -196,6 +196,8 @@ type Personality struct {
 	// Quiet wraps an internal command so it asks no questions.
 	Quiet func(cmd string) string
 
+	// Threads is set for debuggers that show the program's threads.
+	Threads *Threads
 	// Tracer is set for debuggers that trace the program from their own
 	// process (gdb): a snapshot detaches them first and attaches after.
 	Tracer *Tracer
@@ -242,6 +244,42 @@ type Tracer struct {
 	// breakpoint again without moving; a stop gdb sees for itself at the
 	// same pc fixes that.
 	Settle []string
+}
+
+// Threads is what fred needs of a debugger that shows a program's
+// threads (gdb): list them with where each stands, select one by its
+// kernel thread id (stable across snapshots, unlike the debugger's
+// numbers), and run a command with only the selected thread running.
+type Threads struct {
+	List    string // answers one "@fred thread NUM LWP WAITING FUNCTION FILE:LINE" line per thread
+	Current string // answers "@fred thread NUM LWP ..." for the selected thread
+	Select  string // with %d for the LWP
+	Locked  string // with %s for the command: run it with the other threads held
+	Finish  string // return from the current function (out of library code)
+	Hold    string // what the person types so that step runs the selected thread alone
+}
+
+// ThreadInfo is one thread as Threads.List gives it.
+type ThreadInfo struct {
+	Num, LWP int
+	Waiting  bool   // stopped in a lock wait or another blocking call
+	Function string // innermost frame with source, or the innermost
+	File     string
+	Line     int
+}
+
+var threadLine = regexp.MustCompile(`(?m)^@fred thread (\d+) (\d+) ([01]) (\S+) (.*):(\d+)\r?$`)
+
+// ParseThreads reads Threads.List's (or Current's) answer.
+func ParseThreads(out string) []ThreadInfo {
+	var ts []ThreadInfo
+	for _, m := range threadLine.FindAllStringSubmatch(out, -1) {
+		num, _ := strconv.Atoi(m[1])
+		lwp, _ := strconv.Atoi(m[2])
+		line, _ := strconv.Atoi(m[6])
+		ts = append(ts, ThreadInfo{Num: num, LWP: lwp, Waiting: m[3] == "1", Function: m[4], File: m[5], Line: line})
+	}
+	return ts
 }
 
 var all = []*Personality{GDB, PDB, Perl}
