@@ -44,20 +44,11 @@ func (s *Session) openSnapshots() {
 		s.snapWhy = "snapshots are off (--snapshots=off)"
 		return
 	}
-	dir := s.opt.Dir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
-		s.ownDir = true
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		s.snapWhy = fmt.Sprintf("no snapshots: cannot create %s: %v", dir, err)
+	dir, err := s.sessionDir()
+	if err != nil {
+		s.snapWhy = "no snapshots: " + err.Error()
 		return
 	}
-	s.dir = dir
 	switch mode {
 	case "criu", "auto", "fork":
 		why := ""
@@ -103,6 +94,29 @@ func (s *Session) openFork(dir, why string) {
 	}
 	s.snap = f
 	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
+}
+
+// sessionDir creates, once, the directory of the session's files
+// (snapshots, the replay log).
+func (s *Session) sessionDir() (string, error) {
+	if s.dir != "" {
+		return s.dir, nil
+	}
+	dir := s.opt.Dir
+	own := false
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
+		own = true
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot create %s: %v", dir, err)
+	}
+	s.dir, s.ownDir = dir, own
+	return dir, nil
 }
 
 // closeSnapshots drops every snapshot and, unless --keep, the directory.

@@ -28,8 +28,9 @@ func Env(path string, tty bool) []string {
 	} else {
 		// The interpreter's allocations follow what the person asks the
 		// debugger, which differs between runs: their addresses are not
-		// logged.
-		env = append(env, "FREDLOG_MMAP=0")
+		// logged. Nor is the pid: the debugger asks for it as it likes
+		// (perl5db at every prompt), and CRIU restores the same one.
+		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0")
 	}
 	return env
 }

@@ -84,6 +84,10 @@ struct ctl {
 HIDDEN int fredlog_active;
 HIDDEN int fredlog_tty;  /* log reads from terminals (gdb: the debugger is elsewhere) */
 HIDDEN int fredlog_mmap; /* log mmap addresses */
+HIDDEN int fredlog_pid;  /* log getpid and getppid */
+/* In-process debuggers (pdb) say when the person is using them: what the
+ * debugger asks for then is its own business, not the program's. */
+HIDDEN int fredlog_debugger;
 HIDDEN char *fredlog_base;
 HIDDEN struct ctl *fredlog_ctl;
 HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
@@ -305,8 +309,11 @@ static void done(struct ent *e)
 	fredlog_seq++;
 }
 
+/* OFF: this call is not the program's to log. */
+#define OFF (!fredlog_active || inlib || fredlog_debugger)
+
 #define ENTER()                    \
-	if (!fredlog_active || inlib) \
+	if (OFF)                       \
 		goto passthrough;      \
 	inlib = 1;                     \
 	lock();
@@ -480,7 +487,7 @@ static int is_tty(int fd)
 	do {                                                         \
 		struct ent e;                                        \
 		int64_t res;                                         \
-		if (!fredlog_active || inlib || is_tty(FD))          \
+		if (OFF || is_tty(FD))          \
 			return CALL;                                 \
 		inlib = 1;                                           \
 		lock();                                              \
@@ -518,7 +525,7 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a,
  * logged. */
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 {
-	if (!fredlog_active || inlib || is_tty(fd))
+	if (OFF || is_tty(fd))
 		return real_recvmsg(fd, m, fl);
 	size_t max = 0;
 	for (size_t i = 0; i < m->msg_iovlen; i++)
@@ -569,7 +576,7 @@ static int stdio_tty(FILE *f) { return is_tty(fileno(f)); }
 
 EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 {
-	if (!fredlog_active || inlib || stdio_tty(f) || sz == 0)
+	if (OFF || stdio_tty(f) || sz == 0)
 		return real_fread(buf, sz, nm, f);
 	int fd = fileno(f);
 	struct ent e;
@@ -591,7 +598,7 @@ EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 
 EXPORT char *fgets(char *s, int size, FILE *f)
 {
-	if (!fredlog_active || inlib || stdio_tty(f) || size <= 0)
+	if (OFF || stdio_tty(f) || size <= 0)
 		return real_fgets(s, size, f);
 	int fd = fileno(f);
 	struct ent e;
@@ -616,7 +623,7 @@ EXPORT char *fgets(char *s, int size, FILE *f)
 
 EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 {
-	if (!fredlog_active || inlib || stdio_tty(f))
+	if (OFF || stdio_tty(f))
 		return real_getdelim(lp, np, delim, f);
 	int fd = fileno(f);
 	struct ent e;
@@ -658,7 +665,7 @@ EXPORT ssize_t getline(char **lp, size_t *np, FILE *f) { return getdelim(lp, np,
 
 static int getc_common(FILE *f, int (*real)(FILE *))
 {
-	if (!fredlog_active || inlib || stdio_tty(f))
+	if (OFF || stdio_tty(f))
 		return real(f);
 	unsigned char c;
 	int fd = fileno(f);
@@ -739,13 +746,13 @@ static int64_t call_getppid(void *a)
 }
 EXPORT pid_t getpid(void)
 {
-	if (!fredlog_active || inlib)
+	if (OFF || !fredlog_pid)
 		return syscall(SYS_getpid);
 	return (pid_t)simple(K_GETPID, 0, call_getpid, NULL, NULL);
 }
 EXPORT pid_t getppid(void)
 {
-	if (!fredlog_active || inlib)
+	if (OFF || !fredlog_pid)
 		return syscall(SYS_getppid);
 	return (pid_t)simple(K_GETPPID, 0, call_getppid, NULL, NULL);
 }
@@ -774,7 +781,7 @@ static int64_t call_accept(void *p)
 }
 static int accept_common(struct acc *x)
 {
-	if (!fredlog_active || inlib)
+	if (OFF)
 		return (int)call_accept(x);
 	int replayed = 0;
 	int64_t r = simple(K_ACCEPT, x->fd, call_accept, x, &replayed);
@@ -845,7 +852,7 @@ static int64_t call_poll(void *p)
 }
 EXPORT int poll(struct pollfd *fds, nfds_t n, int t)
 {
-	if (!fredlog_active || inlib || n > 4096)
+	if (OFF || n > 4096)
 		return real_poll(fds, n, t);
 	char buf[2 * 4096 + 4];
 	struct pollarg x = {fds, n, t, buf};
@@ -880,7 +887,7 @@ static int64_t call_select(void *p)
 }
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
 {
-	if (!fredlog_active || inlib || n < 0 || n > FD_SETSIZE)
+	if (OFF || n < 0 || n > FD_SETSIZE)
 		return real_select(n, r, w, ex, tv);
 	char buf[3 * FD_SETSIZE / 8 + 4];
 	size_t b = (n + 7) / 8;
@@ -913,7 +920,7 @@ static int64_t call_epoll(void *p)
 }
 EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int t)
 {
-	if (!fredlog_active || inlib || max <= 0 || max > 1024)
+	if (OFF || max <= 0 || max > 1024)
 		return real_epoll_wait(ep, ev, max, t);
 	char buf[1024 * sizeof(struct epoll_event) + 4];
 	struct eparg x = {ep, max, t, ev, buf};
@@ -946,7 +953,7 @@ static int64_t call_mmap(void *p)
 }
 EXPORT void *mmap(void *a, size_t l, int p, int f, int fd, off_t o)
 {
-	if (!fredlog_active || inlib || !fredlog_mmap || a || (f & MAP_FIXED))
+	if (OFF || !fredlog_mmap || a || (f & MAP_FIXED))
 		return real_mmap(a, l, p, f, fd, o);
 	struct mmarg x = {a, l, p, f, fd, o};
 	int replayed = 0;
@@ -966,6 +973,31 @@ EXPORT void *mmap(void *a, size_t l, int p, int f, int fd, off_t o)
 	return (void *)((uintptr_t)r << 12);
 }
 EXPORT void *mmap64(void *a, size_t l, int p, int f, int fd, off_t o) { return mmap(a, l, p, f, fd, o); }
+
+/* syscall: the number FREDLOG_SYSCALL is this library's own: argument 1
+ * when an in-process debugger starts talking with the person, 0 when it
+ * lets the program run again (they nest). pdb calls it through ctypes. */
+#define FREDLOG_SYSCALL 0x46524544 /* "FRED" */
+EXPORT long syscall(long n, ...)
+{
+	static long (*real)(long, ...);
+	va_list ap;
+	va_start(ap, n);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n == FREDLOG_SYSCALL) {
+		if (a[0])
+			fredlog_debugger++;
+		else if (fredlog_debugger > 0)
+			fredlog_debugger--;
+		return 0;
+	}
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 /* A child of fork is another program: nothing of it is logged. */
 EXPORT pid_t fork(void)
@@ -1022,6 +1054,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	unsetenv("FREDLOG_ASLR");
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
+	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
 	uint64_t size = 256ull << 20;
 	if (getenv("FREDLOG_SIZE"))
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
