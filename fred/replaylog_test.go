@@ -215,3 +215,62 @@ func testReplayLogInProcess(t *testing.T, p *P.Personality, argv []string, brk, 
 		})
 	}
 }
+
+// TestReplayLogReverse: reverse commands replay from a snapshot, and with
+// the log the program reads the same clock and random values again.
+func TestReplayLogReverse(t *testing.T) {
+	for _, noLog := range []bool{false, true} {
+		t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
+			w := newWorld(t)
+			ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "nondet")}, "criu", noLog)
+			ts.must("break main", `Breakpoint 1`)
+			ts.must(fmt.Sprintf("run %s 0", w.file), `snapshot 1 taken`)
+			// Lines 65 to 67 read the clocks through the library (no line
+			// information: steps go over it, not into libc).
+			ts.must("break 68", `Breakpoint 2`)
+			ts.must("continue", `Breakpoint 2, main`)
+			read := func() string { return ts.value("mono.tv_nsec") + " " + ts.value("tv.tv_usec") }
+			first := read()
+			ts.must("fred-reverse-next 2", `66`)
+			ts.must("next 2", `68`)
+			again := read()
+			if noLog && again == first {
+				t.Fatalf("without the replay log the values should differ: %s", again)
+			}
+			if !noLog && again != first {
+				t.Fatalf("after reverse-next and next: %s, first %s", again, first)
+			}
+		})
+	}
+}
+
+// TestReplayLogTerminalInput: what the person typed to the program while
+// it ran is in the log, and a replay feeds it again: the program does not
+// wait for the person a second time.
+func TestReplayLogTerminalInput(t *testing.T) {
+	testutil.Require(t, "gdb")
+	out := &syncBuf{}
+	f := &feeder{}
+	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", testutil.Fixture(t, "echo")}, Out: out,
+		Forwarding: f.forwarding, Timeout: 30 * time.Second, Batch: true, Snapshots: "criu", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.s = s
+	f.mu.Unlock()
+	t.Cleanup(func() { s.Close() })
+	ts := &tsession{Session: s, t: t, out: out}
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("break 20", `Breakpoint 2`)
+	f.type_("hello\nstop\n")
+	first := ts.must("continue", `got 'stop' \(2\)(?s).*Breakpoint 2, main`)
+	ts.must("fred-restart 1", `main`)
+	again := ts.must("continue", `Breakpoint 2, main`)
+	got := regexp.MustCompile(`got '.*`).FindAllString(again, -1)
+	if want := regexp.MustCompile(`got '.*`).FindAllString(first, -1); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("replayed input: %q, want %q", got, want)
+	}
+	ts.must("print lines", `= 2`)
+}
