@@ -316,3 +316,55 @@ func TestLibraryRecordReplay(t *testing.T) {
 	}
 	_ = math.MaxInt
 }
+
+// The readiness and socket calls: poll, select, epoll_wait, pread, accept,
+// recvmsg replay the recorded results.
+func TestLibraryReadiness(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "nondet_io")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	run := func(value string, env ...string) string {
+		t.Helper()
+		os.WriteFile(data, []byte(value+"\n"), 0o600)
+		c := exec.Command(prog, data)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := run("..first", with...)
+	if !strings.Contains(first, "pread=first") || !strings.Contains(first, "accept=ok recvmsg=ns=") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	// Replays, against a world where the file changed and the pipe is
+	// ready on about every other run.
+	for i := 0; i < 4; i++ {
+		if again := run("..second", append(with, "FREDLOG_REPLAY=1")...); again != first {
+			t.Fatalf("replay %d:\n%s\nfirst:\n%s", i, again, first)
+		}
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]bool{}
+	for _, e := range l.Entries {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []Kind{Poll, Select, Epoll, Pread, Accept, Recv} {
+		if !kinds[k] {
+			t.Errorf("no %s entry in the log", k)
+		}
+	}
+	if plain := run("..third"); plain == first {
+		t.Fatalf("without the library the output should differ:\n%s", plain)
+	}
+}
