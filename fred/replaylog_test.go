@@ -109,6 +109,7 @@ func TestReplayLogGDB(t *testing.T) {
 				testutil.Require(t, "gdb")
 				w := newWorld(t)
 				ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "nondet")}, backend, noLog)
+				ts.must("fred-log", map[bool]string{true: `fred: the replay log is off \(--no-replay-log\)`, false: `fred: the replay log is empty: the program has not run yet`}[noLog])
 				ts.must("break main", `Breakpoint 1`)
 				ts.must(fmt.Sprintf("run %s %d", w.file, w.port), `snapshot 1 taken at the first stop`)
 				ts.must("break 87", `Breakpoint 2`)

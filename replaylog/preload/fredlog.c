@@ -93,7 +93,8 @@ HIDDEN struct ctl *fredlog_ctl;
 HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
 static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
-static __thread int mythr, inlib;
+/* initial-exec: a preloaded library has static TLS, so no lookup per access */
+static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
 static int lk;
 
 static ssize_t (*real_read)(int, void *, size_t);
