@@ -25,6 +25,7 @@ type replayLog struct {
 	path string // the log file
 	lib  string // the preload library
 	why  string // why there is no log, when path is ""
+	seen uint64 // the library's notices already shown
 }
 
 // logFile is the log's name in the session directory.
@@ -93,6 +94,26 @@ func joinPreload(lib, old string) string {
 		return lib
 	}
 	return lib + ":" + old
+}
+
+// replayLogNotice shows, once, what the library had to say since the last
+// command (the program diverged from the log, the log is full): it cannot
+// say so itself while fred replays, since fred hides the program's output
+// then.
+func (s *Session) replayLogNotice() {
+	if s.rlog == nil || s.rlog.path == "" {
+		return
+	}
+	h, err := replaylog.ReadHeader(s.rlog.path)
+	if err != nil || h.Notices == s.rlog.seen {
+		return
+	}
+	if h.Notices > s.rlog.seen+1 {
+		s.Printf("replay log: %s (and %d earlier messages)", h.Notice, h.Notices-s.rlog.seen-1)
+	} else {
+		s.Printf("replay log: %s", h.Notice)
+	}
+	s.rlog.seen = h.Notices
 }
 
 // closeReplayLog removes the log unless the session keeps its files.

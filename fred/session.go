@@ -270,6 +270,7 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 // Exec runs one line the person typed: a fred command or a debugger
 // command passed through untouched.
 func (s *Session) Exec(line string) error {
+	defer s.replayLogNotice()
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" && s.lastFred != "" {
 		trimmed = s.lastFred

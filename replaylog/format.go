@@ -18,7 +18,8 @@
 //	magic "FREDLOG1", version u32 (1), header size u32 (4096),
 //	size u64, end u64 (offset after the last entry), count u64 (entries),
 //	cuts u64 (divergences and new runs so far), divergences u64,
-//	cut positions [400]u64 (ring)
+//	cut positions [400]u64 (ring), notices u64 (messages so far),
+//	notice [256]byte (the latest message, NUL-terminated)
 //
 // An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
 // zigzag-encoded signed one, so small values take one byte:
@@ -40,6 +41,7 @@
 package replaylog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,7 +97,8 @@ const (
 	HeaderSize = 4096
 	Magic      = "FREDLOG1"
 	MaxCuts    = 400
-	headerUsed = 8 + 4 + 4 + 5*8 + MaxCuts*8
+	noticeAt   = 8 + 4 + 4 + 5*8 + MaxCuts*8
+	headerUsed = noticeAt + 8 + 256
 )
 
 // Header is the log file's control header.
@@ -105,6 +108,10 @@ type Header struct {
 	Count       uint64 // entries
 	Cuts        uint64 // cuts so far (divergences, new runs)
 	Divergences uint64
+	// Notices counts the library's messages to the person (divergences,
+	// a full log); Notice is the latest.
+	Notices uint64
+	Notice  string
 }
 
 // Entry is one decoded entry.
@@ -155,7 +162,12 @@ func ParseHeader(b []byte) (Header, error) {
 		return Header{}, &FormatError{12, fmt.Sprintf("header size %d, want %d", h, HeaderSize)}
 	}
 	h := Header{Size: le.Uint64(b[16:]), End: le.Uint64(b[24:]), Count: le.Uint64(b[32:]),
-		Cuts: le.Uint64(b[40:]), Divergences: le.Uint64(b[48:])}
+		Cuts: le.Uint64(b[40:]), Divergences: le.Uint64(b[48:]), Notices: le.Uint64(b[noticeAt:])}
+	n := b[noticeAt+8 : noticeAt+8+256]
+	if i := bytes.IndexByte(n, 0); i >= 0 {
+		n = n[:i]
+	}
+	h.Notice = string(n)
 	if h.End < HeaderSize || h.End > h.Size {
 		return h, &FormatError{24, fmt.Sprintf("end %d outside the log (%d to %d)", h.End, HeaderSize, h.Size)}
 	}
@@ -172,6 +184,8 @@ func putHeader(b []byte, h Header) {
 	le.PutUint64(b[32:], h.Count)
 	le.PutUint64(b[40:], h.Cuts)
 	le.PutUint64(b[48:], h.Divergences)
+	le.PutUint64(b[noticeAt:], h.Notices)
+	copy(b[noticeAt+8:noticeAt+8+255], h.Notice)
 }
 
 // decoder walks entries, keeping the delta bases and the current thread

@@ -19,6 +19,22 @@ type Log struct {
 // Bytes is the size of the entries, data included.
 func (l *Log) Bytes() uint64 { return l.End - HeaderSize }
 
+// ReadHeader reads only a log file's header: cheap enough to look for new
+// notices after every command.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	b := make([]byte, HeaderSize)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return Header{}, err
+	}
+	return ParseHeader(b[:n])
+}
+
 // ReadFile reads a log file. A log whose end lies past what the file holds
 // (it was cut short) gives the entries that are whole, and an error.
 func ReadFile(path string) (*Log, error) {

@@ -17,12 +17,15 @@ func Preload(dir string) (string, error) {
 }
 
 // Env is what the debugged program's environment needs for the library
-// to record into the log file at path (LD_PRELOAD aside). Reads from a
+// to record into the log file at path (LD_PRELOAD aside). The library
+// leaves its messages in the log's header for fred to show (Header.Notice)
+// rather than on the program's stderr, which fred hides during replays.
+// Reads from a
 // terminal are logged only when tty is true: under gdb the program alone
 // reads it; pdb and perl -d read their commands from it in the same
 // process, and those must pass through.
 func Env(path string, tty bool) []string {
-	env := []string{"FREDLOG_FILE=" + path}
+	env := []string{"FREDLOG_FILE=" + path, "FREDLOG_QUIET=1"}
 	if tty {
 		env = append(env, "FREDLOG_TTY=1")
 	} else {

@@ -78,6 +78,8 @@ struct ctl {
 	uint64_t ncuts;        /* cuts ever made; cuts[i % MAXCUTS] is where */
 	uint64_t divergences;
 	uint64_t cuts[MAXCUTS];
+	uint64_t notices;      /* messages so far; the latest is notice */
+	char notice[256];
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -119,17 +121,31 @@ static int (*real_getchar)(void);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 
+/* say tells the person something: on the program's stderr, unless fred
+ * shows it itself (FREDLOG_QUIET=1: fred reads the latest notice from the
+ * header after each command, also after replays whose output it hides). */
+HIDDEN int fredlog_quiet;
 static void say(const char *fmt, ...)
 {
-	char b[512];
+	char b[256];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(b, sizeof b, fmt, ap);
 	va_end(ap);
 	if (n > (int)sizeof b - 1)
 		n = sizeof b - 1;
-	if (n > 0)
-		(void)!syscall(SYS_write, 2, b, n);
+	if (n <= 0)
+		return;
+	if (fredlog_ctl) {
+		memcpy(fredlog_ctl->notice, b, n);
+		fredlog_ctl->notice[n < 255 ? n : 255] = 0;
+		__atomic_add_fetch(&fredlog_ctl->notices, 1, __ATOMIC_RELEASE);
+		if (fredlog_quiet)
+			return;
+	}
+	(void)!syscall(SYS_write, 2, "fred: replay log: ", 18);
+	(void)!syscall(SYS_write, 2, b, n);
+	(void)!syscall(SYS_write, 2, "\n", 1);
 }
 
 static void lock(void)
@@ -207,7 +223,7 @@ static void sync_cuts(void)
 	fredlog_mycuts = c->ncuts;
 	if (!stale)
 		return;
-	say("fred: replay log: this snapshot's future was recorded over by another branch of history; recording anew from entry %llu\n",
+	say("this snapshot's future was recorded over by another branch of history; recording anew from entry %llu",
 	    (unsigned long long)c->count);
 	fredlog_pos = c->end;
 	fredlog_seq = c->count;
@@ -220,7 +236,7 @@ static int room(size_t n)
 {
 	if (fredlog_pos + n <= fredlog_ctl->size)
 		return 1;
-	say("fred: replay log: the log is full (%llu bytes, FREDLOG_SIZE); nothing more is recorded or replayed\n",
+	say("the log is full (%llu bytes, FREDLOG_SIZE); nothing more is recorded or replayed",
 	    (unsigned long long)fredlog_ctl->size);
 	fredlog_active = 0;
 	return 0;
@@ -297,8 +313,8 @@ static int begin(int k, struct ent *e)
 static void diverge(int k, int logged, const char *detail)
 {
 	fredlog_ctl->divergences++;
-	say("fred: replay log: the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
-	    "recording a new branch of history from here\n",
+	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
+	    "recording a new branch of history from here",
 	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged));
 	cut(fredlog_pos);
 }
@@ -1053,6 +1069,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	}
 	(void)envp;
 	unsetenv("FREDLOG_ASLR");
+	fredlog_quiet = getenv("FREDLOG_QUIET") && !strcmp(getenv("FREDLOG_QUIET"), "1");
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
@@ -1061,21 +1078,21 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		say("fred: replay log: %s: %s; nothing is recorded\n", path, strerror(errno));
+		say("%s: %s; nothing is recorded", path, strerror(errno));
 		return;
 	}
 	struct stat st;
 	if (fstat(fd, &st) == 0 && st.st_size >= HDR)
 		size = st.st_size; /* another run of the program in this session */
 	else if (ftruncate(fd, size) != 0) {
-		say("fred: replay log: %s: %s; nothing is recorded\n", path, strerror(errno));
+		say("%s: %s; nothing is recorded", path, strerror(errno));
 		close(fd);
 		return;
 	}
 	void *m = real_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		say("fred: replay log: mapping %s: %s; nothing is recorded\n", path, strerror(errno));
+		say("mapping %s: %s; nothing is recorded", path, strerror(errno));
 		return;
 	}
 	fredlog_base = m;
