@@ -121,6 +121,25 @@ static int (*real_getchar)(void);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 
+/* The real functions are looked up at the first call, not only in the
+ * constructor: other libraries' constructors may run first and call them. */
+static int resolved;
+#define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
+static void resolve(void)
+{
+	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
+	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(epoll_wait);
+	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
+	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
+	REAL(clock_gettime);
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+#define READY()                                                  \
+	do {                                                     \
+		if (__builtin_expect(!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE), 0)) \
+			resolve();                               \
+	} while (0)
+
 /* say tells the person something: on the program's stderr, unless fred
  * shows it itself (FREDLOG_QUIET=1: fred reads the latest notice from the
  * header after each command, also after replays whose output it hides). */
@@ -353,6 +372,7 @@ static int start(int k, struct ent *e)
 
 EXPORT time_t time(time_t *t)
 {
+	READY();
 	time_t v;
 	struct ent e;
 	ENTER();
@@ -384,8 +404,12 @@ passthrough:;
 
 EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
+	READY();
 	struct ent e;
 	(void)tz;
+	struct timeval *volatile tvp = tv; /* NULL is allowed: nothing to do */
+	if (!tvp)
+		return 0;
 	ENTER();
 	if (start(K_TIMEOFDAY, &e)) {
 		last_tv += get_sv(&e.at);
@@ -414,6 +438,7 @@ passthrough:;
 
 EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
+	READY();
 	struct ent e;
 	int slot = c >= 0 && c < 15 ? c : 15;
 	ENTER();
@@ -525,16 +550,17 @@ static int is_tty(int fd)
 		return res;                                          \
 	} while (0)
 
-EXPORT ssize_t read(int fd, void *buf, size_t n) { DATA_CALL(K_READ, fd, n, buf, real_read(fd, buf, n)); }
-EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
-EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
-EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { DATA_CALL(K_RECV, fd, n, buf, real_recv(fd, buf, n, fl)); }
-EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { DATA_CALL(K_RANDOM, -1, n, buf, real_getrandom(buf, n, fl)); }
+EXPORT ssize_t read(int fd, void *buf, size_t n) { READY(); DATA_CALL(K_READ, fd, n, buf, real_read(fd, buf, n)); }
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, n, buf, real_recv(fd, buf, n, fl)); }
+EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, n, buf, real_getrandom(buf, n, fl)); }
 
 /* recvfrom: the sender's address is not logged (replays leave it as it
  * is); the data is. */
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a, socklen_t *al)
 {
+	READY();
 	DATA_CALL(K_RECV, fd, n, buf, real_recvfrom(fd, buf, n, fl, a, al));
 }
 
@@ -542,6 +568,7 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a,
  * logged. */
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 {
+	READY();
 	if (OFF || is_tty(fd))
 		return real_recvmsg(fd, m, fl);
 	size_t max = 0;
@@ -593,6 +620,7 @@ static int stdio_tty(FILE *f) { return is_tty(fileno(f)); }
 
 EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 {
+	READY();
 	if (OFF || stdio_tty(f) || sz == 0)
 		return real_fread(buf, sz, nm, f);
 	int fd = fileno(f);
@@ -615,6 +643,7 @@ EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 
 EXPORT char *fgets(char *s, int size, FILE *f)
 {
+	READY();
 	if (OFF || stdio_tty(f) || size <= 0)
 		return real_fgets(s, size, f);
 	int fd = fileno(f);
@@ -640,6 +669,7 @@ EXPORT char *fgets(char *s, int size, FILE *f)
 
 EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 {
+	READY();
 	if (OFF || stdio_tty(f))
 		return real_getdelim(lp, np, delim, f);
 	int fd = fileno(f);
@@ -703,14 +733,14 @@ static int getc_common(FILE *f, int (*real)(FILE *))
 	inlib = 0;
 	return res == 1 ? c : EOF;
 }
-EXPORT int fgetc(FILE *f) { return getc_common(f, real_fgetc); }
-EXPORT int getc(FILE *f) { return getc_common(f, real_getc); }
+EXPORT int fgetc(FILE *f) { READY(); return getc_common(f, real_fgetc); }
+EXPORT int getc(FILE *f) { READY(); return getc_common(f, real_getc); }
 static int real_getchar_f(FILE *f)
 {
 	(void)f;
 	return real_getchar();
 }
-EXPORT int getchar(void) { return getc_common(stdin, real_getchar_f); }
+EXPORT int getchar(void) { READY(); return getc_common(stdin, real_getchar_f); }
 
 /* --- results without data --- */
 
@@ -763,12 +793,14 @@ static int64_t call_getppid(void *a)
 }
 EXPORT pid_t getpid(void)
 {
+	READY();
 	if (OFF || !fredlog_pid)
 		return syscall(SYS_getpid);
 	return (pid_t)simple(K_GETPID, 0, call_getpid, NULL, NULL);
 }
 EXPORT pid_t getppid(void)
 {
+	READY();
 	if (OFF || !fredlog_pid)
 		return syscall(SYS_getppid);
 	return (pid_t)simple(K_GETPPID, 0, call_getppid, NULL, NULL);
@@ -813,11 +845,13 @@ static int accept_common(struct acc *x)
 }
 EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
 {
+	READY();
 	struct acc x = {fd, 0, 0, a, al};
 	return accept_common(&x);
 }
 EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 {
+	READY();
 	struct acc x = {fd, fl, 1, a, al};
 	return accept_common(&x);
 }
@@ -869,6 +903,7 @@ static int64_t call_poll(void *p)
 }
 EXPORT int poll(struct pollfd *fds, nfds_t n, int t)
 {
+	READY();
 	if (OFF || n > 4096)
 		return real_poll(fds, n, t);
 	char buf[2 * 4096 + 4];
@@ -904,6 +939,7 @@ static int64_t call_select(void *p)
 }
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
 {
+	READY();
 	if (OFF || n < 0 || n > FD_SETSIZE)
 		return real_select(n, r, w, ex, tv);
 	char buf[3 * FD_SETSIZE / 8 + 4];
@@ -937,6 +973,7 @@ static int64_t call_epoll(void *p)
 }
 EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int t)
 {
+	READY();
 	if (OFF || max <= 0 || max > 1024)
 		return real_epoll_wait(ep, ev, max, t);
 	char buf[1024 * sizeof(struct epoll_event) + 4];
@@ -970,6 +1007,7 @@ static int64_t call_mmap(void *p)
 }
 EXPORT void *mmap(void *a, size_t l, int p, int f, int fd, off_t o)
 {
+	READY();
 	if (OFF || !fredlog_mmap || a || (f & MAP_FIXED))
 		return real_mmap(a, l, p, f, fd, o);
 	struct mmarg x = {a, l, p, f, fd, o};
@@ -997,6 +1035,7 @@ EXPORT void *mmap64(void *a, size_t l, int p, int f, int fd, off_t o) { return m
 #define FREDLOG_SYSCALL 0x46524544 /* "FRED" */
 EXPORT long syscall(long n, ...)
 {
+	READY();
 	static long (*real)(long, ...);
 	va_list ap;
 	va_start(ap, n);
@@ -1019,6 +1058,7 @@ EXPORT long syscall(long n, ...)
 /* A child of fork is another program: nothing of it is logged. */
 EXPORT pid_t fork(void)
 {
+	READY();
 	pid_t r = real_fork();
 	if (r == 0)
 		fredlog_active = 0;
@@ -1038,16 +1078,10 @@ static int wrapper(const char *exe)
 	return 0;
 }
 
-#define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
-
 __attribute__((constructor)) static void fredlog_init(int argc, char **argv, char **envp)
 {
 	(void)argc;
-	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
-	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(epoll_wait);
-	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
-	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
-	REAL(clock_gettime);
+	READY();
 	const char *path = getenv("FREDLOG_FILE");
 	if (!path || !*path)
 		return;
