@@ -35,6 +35,7 @@
 //	mmap:                    uv 1, sv address>>12 (-errno)
 //	thread:                  uv thread number: later entries are that thread's
 //	branch:                  nothing: a new branch of history follows; deltas restart
+//	signal:                  uv signal number: its handler ran here
 //
 // A clock read is 3 to 6 bytes, a time() 2, a getpid 3, a read's header 3
 // to 5 bytes before its data, which is stored once.
@@ -70,11 +71,12 @@ const (
 	Thread
 	Branch
 	Stdio
-	maxKind = Stdio
+	Signal
+	maxKind = Signal
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
-	"recv", "accept", "poll", "select", "epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read"}
+	"recv", "accept", "poll", "select", "epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -283,6 +285,11 @@ func (d *decoder) next() (Entry, bool, error) {
 		var t uint64
 		if t, err = d.uv(); err == nil {
 			d.thread = int(t)
+		}
+	case k == Signal:
+		var sig uint64
+		if sig, err = d.uv(); err == nil {
+			e.Result = int64(sig)
 		}
 	case k == Branch:
 		d.time, d.tv, d.clock = 0, 0, [16]int64{}

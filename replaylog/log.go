@@ -7,7 +7,10 @@ import (
 	"math"
 	"os"
 	"strings"
+	"syscall"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // Log is a replay log read whole: its header and entries.
@@ -131,6 +134,8 @@ func (w *Writer) Add(e Entry) {
 	case k == Thread:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Thread))
 		w.thread = e.Thread
+	case k == Signal:
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Result))
 	case k == Branch:
 		// As the library: bases restart, and a thread entry follows.
 		w.time, w.tv, w.clock = 0, 0, [16]int64{}
@@ -223,6 +228,8 @@ func (e Entry) Describe() string {
 		return fmt.Sprintf("thread %d runs", e.Thread)
 	case Branch:
 		return "a new branch of history starts here"
+	case Signal:
+		return fmt.Sprintf("%s (%d) handled", unix.SignalName(syscall.Signal(e.Result)), e.Result)
 	case Mmap:
 		if e.Result < 0 {
 			return errno(e.Result)

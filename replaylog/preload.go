@@ -33,7 +33,9 @@ func Env(path string, tty bool) []string {
 		// debugger, which differs between runs: their addresses are not
 		// logged. Nor is the pid: the debugger asks for it as it likes
 		// (perl5db at every prompt), and CRIU restores the same one.
-		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0")
+		// Signals neither: the interpreter's handlers only take note,
+		// and SIGINT is how the person stops the program.
+		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0")
 	}
 	return env
 }

@@ -3,6 +3,7 @@ package replaylog
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fred-debugger/fred/internal/testutil"
@@ -44,6 +46,7 @@ func sample() []Entry {
 		{Kind: Mmap, Fd: 0, Value: 0x7ffff7fc0000, Result: 0x7ffff7fc0000 >> 12},
 		{Kind: Read, Fd: 3, Result: 1, Data: []byte{0}, Thread: 2},
 		{Kind: Time, Value: 5, Thread: 2},
+		{Kind: Signal, Fd: -1, Result: 10, Thread: 2},
 		{Kind: Branch, Thread: 2},
 		{Kind: Time, Value: 1795312300, Thread: 2},
 	}
@@ -106,7 +109,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, want := range []string{`clock_gettime  clock 1: 8364.656858772`, `read           fd 3: 6 bytes "hello\n"`,
 		`fd 9: -1 (errno 11)`, `getrandom      8 bytes 0102030405060708`, `mmap           0x7ffff7fc0000`,
-		`thread 2 runs`, `a new branch of history starts here`, `epfd 8: 0 ready`} {
+		`thread 2 runs`, `a new branch of history starts here`, `signal         SIGUSR1 (10) handled`, `epfd 8: 0 ready`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dump lacks %q:\n%s", want, out.String())
 		}
@@ -138,7 +141,7 @@ func TestCompact(t *testing.T) {
 // encoding gives the whole entries before it and a FormatError, never a
 // panic or a wrong entry.
 func TestRandomLogs(t *testing.T) {
-	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio}
+	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal}
 	for seed := int64(0); seed < 200; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		var es []Entry
@@ -157,6 +160,8 @@ func TestRandomLogs(t *testing.T) {
 			case Mmap:
 				e.Value = r.Int63n(1<<47) &^ 0xfff
 				e.Result = e.Value >> 12
+			case Signal:
+				e.Result = int64(1 + r.Intn(64))
 			case Branch:
 			default:
 				if k.hasData() && r.Intn(5) > 0 {
@@ -170,7 +175,7 @@ func TestRandomLogs(t *testing.T) {
 					}
 				}
 			}
-			if k == Time || k == TimeOfDay || k == Clock || k == Branch {
+			if k == Time || k == TimeOfDay || k == Clock || k == Branch || k == Signal {
 				e.Fd = -1
 			}
 			if k.hasData() && len(e.Data) == 0 && e.Result > 0 {
@@ -367,5 +372,72 @@ func TestLibraryReadiness(t *testing.T) {
 	}
 	if plain := run("..third"); plain == first {
 		t.Fatalf("without the library the output should differ:\n%s", plain)
+	}
+}
+
+// Signals: the handler of a signal the program sent itself, and of one
+// from outside, run at the same place on replay, without the outside
+// signal being sent again.
+func TestLibrarySignals(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "nondet_sig")
+	logf := filepath.Join(t.TempDir(), "log")
+	run := func(kill bool, env ...string) string {
+		t.Helper()
+		c := exec.Command(prog)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		buf := make([]byte, 4096)
+		for !strings.Contains(string(got), "ready") {
+			n, err := out.Read(buf)
+			if err != nil {
+				c.Wait()
+				t.Fatalf("%v: no 'ready': %q", env, got)
+			}
+			got = append(got, buf[:n]...)
+		}
+		if kill {
+			c.Process.Signal(syscall.SIGUSR2)
+		}
+		rest, _ := io.ReadAll(out)
+		if err := c.Wait(); err != nil {
+			t.Fatalf("%v: %v", env, err)
+		}
+		return string(append(got, rest...))
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := run(true, with...)
+	if !strings.Contains(first, "usr2 after") || strings.Contains(first, "usr1 ns=-1") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	if again := run(false, append(with, "FREDLOG_REPLAY=1")...); again != first {
+		t.Fatalf("replay:\n%s\nfirst:\n%s", again, first)
+	}
+	if plain := run(false); !strings.Contains(plain, "no usr2") {
+		t.Fatalf("without the library and the signal:\n%s", plain)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sigs []int64
+	for _, e := range l.Entries {
+		if e.Kind == Signal {
+			sigs = append(sigs, e.Result)
+		}
+	}
+	if len(sigs) != 2 || sigs[0] != int64(syscall.SIGUSR1) || sigs[1] != int64(syscall.SIGUSR2) {
+		t.Fatalf("signal entries %v, want SIGUSR1 then SIGUSR2", sigs)
 	}
 }

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,11 +59,11 @@
 enum {
 	K_TIME = 1, K_TIMEOFDAY, K_CLOCK, K_RANDOM, K_READ, K_PREAD, K_RECV,
 	K_ACCEPT, K_POLL, K_SELECT, K_EPOLL, K_GETPID, K_GETPPID, K_MMAP,
-	K_THREAD, K_BRANCH, K_STDIO,
+	K_THREAD, K_BRANCH, K_STDIO, K_SIGNAL,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
-	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read"};
+	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -167,12 +168,30 @@ static void say(const char *fmt, ...)
 	(void)!syscall(SYS_write, 2, "\n", 1);
 }
 
+/* mine: this thread holds the lock (a signal handler must not wait for it) */
+static __thread __attribute__((tls_model("initial-exec"))) int mine;
 static void lock(void)
 {
 	while (__atomic_exchange_n(&lk, 1, __ATOMIC_ACQUIRE))
 		syscall(SYS_sched_yield);
+	mine = 1;
 }
-static void unlock(void) { __atomic_store_n(&lk, 0, __ATOMIC_RELEASE); }
+static void raw_unlock(void)
+{
+	mine = 0;
+	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+}
+/* due: a replayed call was followed by a signal in the log; its handler
+ * runs as the lock is let go, when the call's own work is done (as the
+ * kernel delivers signals on the way back from a system call). */
+static __thread __attribute__((tls_model("initial-exec"))) int due;
+static void deliver_due(void);
+static void unlock(void)
+{
+	raw_unlock();
+	if (due)
+		deliver_due();
+}
 
 /* --- encoding: unsigned LEB128 varints, signed ones zigzagged --- */
 
@@ -295,11 +314,13 @@ struct ent {
 	uint64_t at; /* next field */
 };
 
-static const char *call_name(int k) { return k > 0 && k <= K_STDIO ? kname[k] : "?"; }
+static const char *call_name(int k) { return k > 0 && k <= K_SIGNAL ? kname[k] : "?"; }
 
 /* begin decides, lock held, whether this call replays: 1 replay (e holds
  * the entry, which is of kind k), 0 record. A mismatch (the log's next
  * entry is another call) cuts the log and records. */
+static void deliver(int sig);
+
 static int begin(int k, struct ent *e)
 {
 	sync_cuts();
@@ -318,6 +339,20 @@ static int begin(int k, struct ent *e)
 			/* what follows is another history's: ours ends here */
 			cut(fredlog_pos);
 			return 0;
+		}
+		if (got == K_SIGNAL && k != K_SIGNAL) {
+			/* A signal arrived here the first time: its handler runs
+			 * now, before this call, as it did then. */
+			int sig = (int)get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+			raw_unlock();
+			inlib = 0;
+			deliver(sig);
+			inlib = 1;
+			lock();
+			sync_cuts();
+			continue;
 		}
 		if (got == k) {
 			e->kind = k;
@@ -343,6 +378,8 @@ static void done(struct ent *e)
 {
 	fredlog_pos = e->at;
 	fredlog_seq++;
+	if (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL)
+		due = 1;
 }
 
 /* OFF: this call is not the program's to log. */
@@ -1029,6 +1066,167 @@ EXPORT void *mmap(void *a, size_t l, int p, int f, int fd, off_t o)
 }
 EXPORT void *mmap64(void *a, size_t l, int p, int f, int fd, off_t o) { return mmap(a, l, p, f, fd, o); }
 
+/* --- signals ---
+ *
+ * Signals the program handles itself are logged where they arrive between
+ * logged calls. On replay, a logged signal's handler runs when the program
+ * reaches that place in the log (at its next logged call, or at once if the
+ * same signal arrives live right there, as a signal the program sends
+ * itself does); live signals that do not match the log are not given to
+ * the program while it replays. Synchronous signals (faults, SIGPIPE,
+ * abort) come back by themselves and are left alone, and SIGINT is the
+ * person's (Ctrl-C). The handler gets a siginfo with only si_signo on
+ * replay. */
+HIDDEN int fredlog_sig; /* log signals */
+#define NSIG_LOG 65
+static struct sigaction user_act[NSIG_LOG]; /* what the program asked for */
+static char hooked[NSIG_LOG];
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+static int loggable(int sig)
+{
+	switch (sig) {
+	case SIGINT: case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP:
+	case SIGSYS: case SIGPIPE: case SIGABRT: case SIGKILL: case SIGSTOP:
+		return 0;
+	}
+	return sig > 0 && sig < NSIG_LOG;
+}
+
+/* deliver runs the program's handler for sig, as the kernel would have. */
+static void deliver(int sig)
+{
+	int sv = errno;
+	struct sigaction *a = &user_act[sig];
+	if (a->sa_flags & SA_SIGINFO) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		si.si_signo = sig;
+		if (a->sa_sigaction)
+			a->sa_sigaction(sig, &si, NULL);
+	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler) {
+		a->sa_handler(sig);
+	}
+	errno = sv;
+}
+
+/* deliver_due runs the handlers of the signals logged next (lock free). */
+static void deliver_due(void)
+{
+	while (due) {
+		due = 0;
+		int was = inlib;
+		inlib = 1;
+		lock();
+		int sig = 0;
+		if (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL) {
+			uint64_t at = fredlog_pos + 1;
+			sig = (int)get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+			due = fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL;
+		}
+		raw_unlock();
+		inlib = 0;
+		if (sig)
+			deliver(sig);
+		inlib = was;
+	}
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	int sv = errno;
+	struct sigaction *a = &user_act[sig];
+	int run = 1;
+	if (fredlog_active && !fredlog_debugger && !mine) {
+		int was = inlib;
+		inlib = 1;
+		lock();
+		sync_cuts();
+		/* replaying: only the signal the log expects here */
+		while (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_THREAD) {
+			uint64_t at = fredlog_pos + 1;
+			get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+		}
+		if (fredlog_pos < fredlog_ctl->end) {
+			uint64_t at = fredlog_pos;
+			if (fredlog_base[at++] == K_SIGNAL && (int)get_uv(&at) == sig) {
+				fredlog_pos = at;
+				fredlog_seq++;
+			} else {
+				run = 0;
+			}
+		} else {
+			unsigned char h[12];
+			h[0] = K_SIGNAL;
+			append(h, 1 + put_uv(h + 1, (uint64_t)sig), NULL, 0);
+		}
+		raw_unlock();
+		inlib = was;
+	}
+	errno = sv;
+	if (!run)
+		return;
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN)
+		a->sa_handler(sig);
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	READY();
+	if (!real_sigaction)
+		real_sigaction = (__typeof__(real_sigaction))dlsym(RTLD_NEXT, "sigaction");
+	/* one-shot handlers stay the kernel's: it resets them itself */
+	if (!fredlog_sig || !loggable(sig) || (act && (act->sa_flags & SA_RESETHAND) && !hooked[sig]))
+		return real_sigaction(sig, act, old);
+	struct sigaction prev = user_act[sig];
+	int was = hooked[sig];
+	if (act) {
+		int handler = (act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL
+			: act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+		if (handler && !(act->sa_flags & SA_RESETHAND)) {
+			struct sigaction t = *act;
+			t.sa_flags = act->sa_flags | SA_SIGINFO;
+			t.sa_sigaction = trampoline;
+			struct sigaction k;
+			if (real_sigaction(sig, &t, &k) != 0)
+				return -1;
+			user_act[sig] = *act;
+			hooked[sig] = 1;
+			if (old)
+				*old = was ? prev : k;
+			return 0;
+		}
+		hooked[sig] = 0;
+	}
+	struct sigaction k;
+	if (real_sigaction(sig, act, &k) != 0)
+		return -1;
+	if (old)
+		*old = was ? prev : k;
+	return 0;
+}
+
+/* signal() goes to libc's internal sigaction, out of LD_PRELOAD's reach. */
+EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	READY();
+	struct sigaction a, o;
+	memset(&a, 0, sizeof a);
+	a.sa_handler = h;
+	a.sa_flags = SA_RESTART;
+	sigemptyset(&a.sa_mask);
+	sigaddset(&a.sa_mask, sig);
+	if (sigaction(sig, &a, &o) != 0)
+		return SIG_ERR;
+	return o.sa_handler;
+}
+
 /* syscall: the number FREDLOG_SYSCALL is this library's own: argument 1
  * when an in-process debugger starts talking with the person, 0 when it
  * lets the program run again (they nest). pdb calls it through ctypes. */
@@ -1107,6 +1305,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
+	fredlog_sig = !getenv("FREDLOG_SIG") || strcmp(getenv("FREDLOG_SIG"), "0");
 	uint64_t size = 256ull << 20;
 	if (getenv("FREDLOG_SIZE"))
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
