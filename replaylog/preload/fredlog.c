@@ -1241,8 +1241,10 @@ EXPORT long syscall(long n, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (n == FREDLOG_SYSCALL) {
-		if (a[0])
+	/* compared as ints: ctypes passes Python ints as C ints, whose upper
+	 * register halves are not defined */
+	if ((int)n == FREDLOG_SYSCALL) {
+		if ((int)a[0])
 			fredlog_debugger++;
 		else if (fredlog_debugger > 0)
 			fredlog_debugger--;
