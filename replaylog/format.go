@@ -19,7 +19,9 @@
 //	size u64, end u64 (offset after the last entry), count u64 (entries),
 //	cuts u64 (divergences and new runs so far), divergences u64,
 //	cut positions [400]u64 (ring), notices u64 (messages so far),
-//	notice [256]byte (the latest message, NUL-terminated)
+//	notice [256]byte (the latest message, NUL-terminated), zeroed u64 (the
+//	library writes zeros ahead of the end: holes are slow to fill through a
+//	mapping)
 //
 // An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
 // zigzag-encoded signed one, so small values take one byte:

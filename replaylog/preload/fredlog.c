@@ -81,6 +81,7 @@ struct ctl {
 	uint64_t cuts[MAXCUTS];
 	uint64_t notices;      /* messages so far; the latest is notice */
 	char notice[256];
+	uint64_t zeroed;       /* the file is written (not a hole) up to here */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -280,6 +281,47 @@ static int room(size_t n)
 	return 0;
 }
 
+/* prezero: a page of the shared mapping that is still a hole in the file
+ * costs the file system (ext4) a block allocation at the first write
+ * through the mapping, several times what writing it with pwrite costs. So
+ * the log is written with zeros a megabyte at a time ahead of its end. */
+#define PREZERO (1u << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+static char logpath[4096];
+static const char zeros[1 << 16];
+static void zero_to(int fd, struct ctl *c, uint64_t to)
+{
+	if (to > c->size)
+		to = c->size;
+	while (c->zeroed < to) {
+		uint64_t n = to - c->zeroed < sizeof zeros ? to - c->zeroed : sizeof zeros;
+		if (pwrite(fd, zeros, n, (off_t)c->zeroed) != (ssize_t)n) {
+			c->zeroed = c->size; /* give up: holes are slower, not wrong */
+			return;
+		}
+		c->zeroed += n;
+	}
+}
+static void prezero(uint64_t need)
+{
+	struct ctl *c = fredlog_ctl;
+	if (need <= c->zeroed)
+		return;
+	int fd = open(logpath, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		c->zeroed = c->size;
+		return;
+	}
+	uint64_t from = c->zeroed & ~(uint64_t)4095;
+	zero_to(fd, c, need + PREZERO);
+	close(fd);
+	/* and map those pages in one call rather than a fault each */
+	if (c->zeroed > from)
+		madvise(fredlog_base + from, c->zeroed - from, MADV_POPULATE_WRITE);
+}
+
 /* append writes one entry at the position and moves the end there; the
  * lock is held. A thread switch is an entry of its own, before. */
 static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
@@ -292,6 +334,7 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		int tn = 1 + put_uv(t + 1, (uint64_t)mythr);
 		if (!room(tn))
 			return;
+		prezero(fredlog_pos + tn);
 		memcpy(fredlog_base + fredlog_pos, t, tn);
 		fredlog_pos += tn;
 		fredlog_seq++;
@@ -299,6 +342,7 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 	}
 	if (!room(hn + pn))
 		return;
+	prezero(fredlog_pos + hn + pn);
 	memcpy(fredlog_base + fredlog_pos, h, hn);
 	if (pn)
 		memcpy(fredlog_base + fredlog_pos + hn, payload, pn);
@@ -1316,6 +1360,8 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		say("%s: %s; nothing is recorded", path, strerror(errno));
 		return;
 	}
+	if (strlen(path) < sizeof logpath)
+		strcpy(logpath, path);
 	struct stat st;
 	if (fstat(fd, &st) == 0 && st.st_size >= HDR)
 		size = st.st_size; /* another run of the program in this session */
@@ -1323,6 +1369,22 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		say("%s: %s; nothing is recorded", path, strerror(errno));
 		close(fd);
 		return;
+	} else {
+		/* A new log: its header and first megabyte written, not
+		 * touched through the mapping (see prezero). */
+		struct ctl c0;
+		memset(&c0, 0, sizeof c0);
+		memcpy(c0.magic, MAGIC, 8);
+		c0.version = 1;
+		c0.hdr = HDR;
+		c0.size = size;
+		c0.end = HDR;
+		c0.zeroed = HDR;
+		if (pwrite(fd, &c0, sizeof c0, 0) == (ssize_t)sizeof c0)
+			zero_to(fd, &c0, HDR + PREZERO);
+		else
+			c0.zeroed = size; /* give up: holes are slower, not wrong */
+		(void)!pwrite(fd, &c0, sizeof c0, 0);
 	}
 	void *m = real_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	close(fd);
