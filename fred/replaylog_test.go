@@ -275,3 +275,24 @@ func TestReplayLogTerminalInput(t *testing.T) {
 	}
 	ts.must("print lines", `= 2`)
 }
+
+// TestReplayLogDivergencePDB: the same in pdb, where the debugger shares
+// the program's process.
+func TestReplayLogDivergencePDB(t *testing.T) {
+	w := newWorld(t)
+	ts := logSession(t, P.PDB, []string{"python3", "-m", "pdb", script("nondet.py"), w.file, fmt.Sprint(w.port)}, "criu", false)
+	ts.do("break 26")
+	ts.must("continue", `file=first socket=connection-1`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	ts.must("next", `\(27\)`)
+	ts.must("fred-restart 2", `\(26\)`)
+	ts.do(`!mode = "random"`)
+	out := ts.must("next", `\(27\)`)
+	if n := strings.Count(out, "diverged"); n != 1 || !regexp.MustCompile(`fred: replay log: the program diverged from the log at entry \d+: it called getrandom where the log has clock_gettime`).MatchString(out) {
+		t.Fatalf("want one divergence message naming getrandom() and clock_gettime():\n%s", out)
+	}
+	if v := ts.value("mode"); v != "random" && v != "'random'" {
+		t.Fatalf("mode is %s", v)
+	}
+	ts.must("continue", `extra='[0-9a-f]{8}'`)
+}

@@ -22,3 +22,6 @@ if port:
 print("time=%r mono=%r urandom=%s random=%r dev=%s" % (now, mono, ur, r, dev))
 print("file=%s socket=%s" % (line, sock))
 print("done")
+mode = "clock"  # the divergence test sets it to "random" after a restore
+extra = time.time() if mode == "clock" else os.urandom(4).hex()
+print("extra=%r" % (extra,))
