@@ -441,3 +441,27 @@ func TestLibrarySignals(t *testing.T) {
 		t.Fatalf("signal entries %v, want SIGUSR1 then SIGUSR2", sigs)
 	}
 }
+
+// A disk that fills while recording: one message, and the program runs on
+// unlogged (writing into a hole of a full disk through the mapping would
+// kill it with SIGBUS).
+func TestLibraryDiskFull(t *testing.T) {
+	testutil.Require(t, "gcc", "mount")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mounting a small tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	data := filepath.Join(t.TempDir(), "data")
+	os.WriteFile(data, bytes.Repeat([]byte("x"), 256<<10), 0o600)
+	c := exec.Command(testutil.Fixture(t, "bench_read"), data)
+	c.Env = append(os.Environ(), "LD_PRELOAD="+lib, "FREDLOG_FILE="+filepath.Join(dir, "log"))
+	out, err := c.CombinedOutput()
+	if err != nil || strings.Count(string(out), "cannot extend the log") != 1 || !strings.Contains(string(out), "read: 64 chunks") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+}

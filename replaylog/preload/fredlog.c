@@ -283,43 +283,62 @@ static int room(size_t n)
 
 /* prezero: a page of the shared mapping that is still a hole in the file
  * costs the file system (ext4) a block allocation at the first write
- * through the mapping, several times what writing it with pwrite costs. So
- * the log is written with zeros a megabyte at a time ahead of its end. */
-#define PREZERO (1u << 20)
+ * through the mapping, several times what writing it with pwrite costs;
+ * and on a full disk that write would kill the program with SIGBUS. So
+ * the log is written with zeros ahead of its end (16 KB to 1 MB, growing
+ * with the log) before entries go there through the mapping, and a full
+ * disk stops the recording instead. */
+#define PREZERO_MIN (16u << 10)
+#define PREZERO_MAX (1u << 20)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+#ifndef FALLOC_FL_PUNCH_HOLE
+#define FALLOC_FL_KEEP_SIZE 1
+#define FALLOC_FL_PUNCH_HOLE 2
+#endif
 static char logpath[4096];
 static const char zeros[1 << 16];
-static void zero_to(int fd, struct ctl *c, uint64_t to)
+static int zero_to(int fd, struct ctl *c, uint64_t to)
 {
+	uint64_t from = c->zeroed;
 	if (to > c->size)
 		to = c->size;
 	while (c->zeroed < to) {
 		uint64_t n = to - c->zeroed < sizeof zeros ? to - c->zeroed : sizeof zeros;
 		if (pwrite(fd, zeros, n, (off_t)c->zeroed) != (ssize_t)n) {
-			c->zeroed = c->size; /* give up: holes are slower, not wrong */
-			return;
+			int e = errno;
+			/* give the space back: the disk is full */
+			fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(c->zeroed + n - from));
+			c->zeroed = from;
+			errno = e;
+			return 0;
 		}
 		c->zeroed += n;
 	}
+	return 1;
 }
-static void prezero(uint64_t need)
+static int prezero(uint64_t need)
 {
 	struct ctl *c = fredlog_ctl;
 	if (need <= c->zeroed)
-		return;
+		return 1;
+	uint64_t ahead = need - HDR;
+	ahead = ahead < PREZERO_MIN ? PREZERO_MIN : ahead > PREZERO_MAX ? PREZERO_MAX : ahead;
 	int fd = open(logpath, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		c->zeroed = c->size;
-		return;
-	}
 	uint64_t from = c->zeroed & ~(uint64_t)4095;
-	zero_to(fd, c, need + PREZERO);
+	if (fd < 0 || !zero_to(fd, c, need + ahead)) {
+		say("cannot extend the log (%s); nothing more is recorded or replayed", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fredlog_active = 0;
+		return 0;
+	}
 	close(fd);
 	/* and map those pages in one call rather than a fault each */
 	if (c->zeroed > from)
 		madvise(fredlog_base + from, c->zeroed - from, MADV_POPULATE_WRITE);
+	return 1;
 }
 
 /* append writes one entry at the position and moves the end there; the
@@ -332,17 +351,15 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		unsigned char t[12];
 		t[0] = K_THREAD;
 		int tn = 1 + put_uv(t + 1, (uint64_t)mythr);
-		if (!room(tn))
+		if (!room(tn) || !prezero(fredlog_pos + tn))
 			return;
-		prezero(fredlog_pos + tn);
 		memcpy(fredlog_base + fredlog_pos, t, tn);
 		fredlog_pos += tn;
 		fredlog_seq++;
 		lastthr = mythr;
 	}
-	if (!room(hn + pn))
+	if (!room(hn + pn) || !prezero(fredlog_pos + hn + pn))
 		return;
-	prezero(fredlog_pos + hn + pn);
 	memcpy(fredlog_base + fredlog_pos, h, hn);
 	if (pn)
 		memcpy(fredlog_base + fredlog_pos + hn, payload, pn);
@@ -1370,8 +1387,8 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		close(fd);
 		return;
 	} else {
-		/* A new log: its header and first megabyte written, not
-		 * touched through the mapping (see prezero). */
+		/* A new log: its header written, not touched through the
+		 * mapping (see prezero). */
 		struct ctl c0;
 		memset(&c0, 0, sizeof c0);
 		memcpy(c0.magic, MAGIC, 8);
@@ -1380,11 +1397,11 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		c0.size = size;
 		c0.end = HDR;
 		c0.zeroed = HDR;
-		if (pwrite(fd, &c0, sizeof c0, 0) == (ssize_t)sizeof c0)
-			zero_to(fd, &c0, HDR + PREZERO);
-		else
-			c0.zeroed = size; /* give up: holes are slower, not wrong */
-		(void)!pwrite(fd, &c0, sizeof c0, 0);
+		if (pwrite(fd, &c0, sizeof c0, 0) != (ssize_t)sizeof c0) {
+			say("%s: %s; nothing is recorded", path, strerror(errno));
+			close(fd);
+			return;
+		}
 	}
 	void *m = real_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	close(fd);
