@@ -32,9 +32,11 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
 
+# DEMO=pdb or DEMO=perl for the other languages.
+DEMO ?= gdb
 demo: deps
 	$(MAKE) all
-	./bin/fred --batch -x testdata/demo.gdb gdb -q testdata/bin/watch
+	./bin/fred --demo $(DEMO)
 
 bench: deps
 	$(MAKE) all

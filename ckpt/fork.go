@@ -40,14 +40,16 @@ func (f DebuggerFunc) Query(cmd string) (string, error) { return f(cmd) }
 
 // ThroughDebugger is implemented by backends that take and restore
 // snapshots through the debugger while it holds the program (the fork
-// backend). For them Take and Restore have other preconditions than the
+// backends). For them Take and Restore have other preconditions than the
 // Snapshotter interface states:
-//   - Take: the program is stopped in gdb, still attached (no SIGSTOP, no
+//   - Take: the program is stopped in the debugger (no SIGSTOP, no
 //     detach); it stays so.
-//   - Restore: the backend kills the live program through gdb, and returns
-//     the new live program attached to gdb, stopped where the snapshot was
-//     taken, settled (gdb knows it sits on a breakpoint there). The caller
-//     must not kill s.Pid, nor attach or settle again.
+//   - Restore (gdb's Fork): the backend kills the live program through
+//     gdb, and returns the new live program attached to gdb, stopped where
+//     the snapshot was taken, settled (gdb knows it sits on a breakpoint
+//     there). The caller must not kill s.Pid, nor attach or settle again.
+//   - Restore (InterpFork): the caller has killed and reaped the live
+//     process (not s.Pid); the backend returns the new one at its prompt.
 type ThroughDebugger interface {
 	ThroughDebugger()
 }

@@ -35,14 +35,16 @@ func init() {
 	commands = []*Command{
 		{Name: "fred-help", Aliases: []string{"fred-h"}, Args: "[COMMAND]",
 			Help: "List fred's commands, or explain one.", Run: cmdHelp},
-		{Name: "fred-history", Args: "",
-			Help: "Show the forward commands that moved the program, grouped by the snapshot they follow, and where you are now.",
+		{Name: "fred-history", Args: "[--svg FILE]",
+			Help: "Draw the timeline: the forward commands in order, the snapshots and branches between them, and where you are now; --svg FILE writes it as a picture for slides.",
 			Run: func(s *Session, args []string) error {
-				if len(args) > 0 {
-					return &UsageError{Cmd: "fred-history", Msg: "takes no arguments", Usage: "fred-history"}
+				switch {
+				case len(args) == 0:
+					return s.history("")
+				case len(args) == 2 && args[0] == "--svg":
+					return s.history(args[1])
 				}
-				s.Timeline.Write(s.opt.Out)
-				return nil
+				return &UsageError{Cmd: "fred-history", Msg: "takes no arguments but --svg FILE", Usage: "fred-history [--svg FILE]"}
 			}},
 		{Name: "fred-checkpoint", Aliases: []string{"fred-ckpt"}, NeedsProgram: true,
 			Help: "Take a snapshot of the program now; it gets a number (see fred-list).",
@@ -108,6 +110,11 @@ func init() {
 			Run: func(s *Session, args []string) error {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-finish", Msg: "takes no arguments", Usage: "fred-reverse-finish"}
+				}
+				if d := s.Timeline.Now().Depth; d == 1 {
+					// Nothing called the outermost frame: walking back to
+					// look for its caller would replay the whole history.
+					return ErrOutermost
 				}
 				return s.reverse("fred-reverse-finish", 1, (*rewriter).callSite)
 			}},
@@ -237,7 +244,7 @@ func (s *Session) execFred(line string) error {
 		return &UnknownCommandError{Name: f[0]}
 	}
 	if c.NeedsProgram && !s.running {
-		return &NeedsProgramError{Cmd: c.Name}
+		return &NeedsProgramError{Cmd: c.Name, Hint: s.startHint()}
 	}
 	if c.NeedsHistory {
 		if err := s.needReverse(c.Name); err != nil {

@@ -12,6 +12,9 @@ var (
 	ErrNoProgram = errors.New("the program is not running")
 	// ErrSessionOver means the debugger has gone and the session ended.
 	ErrSessionOver = errors.New("the debugging session ended")
+	// ErrOutermost means reverse-finish in the outermost frame (as gdb's
+	// finish there).
+	ErrOutermost = errors.New("'fred-reverse-finish' is not meaningful in the outermost frame: nothing called it; use fred-reverse-next or fred-restart 1")
 )
 
 // UnknownCommandError is a fred- command that is not in the table.
@@ -31,10 +34,10 @@ func (e *UsageError) Error() string {
 }
 
 // NeedsProgramError says which command needed a running program.
-type NeedsProgramError struct{ Cmd string }
+type NeedsProgramError struct{ Cmd, Hint string }
 
 func (e *NeedsProgramError) Error() string {
-	return fmt.Sprintf("'%s' needs a running program; start it with 'run' or 'start' first", e.Cmd)
+	return fmt.Sprintf("'%s' needs a running program; start it with %s first", e.Cmd, e.Hint)
 }
 
 func (e *NeedsProgramError) Unwrap() error { return ErrNoProgram }

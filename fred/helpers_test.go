@@ -45,8 +45,9 @@ func (s *syncBuf) take() string {
 
 type tsession struct {
 	*Session
-	t   *testing.T
-	out *syncBuf
+	t       *testing.T
+	out     *syncBuf
+	backend string // of in-process sessions: "criu" or "fork"
 }
 
 // gdbSession starts real gdb on a fixture, with the given snapshot backend.

@@ -155,6 +155,7 @@ func (s *Session) ipStarted() {
 	}
 	d, _ := s.depth()
 	s.Timeline.Start = Step{At: loc, Depth: d}
+	s.run++ // the program's first run, as gdb's "run" starts one
 	s.running = true
 	s.pid, _ = s.Pid()
 	s.refreshBreakpoints()
@@ -215,7 +216,7 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 // is stopped for the dump and let go on after it; the debugger waits at
 // its prompt throughout.
 func (s *Session) take(pid, id int) (*ckpt.Snapshot, error) {
-	if s.ip == nil {
+	if _, through := s.snap.(ckpt.ThroughDebugger); s.ip == nil || through {
 		return s.snap.Take(pid, id)
 	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -243,7 +244,11 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		}
 	}
 	old := s.ip.letGo()
-	for _, pid := range []int{old, sn.Pid} {
+	pids := []int{old, sn.Pid} // CRIU restores the snapshot's pid
+	if _, through := s.snap.(ckpt.ThroughDebugger); through {
+		pids = pids[:1] // sn.Pid is the fork backend's waiting copy
+	}
+	for _, pid := range pids {
 		if err := s.freePid(pid, sn.ID); err != nil {
 			s.ip.end()
 			return err

@@ -53,21 +53,21 @@ func (f *feeder) type_(s string) {
 
 // inprocSession starts a real interpreter's debugger (pdb, perl -d) on a
 // fixture script, with CRIU snapshots.
-func inprocSession(t *testing.T, p *P.Personality, argv []string) (*tsession, *feeder) {
+func inprocSession(t *testing.T, p *P.Personality, argv []string, backend string) (*tsession, *feeder) {
 	t.Helper()
 	testutil.Require(t, argv[0])
 	prog := argv[len(argv)-1]
 	out := &syncBuf{}
 	f := &feeder{}
 	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: "criu", Dir: t.TempDir()})
+		Timeout: 30 * time.Second, Batch: true, Snapshots: backend, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
 	f.s = s
 	f.mu.Unlock()
-	ts := &tsession{Session: s, t: t, out: out}
+	ts := &tsession{Session: s, t: t, out: out, backend: backend}
 	t.Cleanup(func() {
 		pid := s.ip.pid
 		s.Close()
@@ -79,14 +79,14 @@ func inprocSession(t *testing.T, p *P.Personality, argv []string) (*tsession, *f
 		}
 	})
 	if s.snap == nil {
-		t.Fatalf("CRIU is not usable: %s; run 'make deps' as root", s.snapWhy)
+		t.Fatalf("no %s snapshots: %s; run 'make deps' as root", backend, s.snapWhy)
 	}
 	return ts, f
 }
 
-func pdbSession(t *testing.T, fixture string) (*tsession, *feeder) {
+func pdbSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
-	ts, f := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script(fixture)})
+	ts, f := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script(fixture)}, backend)
 	if out := ts.out.take(); !regexp.MustCompile(`(?s)^> .*` + fixture + `\(1\)<module>\(\).*fred: snapshot 1 taken at the first stop`).MatchString(out) {
 		t.Fatalf("pdb's first stop:\n%s", out)
 	}
@@ -109,50 +109,52 @@ func (ts *tsession) evalValue(expr string) string {
 }
 
 func TestPDBForwardAndHistory(t *testing.T) {
-	ts, _ := pdbSession(t, "steps.py")
-	if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
-		t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
-	}
-	ts.must("n", `^> .*steps.py\(2\)<module>\(\)\r?\n-> total = 0\r?\n$`)
-	ts.must("next", `\(5\)<module>\(\)`)
-	ts.must("", `\(10\)<module>\(\)`) // an empty line repeats
-	ts.must("b square", `^Breakpoint 1 at .*steps.py:5`)
-	ts.must("continue", `\(6\)square\(\)\r?\n-> r = x \* x`)
-	ts.must("p x", `^0\r?\n$`)
-	ts.must("where", `(?s)<module>\(\).*main\(\).*> .*square\(\)`)
-	ts.must("x = 7", `^$`)
-	ts.must("p x", `^7\r?\n$`)
-	ts.must("print(x + 1)", `^8\r?\n$`)
-	ts.must("nosuch + 1", `NameError`)
-	ts.must("s", `\(7\)square\(\)`)
-	ts.must("p r", `^49\r?\n$`)
-	ts.must("r", `--Return--\r?\n> .*\(7\)square\(\)->49`)
-	ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×3, continue, x = 7, step, return\n  now: square at steps.py:7, depth 3, after 'return'`)
-	// The program's output and pdb's stop come through as they are.
-	ts.must("c", `^i=0 total=49\r?\n> .*\(6\)square\(\)`)
-	ts.must("help", `Documented commands`)
-	if out := ts.do("help"); strings.Contains(out, "fred_") {
-		t.Errorf("fred's own pdb commands show in help:\n%s", out)
-	}
-	ts.must("cl 1", `Deleted breakpoint 1`)
-	ts.must("c", `(?s)fact=120\r?\nThe program finished and will be restarted\r?\n> .*steps.py\(1\)<module>\(\)`)
-	if ts.running {
-		t.Fatal("the program ended, but fred thinks it runs")
-	}
-	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
-	ts.must("fred-checkpoint", `needs a running program`)
-	// pdb restarted the program: the next command moves a new run, with a
-	// first snapshot of its own.
-	ts.must("n", `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`)
-	ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   next\n  \[ckpt 2\]  \n`)
-	if err := ts.Exec("q"); err != ErrSessionOver {
-		t.Fatalf("q: %v, want the session to end", err)
-	}
-	select {
-	case <-ts.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("pdb's quit did not end the session")
-	}
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "steps.py", backend)
+		if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
+			t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
+		}
+		ts.must("n", `^> .*steps.py\(2\)<module>\(\)\r?\n-> total = 0\r?\n$`)
+		ts.must("next", `\(5\)<module>\(\)`)
+		ts.must("", `\(10\)<module>\(\)`) // an empty line repeats
+		ts.must("b square", `^Breakpoint 1 at .*steps.py:5`)
+		ts.must("continue", `\(6\)square\(\)\r?\n-> r = x \* x`)
+		ts.must("p x", `^0\r?\n$`)
+		ts.must("where", `(?s)<module>\(\).*main\(\).*> .*square\(\)`)
+		ts.must("x = 7", `^$`)
+		ts.must("p x", `^7\r?\n$`)
+		ts.must("print(x + 1)", `^8\r?\n$`)
+		ts.must("nosuch + 1", `NameError`)
+		ts.must("s", `\(7\)square\(\)`)
+		ts.must("p r", `^49\r?\n$`)
+		ts.must("r", `--Return--\r?\n> .*\(7\)square\(\)->49`)
+		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x3\n   \|  continue\n   \|  x = 7\n   \|  step\n   \|  return\n  >>> you are here: square at steps.py:7, depth 3\n`)
+		// The program's output and pdb's stop come through as they are.
+		ts.must("c", `^i=0 total=49\r?\n> .*\(6\)square\(\)`)
+		ts.must("help", `Documented commands`)
+		if out := ts.do("help"); strings.Contains(out, "fred_") {
+			t.Errorf("fred's own pdb commands show in help:\n%s", out)
+		}
+		ts.must("cl 1", `Deleted breakpoint 1`)
+		ts.must("c", `(?s)fact=120\r?\nThe program finished and will be restarted\r?\n> .*steps.py\(1\)<module>\(\)`)
+		if ts.running {
+			t.Fatal("the program ended, but fred thinks it runs")
+		}
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
+		ts.must("fred-checkpoint", `needs a running program`)
+		// pdb restarted the program: the next command moves a new run, with a
+		// first snapshot of its own.
+		ts.must("n", `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`)
+		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  next\n  \(2\) snapshot 2\n  >>> you are here`)
+		if err := ts.Exec("q"); err != ErrSessionOver {
+			t.Fatalf("q: %v, want the session to end", err)
+		}
+		select {
+		case <-ts.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("pdb's quit did not end the session")
+		}
+	})
 }
 
 // pyState is what a person sees of a Python program at a stop.
@@ -172,259 +174,278 @@ func (ts *tsession) pyState(local string) pyState {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
+	if ts.backend == "fork" {
+		pid = 0 // each restore wakes another copy
+	}
 	return pyState{loc: loc.String(), pid: pid, total: ts.value("total"), local: ts.value(local)}
 }
 
 func TestPDBCheckpointRestart(t *testing.T) {
-	ts, _ := pdbSession(t, "steps.py")
-	pid := ts.pid
-	ts.must("b square", `Breakpoint 1 at`)
-	ts.must("c", `\(6\)square\(\)`)
-	ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, \d+\.\d MB\)`)
-	at2 := ts.pyState("x")
-	ts.must("c", `^i=0 total=0\r?\n> .*\(6\)square\(\)`)
-	ts.must("x = 5", `^$`)
-	ts.must("n", `\(7\)square\(\)`)
-	ts.must("fred-checkpoint", `snapshot 3 taken`)
-	at3 := ts.pyState("r")
-	if at3.local != "25" || at3.pid != pid {
-		t.Fatalf("state at snapshot 3: %+v", at3)
-	}
-	ts.must("b fact", `Breakpoint 2 at`)
-	ts.must("disable 1", `Disabled breakpoint 1`)
-	ts.must("c", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`)
-
-	// Back to snapshot 2: the same process (pid), place and variables; the
-	// breakpoints are the person's as of now, as with gdb.
-	ts.must("fred-restart 2", `^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`)
-	if got := ts.pyState("x"); got != at2 {
-		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
-	}
-	ts.must("b", `(?s)1\s+breakpoint\s+keep no\s+at .*steps.py:5.*2\s+breakpoint\s+keep yes\s+at .*steps.py:10`)
-	ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`)
-	ts.must("fred-restart", `\(7\)square\(\)`)
-	if got := ts.pyState("r"); got != at3 {
-		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
-	}
-	ts.must("fred-restart 1", `\(1\)<module>\(\)`)
-	ts.must("p total", `NameError`)
-	ts.must("fred-restart 5", `there is no snapshot 5`)
-	out := ts.do("fred-list")
-	for _, want := range []string{"snapshots: CRIU", "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("fred-list lacks %q:\n%s", want, out)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "steps.py", backend)
+		pid := ts.pid
+		ts.must("b square", `Breakpoint 1 at`)
+		ts.must("c", `\(6\)square\(\)`)
+		ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, (\d+\.\d MB|a paused copy)\)`)
+		at2 := ts.pyState("x")
+		ts.must("c", `^i=0 total=0\r?\n> .*\(6\)square\(\)`)
+		ts.must("x = 5", `^$`)
+		ts.must("n", `\(7\)square\(\)`)
+		ts.must("fred-checkpoint", `snapshot 3 taken`)
+		at3 := ts.pyState("r")
+		if at3.local != "25" || backend == "criu" && at3.pid != pid {
+			t.Fatalf("state at snapshot 3: %+v", at3)
 		}
-	}
-	// Forward from a restored process, to the end and past it.
-	ts.must("enable 1", `Enabled breakpoint 1`)
-	ts.must("c", `\(6\)square\(\)`)
-	if ts.pid != pid {
-		t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
-	}
+		ts.must("b fact", `Breakpoint 2 at`)
+		ts.must("disable 1", `Disabled breakpoint 1`)
+		ts.must("c", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`)
+
+		// Back to snapshot 2: the same process (pid), place and variables; the
+		// breakpoints are the person's as of now, as with gdb.
+		ts.must("fred-restart 2", `^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`)
+		if got := ts.pyState("x"); got != at2 {
+			t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+		}
+		ts.must("b", `(?s)1\s+breakpoint\s+keep no\s+at .*steps.py:5.*2\s+breakpoint\s+keep yes\s+at .*steps.py:10`)
+		ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`)
+		ts.must("fred-restart", `\(7\)square\(\)`)
+		if got := ts.pyState("r"); got != at3 {
+			t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+		}
+		ts.must("fred-restart 1", `\(1\)<module>\(\)`)
+		ts.must("p total", `NameError`)
+		ts.must("fred-restart 5", `there is no snapshot 5`)
+		out := ts.do("fred-list")
+		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("fred-list lacks %q:\n%s", want, out)
+			}
+		}
+		// Forward from a restored process, to the end and past it.
+		ts.must("enable 1", `Enabled breakpoint 1`)
+		ts.must("c", `\(6\)square\(\)`)
+		if backend == "criu" && ts.pid != pid {
+			t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
+		}
+	})
 }
 
 func TestPDBInterruptAfterRestore(t *testing.T) {
-	ts, _ := pdbSession(t, "spin.py")
-	ts.must("n", `\(2\)<module>\(\)`)
-	ts.must("n", `\(3\)<module>\(\)`)
-	ts.must("fred-checkpoint", `snapshot 2 taken`)
-	spin := func() {
-		t.Helper()
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			ts.Interrupt()
-		}()
-		ts.must("c", `Program interrupted`)
-		if c := ts.value("count"); c == "0" {
-			t.Fatalf("count is %s after running", c)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "spin.py", backend)
+		ts.must("n", `\(2\)<module>\(\)`)
+		ts.must("n", `\(3\)<module>\(\)`)
+		ts.must("fred-checkpoint", `snapshot 2 taken`)
+		spin := func() {
+			t.Helper()
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				ts.Interrupt()
+			}()
+			ts.must("c", `Program interrupted`)
+			if c := ts.value("count"); c == "0" {
+				t.Fatalf("count is %s after running", c)
+			}
 		}
-	}
-	spin()
-	ts.must("fred-restart 2", `\(3\)<module>\(\)`)
-	if c := ts.value("count"); c != "0" {
-		t.Fatalf("count is %s after the restart, want 0", c)
-	}
-	// Ctrl-C reaches the restored process through the pty.
-	spin()
+		spin()
+		ts.must("fred-restart 2", `\(3\)<module>\(\)`)
+		if c := ts.value("count"); c != "0" {
+			t.Fatalf("count is %s after the restart, want 0", c)
+		}
+		// Ctrl-C reaches the restored process through the pty.
+		spin()
+	})
 }
 
 func TestPDBProgramInput(t *testing.T) {
-	ts, in := pdbSession(t, "input.py")
-	ts.must("b 16", `Breakpoint 1`)
-	in.type_("fred\n")
-	// What the program prints that looks like pdb is the program's.
-	ts.must("c", `(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int.*\nfred: snapshot 2 taken after the program read input`)
-	seed, order := ts.value("seed"), ts.value("order")
-	in.type_("4\n")
-	ts.must("n", `^count\? 4\r?\n> .*\(17\)main\(\)(?s).*snapshot 3 taken after the program read input`)
-	runRevCases(t, ts, []string{"total", "seed", "order"}, []revCase{
-		{cmd: "n", mark: "A18"}, // total = 0 ran
-		{cmd: "n", mark: "A19"},
-		{cmd: "n", mark: "B18"},
-		{cmd: "n", mark: "B19"},
-		{cmd: "fred-rs", land: "B18"},
-		{cmd: "fred-rn", land: "A19"},
-		{cmd: "fred-rs", land: "A18"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, in := pdbSession(t, "input.py", backend)
+		ts.must("b 16", `Breakpoint 1`)
+		in.type_("fred\n")
+		// What the program prints that looks like pdb is the program's.
+		ts.must("c", `(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int.*\nfred: snapshot 2 taken after the program read input`)
+		seed, order := ts.value("seed"), ts.value("order")
+		in.type_("4\n")
+		ts.must("n", `^count\? 4\r?\n> .*\(17\)main\(\)(?s).*snapshot 3 taken after the program read input`)
+		runRevCases(t, ts, []string{"total", "seed", "order"}, []revCase{
+			{cmd: "n", mark: "A18"}, // total = 0 ran
+			{cmd: "n", mark: "A19"},
+			{cmd: "n", mark: "B18"},
+			{cmd: "n", mark: "B19"},
+			{cmd: "fred-rs", land: "B18"},
+			{cmd: "fred-rn", land: "A19"},
+			{cmd: "fred-rs", land: "A18"},
+		})
+		if s, o := ts.value("seed"), ts.value("order"); s != seed || o != order {
+			t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+		}
+		// Back to before the second input: the program reads it again, from
+		// the person, and takes another branch.
+		ts.must("fred-restart 2", `\(16\)main\(\)`)
+		in.type_("5\n")
+		ts.must("c", `count\? 5\r?\ntotal=10 pid=\d+\r?\nThe program finished`)
 	})
-	if s, o := ts.value("seed"), ts.value("order"); s != seed || o != order {
-		t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
-	}
-	// Back to before the second input: the program reads it again, from
-	// the person, and takes another branch.
-	ts.must("fred-restart 2", `\(16\)main\(\)`)
-	in.type_("5\n")
-	ts.must("c", `count\? 5\r?\ntotal=10 pid=\d+\r?\nThe program finished`)
 }
 
 // The first snapshot is at the program's first line, before any command:
 // going back reaches it.
 func TestPDBReverseToTheStart(t *testing.T) {
-	ts, _ := pdbSession(t, "steps.py")
-	runRevCases(t, ts, []string{"total"}, []revCase{
-		{cmd: "fred-list", mark: "L1"},
-		{cmd: "n", mark: "L2"},
-		{cmd: "n", mark: "L5"},
-		{cmd: "fred-rs", land: "L2"},
-		{cmd: "fred-rn", land: "L1"},
-		{cmd: "n", land: "L2"},
-		{cmd: "fred-rs 5", land: "L1"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "steps.py", backend)
+		runRevCases(t, ts, []string{"total"}, []revCase{
+			{cmd: "fred-list", mark: "L1"},
+			{cmd: "n", mark: "L2"},
+			{cmd: "n", mark: "L5"},
+			{cmd: "fred-rs", land: "L2"},
+			{cmd: "fred-rn", land: "L1"},
+			{cmd: "n", land: "L2"},
+			{cmd: "fred-rs 5", land: "L1"},
+		})
+		ts.must("fred-rs", `already at the first snapshot`)
+		ts.must("fred-rf", `not meaningful in the outermost frame`)
 	})
-	ts.must("fred-rs", `already at the first snapshot`)
-	ts.must("fred-rf", `already at the first snapshot`)
 }
 
 func TestPDBReverseStepNextFinish(t *testing.T) {
-	ts, _ := pdbSession(t, "steps.py")
-	ts.must("b main", `Breakpoint 1`)
-	runRevCases(t, ts, []string{"total"}, []revCase{
-		{cmd: "c", mark: "S0"},    // main:18
-		{cmd: "next", mark: "S1"}, // main:19, total += square(i)
-		{cmd: "step", mark: "S2"}, // --Call-- square:5
-		{cmd: "next", mark: "S3"}, // square:6
-		{cmd: "next", mark: "S4"}, // square:7
-		{cmd: "next", mark: "S5"}, // --Return-- square:7
-		{cmd: "next", mark: "S6"}, // main:20
-		{cmd: "next", mark: "S7"}, // main:18
-		{cmd: "next", mark: "S8"}, // main:19
-		{cmd: "fred-reverse-step", land: "S7"},
-		{cmd: "next", land: "S8"}, // forward again agrees
-		{cmd: "fred-rs", land: "S7"},
-		{cmd: "fred-rs", land: "S6"},
-		{cmd: "fred-rs", land: "S5"}, // back into the callee over its return
-		{cmd: "fred-rs", land: "S4"},
-		{cmd: "fred-reverse-next", land: "S3"},
-		{cmd: "fred-reverse-finish", land: "S1"},
-		{cmd: "fred-rs", land: "S0"},
-		{cmd: "next", land: "S1"},
-		{cmd: "next", mark: "T1"},    // main:20, over the call
-		{cmd: "fred-rs", land: "S5"}, // the callee's last stop
-		{cmd: "next", land: "T1"},
-		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
-		{cmd: "step", land: "S2"},
-		{cmd: "fred-rn", land: "S1"},   // out of a just-entered frame to the call
-		{cmd: "fred-rs 2", mark: "C0"}, // --Call-- main:16, inside the continue
-		{cmd: "step", land: "S0"},
-		{cmd: "fred-undo", land: "C0"},
-		{cmd: "fred-undo", mark: "M25"}, // <module>:25, main()
-		{cmd: "next", land: "S0"},       // the breakpoint stops the next
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "steps.py", backend)
+		ts.must("b main", `Breakpoint 1`)
+		runRevCases(t, ts, []string{"total"}, []revCase{
+			{cmd: "c", mark: "S0"},    // main:18
+			{cmd: "next", mark: "S1"}, // main:19, total += square(i)
+			{cmd: "step", mark: "S2"}, // --Call-- square:5
+			{cmd: "next", mark: "S3"}, // square:6
+			{cmd: "next", mark: "S4"}, // square:7
+			{cmd: "next", mark: "S5"}, // --Return-- square:7
+			{cmd: "next", mark: "S6"}, // main:20
+			{cmd: "next", mark: "S7"}, // main:18
+			{cmd: "next", mark: "S8"}, // main:19
+			{cmd: "fred-reverse-step", land: "S7"},
+			{cmd: "next", land: "S8"}, // forward again agrees
+			{cmd: "fred-rs", land: "S7"},
+			{cmd: "fred-rs", land: "S6"},
+			{cmd: "fred-rs", land: "S5"}, // back into the callee over its return
+			{cmd: "fred-rs", land: "S4"},
+			{cmd: "fred-reverse-next", land: "S3"},
+			{cmd: "fred-reverse-finish", land: "S1"},
+			{cmd: "fred-rs", land: "S0"},
+			{cmd: "next", land: "S1"},
+			{cmd: "next", mark: "T1"},    // main:20, over the call
+			{cmd: "fred-rs", land: "S5"}, // the callee's last stop
+			{cmd: "next", land: "T1"},
+			{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+			{cmd: "step", land: "S2"},
+			{cmd: "fred-rn", land: "S1"},   // out of a just-entered frame to the call
+			{cmd: "fred-rs 2", mark: "C0"}, // --Call-- main:16, inside the continue
+			{cmd: "step", land: "S0"},
+			{cmd: "fred-undo", land: "C0"},
+			{cmd: "fred-undo", mark: "M25"}, // <module>:25, main()
+			{cmd: "next", land: "S0"},       // the breakpoint stops the next
+		})
+		ts.must("fred-rs 0", `takes one optional positive count`)
+		out := ts.do("fred-history")
+		if !strings.Contains(out, "you are here: main at steps.py:18, depth 2") {
+			t.Errorf("history after going back:\n%s", out)
+		}
 	})
-	ts.must("fred-rs 0", `takes one optional positive count`)
-	out := ts.do("fred-history")
-	if !strings.Contains(out, "now: main at steps.py:18, depth 2") {
-		t.Errorf("history after going back:\n%s", out)
-	}
 }
 
 func TestPDBReverseContinueRecursionAndEnd(t *testing.T) {
-	ts, _ := pdbSession(t, "steps.py")
-	ts.must("b fact", `Breakpoint 1`)
-	runRevCases(t, ts, []string{"n"}, []revCase{
-		{cmd: "c", mark: "F5"},
-		{cmd: "c", mark: "F4"},
-		{cmd: "c", mark: "F3"},
-		{cmd: "fred-reverse-continue", land: "F4"},
-		{cmd: "fred-rc", land: "F5"},
-		{cmd: "c", land: "F4"},
-		{cmd: "next", mark: "F4a"}, // fact:13, n=4
-		{cmd: "step", mark: "F3c"}, // --Call-- fact, n=3
-		{cmd: "step", land: "F3"},
-		{cmd: "fred-reverse-finish", land: "F4a"},
-		{cmd: "fred-undo", land: "F4"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "steps.py", backend)
+		ts.must("b fact", `Breakpoint 1`)
+		runRevCases(t, ts, []string{"n"}, []revCase{
+			{cmd: "c", mark: "F5"},
+			{cmd: "c", mark: "F4"},
+			{cmd: "c", mark: "F3"},
+			{cmd: "fred-reverse-continue", land: "F4"},
+			{cmd: "fred-rc", land: "F5"},
+			{cmd: "c", land: "F4"},
+			{cmd: "next", mark: "F4a"}, // fact:13, n=4
+			{cmd: "step", mark: "F3c"}, // --Call-- fact, n=3
+			{cmd: "step", land: "F3"},
+			{cmd: "fred-reverse-finish", land: "F4a"},
+			{cmd: "fred-undo", land: "F4"},
+		})
+		// After the program ended (and pdb restarted it), going back works: the
+		// last stop with source is main's return.
+		ts.must("cl 1", `Deleted breakpoint 1`)
+		ts.must("c", `^fact=120\r?\nThe program finished and will be restarted`)
+		ts.must("fred-reverse-step", `^--Return--\r?\n> .*steps.py\(25\)<module>\(\)->None\r?\n-> main\(\)\r?\nfred: 'fred-reverse-step' took`)
+		ts.must("fred-rs", `^--Return--\r?\n> .*steps.py\(22\)main\(\)->None\r?\n`)
+		ts.must("fred-rn", `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`)
+		ts.must("p f", `^120\r?\n$`)
+		ts.must("n", `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`)
 	})
-	// After the program ended (and pdb restarted it), going back works: the
-	// last stop with source is main's return.
-	ts.must("cl 1", `Deleted breakpoint 1`)
-	ts.must("c", `^fact=120\r?\nThe program finished and will be restarted`)
-	ts.must("fred-reverse-step", `^--Return--\r?\n> .*steps.py\(25\)<module>\(\)->None\r?\n-> main\(\)\r?\nfred: 'fred-reverse-step' took`)
-	ts.must("fred-rs", `^--Return--\r?\n> .*steps.py\(22\)main\(\)->None\r?\n`)
-	ts.must("fred-rn", `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`)
-	ts.must("p f", `^120\r?\n$`)
-	ts.must("n", `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`)
 }
 
 func TestPDBReverseWatch(t *testing.T) {
-	ts, _ := pdbSession(t, "watch.py")
-	ts.must("b 18", `Breakpoint 1`)
-	ts.must("c", `\(18\)main\(\)`)
-	if v := ts.value("total >= 0"); v != "False" {
-		t.Fatalf("the fixture's invariant holds at the end: %s", v)
-	}
-	ts.must("fred-reverse-watch", `needs an expression`)
-	out := ts.must("fred-reverse-watch total >= 0", `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`)
-	if !strings.Contains(out, "'total >= 0' is True here; the next step makes it False") ||
-		!strings.Contains(out, "evaluations)") {
-		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
-	}
-	if v := ts.value("i"); v != "277" {
-		t.Fatalf("landed with i=%s, want 277", v)
-	}
-	if v := ts.value("total >= 0"); v != "True" {
-		t.Fatalf("after the watch, total >= 0 is %s, want True", v)
-	}
-	ts.must("step", `--Return--`)
-	if v := ts.value("total >= 0"); v != "False" {
-		t.Fatalf("one step after the landing, total >= 0 is %s, want False", v)
-	}
-	// From the first snapshot, at the program's first line, the list does
-	// not exist yet: that counts as another value.
-	ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now: no transition to find`)
-	ts.must("fred-reverse-watch nosuchvar + 1", `'nosuchvar \+ 1' is \(raises NameError: name 'nosuchvar' is not defined\) both at the start`)
-	// The person is where they were.
-	ts.must("where", `> .*\(12\)update\(\)->None`)
-	// At the program's first line the list does not exist yet: that
-	// counts as another value.
-	ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
-	ts.must("c", `\(18\)main\(\)`)
-	ts.must("p total", `^-99\d{4}\r?\n$`)
-	ts.must("c", `total=-\d+\r?\nThe program finished`)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "watch.py", backend)
+		ts.must("b 18", `Breakpoint 1`)
+		ts.must("c", `\(18\)main\(\)`)
+		if v := ts.value("total >= 0"); v != "False" {
+			t.Fatalf("the fixture's invariant holds at the end: %s", v)
+		}
+		ts.must("fred-reverse-watch", `needs an expression`)
+		out := ts.must("fred-reverse-watch total >= 0", `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`)
+		if !strings.Contains(out, "'total >= 0' is True here; the next step makes it False") ||
+			!strings.Contains(out, "evaluations)") {
+			t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+		}
+		if v := ts.value("i"); v != "277" {
+			t.Fatalf("landed with i=%s, want 277", v)
+		}
+		if v := ts.value("total >= 0"); v != "True" {
+			t.Fatalf("after the watch, total >= 0 is %s, want True", v)
+		}
+		ts.must("step", `--Return--`)
+		if v := ts.value("total >= 0"); v != "False" {
+			t.Fatalf("one step after the landing, total >= 0 is %s, want False", v)
+		}
+		// From the first snapshot, at the program's first line, the list does
+		// not exist yet: that counts as another value.
+		ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now: no transition to find`)
+		ts.must("fred-reverse-watch nosuchvar + 1", `'nosuchvar \+ 1' is \(raises NameError: name 'nosuchvar' is not defined\) both at the start`)
+		// The person is where they were.
+		ts.must("where", `> .*\(12\)update\(\)->None`)
+		// At the program's first line the list does not exist yet: that
+		// counts as another value.
+		ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
+		ts.must("c", `\(18\)main\(\)`)
+		ts.must("p total", `^-99\d{4}\r?\n$`)
+		ts.must("c", `total=-\d+\r?\nThe program finished`)
+	})
 }
 
 func TestPDBReverseFromPostMortem(t *testing.T) {
-	ts, _ := pdbSession(t, "crash.py")
-	ts.must("c", `(?s)AttributeError: 'NoneType' object has no attribute 'value'\r?\nUncaught exception. Entering post mortem debugging.*> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
-	if !ts.running || ts.Timeline.Now().Stop != P.StopSignal {
-		t.Fatalf("post mortem: running %v, stop %v", ts.running, ts.Timeline.Now().Stop)
-	}
-	ts.must("p p", `^None`)
-	// Back through the exception's way out, one stop of pdb's at a time:
-	// the module's return, where main's call raised, main's return, ...
-	ts.must("fred-reverse-step", `^--Return--\r?\n> .*crash.py\(24\)<module>\(\)->None`)
-	ts.must("fred-rs", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*crash.py\(24\)<module>\(\)\r?\n`)
-	ts.must("fred-rs 4", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
-	// ... to the line that raised, not run yet.
-	ts.must("fred-rs", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
-	ts.must("p p", `^None`)
-	ts.must("fred-rs", `\(12\)walk\(\)\r?\n-> p = p.next.next.next`)
-	ts.must("p p.value", `^1`)
-	ts.must("n", `\(13\)walk\(\)`)
-	ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "crash.py", backend)
+		ts.must("c", `(?s)AttributeError: 'NoneType' object has no attribute 'value'\r?\nUncaught exception. Entering post mortem debugging.*> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
+		if !ts.running || ts.Timeline.Now().Stop != P.StopSignal {
+			t.Fatalf("post mortem: running %v, stop %v", ts.running, ts.Timeline.Now().Stop)
+		}
+		ts.must("p p", `^None`)
+		// Back through the exception's way out, one stop of pdb's at a time:
+		// the module's return, where main's call raised, main's return, ...
+		ts.must("fred-reverse-step", `^--Return--\r?\n> .*crash.py\(24\)<module>\(\)->None`)
+		ts.must("fred-rs", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*crash.py\(24\)<module>\(\)\r?\n`)
+		ts.must("fred-rs 4", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
+		// ... to the line that raised, not run yet.
+		ts.must("fred-rs", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
+		ts.must("p p", `^None`)
+		ts.must("fred-rs", `\(12\)walk\(\)\r?\n-> p = p.next.next.next`)
+		ts.must("p p.value", `^1`)
+		ts.must("n", `\(13\)walk\(\)`)
+		ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
+	})
 }
 
 // perl -d
 
-func perlSession(t *testing.T, fixture string) (*tsession, *feeder) {
+func perlSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
-	ts, f := inprocSession(t, P.Perl, []string{"perl", "-d", script(fixture)})
+	ts, f := inprocSession(t, P.Perl, []string{"perl", "-d", script(fixture)}, backend)
 	if out := ts.out.take(); !regexp.MustCompile(`(?s)Loading DB routines from perl5db.pl.*main::\(.*` + fixture + `:\d+\):.*fred: snapshot 1 taken at the first stop`).MatchString(out) {
 		t.Fatalf("perl -d's first stop:\n%s", out)
 	}
@@ -432,47 +453,49 @@ func perlSession(t *testing.T, fixture string) (*tsession, *feeder) {
 }
 
 func TestPerlForwardAndHistory(t *testing.T) {
-	ts, _ := perlSession(t, "steps.pl")
-	if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
-		t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
-	}
-	ts.must("n", `^main::\(.*steps.pl:19\):\r?\n19:\tfor my \$i \(0 \.\. 4\) \{\r?\n$`)
-	ts.must("n", `steps.pl:20\):`)
-	ts.must("s", `^main::square\(.*steps.pl:8\):`)
-	ts.must("", `steps.pl:9\):`) // an empty line repeats s
-	ts.must("p $x", `^0\r?\n$`)
-	ts.must("$x = 7", ``)
-	ts.must("p $x", `^7\r?\n$`)
-	ts.must("$x = ;", `syntax error`)
-	ts.must("n", `steps.pl:10\):`)
-	ts.must("p $r", `^49\r?\n$`)
-	ts.must("T", `main::square\(0\) called from file`)
-	ts.must("r", `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`)
-	ts.must("fred-history", `(?s)history \(7 commands\):\n  \[ckpt 1\]  next ×2, step ×2, \$x = 7, next, finish\n  now: main:: at steps.pl:21, depth 1, after 'finish'`)
-	ts.must("b fact", ``)
-	ts.must("c", `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`)
-	ts.must("L b", `steps.pl:\r?\n 14:`)
-	ts.must("B *", `Deleting all breakpoints`)
-	ts.must("c", `(?s)fact=120\r?\nDebugged program terminated\.`)
-	if ts.running {
-		t.Fatal("the program ended, but fred thinks it runs")
-	}
-	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
-	ts.must("n", `Use 'q' to quit or 'R' to restart`)
-	ts.must("fred-history", `now: the program has ended \(after 'continue'\)`)
-	// R runs the program again in the same process (exec): a new run.
-	ts.must("R", `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`)
-	ts.must("fred-history", `(?s)history \(1 commands\):\n  \[start\]   run\n  \[ckpt 2\]  \n`)
-	ts.must("n", `steps.pl:19\):`)
-	ts.must("fred-rs", `steps.pl:5\):`)
-	if err := ts.Exec("q"); err != ErrSessionOver {
-		t.Fatalf("q: %v, want the session to end", err)
-	}
-	select {
-	case <-ts.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("perl's q did not end the session")
-	}
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "steps.pl", backend)
+		if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
+			t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
+		}
+		ts.must("n", `^main::\(.*steps.pl:19\):\r?\n19:\tfor my \$i \(0 \.\. 4\) \{\r?\n$`)
+		ts.must("n", `steps.pl:20\):`)
+		ts.must("s", `^main::square\(.*steps.pl:8\):`)
+		ts.must("", `steps.pl:9\):`) // an empty line repeats s
+		ts.must("p $x", `^0\r?\n$`)
+		ts.must("$x = 7", ``)
+		ts.must("p $x", `^7\r?\n$`)
+		ts.must("$x = ;", `syntax error`)
+		ts.must("n", `steps.pl:10\):`)
+		ts.must("p $r", `^49\r?\n$`)
+		ts.must("T", `main::square\(0\) called from file`)
+		ts.must("r", `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`)
+		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x2\n   \|  step x2\n   \|  \$x = 7\n   \|  next\n   \|  finish\n  >>> you are here: main:: at steps.pl:21, depth 1\n`)
+		ts.must("b fact", ``)
+		ts.must("c", `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`)
+		ts.must("L b", `steps.pl:\r?\n 14:`)
+		ts.must("B *", `Deleting all breakpoints`)
+		ts.must("c", `(?s)fact=120\r?\nDebugged program terminated\.`)
+		if ts.running {
+			t.Fatal("the program ended, but fred thinks it runs")
+		}
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
+		ts.must("n", `Use 'q' to quit or 'R' to restart`)
+		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
+		// R runs the program again in the same process (exec): a new run.
+		ts.must("R", `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`)
+		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  run\n  \(2\) snapshot 2\n  >>> you are here`)
+		ts.must("n", `steps.pl:19\):`)
+		ts.must("fred-rs", `steps.pl:5\):`)
+		if err := ts.Exec("q"); err != ErrSessionOver {
+			t.Fatalf("q: %v, want the session to end", err)
+		}
+		select {
+		case <-ts.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("perl's q did not end the session")
+		}
+	})
 }
 
 type plState struct {
@@ -491,186 +514,296 @@ func (ts *tsession) plState(local string) plState {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
+	if ts.backend == "fork" {
+		pid = 0 // each restore wakes another copy
+	}
 	return plState{loc: loc.String(), pid: pid, total: ts.value("$total"), local: ts.value(local)}
 }
 
 func TestPerlCheckpointRestart(t *testing.T) {
-	ts, _ := perlSession(t, "steps.pl")
-	pid := ts.pid
-	ts.must("b 9", ``)
-	ts.must("c", `steps.pl:9\):`)
-	ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, \d+\.\d MB\)`)
-	at2 := ts.plState("$x")
-	ts.must("c", `^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`)
-	ts.must("$x = 5", ``)
-	ts.must("n", `steps.pl:10\)`)
-	ts.must("fred-checkpoint", `snapshot 3 taken`)
-	at3 := ts.plState("$r")
-	if at3.local != "25" || at3.pid != pid {
-		t.Fatalf("state at snapshot 3: %+v", at3)
-	}
-	ts.must("b 15", ``)
-	ts.must("DB::fred_enable(\""+script("steps.pl")+":9\", 0)", ``)
-	ts.must("c", `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`)
-
-	ts.must("fred-restart 2", `^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`)
-	if got := ts.plState("$x"); got != at2 {
-		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
-	}
-	// The breakpoints are the person's as of now.
-	ts.must("L b", `(?s) 9:.*break if \(1\).* 15:.*break if \(1\)`)
-	ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*steps.pl:15\)`)
-	ts.must("fred-restart", `steps.pl:10\)`)
-	if got := ts.plState("$r"); got != at3 {
-		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
-	}
-	ts.must("fred-restart 1", `steps.pl:5\)`)
-	ts.must("fred-restart 5", `there is no snapshot 5`)
-	out := ts.do("fred-list")
-	for _, want := range []string{"snapshots: CRIU", "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("fred-list lacks %q:\n%s", want, out)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "steps.pl", backend)
+		pid := ts.pid
+		ts.must("b 9", ``)
+		ts.must("c", `steps.pl:9\):`)
+		ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, (\d+\.\d MB|a paused copy)\)`)
+		at2 := ts.plState("$x")
+		ts.must("c", `^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`)
+		ts.must("$x = 5", ``)
+		ts.must("n", `steps.pl:10\)`)
+		ts.must("fred-checkpoint", `snapshot 3 taken`)
+		at3 := ts.plState("$r")
+		if at3.local != "25" || backend == "criu" && at3.pid != pid {
+			t.Fatalf("state at snapshot 3: %+v", at3)
 		}
-	}
-	ts.must("c", `steps.pl:15\)`)
-	if ts.pid != pid {
-		t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
-	}
+		ts.must("b 15", ``)
+		ts.must("DB::fred_enable(\""+script("steps.pl")+":9\", 0)", ``)
+		ts.must("c", `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`)
+
+		ts.must("fred-restart 2", `^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`)
+		if got := ts.plState("$x"); got != at2 {
+			t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+		}
+		// The breakpoints are the person's as of now.
+		ts.must("L b", `(?s) 9:.*break if \(1\).* 15:.*break if \(1\)`)
+		ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*steps.pl:15\)`)
+		ts.must("fred-restart", `steps.pl:10\)`)
+		if got := ts.plState("$r"); got != at3 {
+			t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+		}
+		ts.must("fred-restart 1", `steps.pl:5\)`)
+		ts.must("fred-restart 5", `there is no snapshot 5`)
+		out := ts.do("fred-list")
+		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("fred-list lacks %q:\n%s", want, out)
+			}
+		}
+		ts.must("c", `steps.pl:15\)`)
+		if backend == "criu" && ts.pid != pid {
+			t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
+		}
+	})
 }
 
 func TestPerlReverseStepNextFinish(t *testing.T) {
-	ts, _ := perlSession(t, "steps.pl")
-	runRevCases(t, ts, []string{"$total"}, []revCase{
-		{cmd: "fred-list", mark: "START"}, // main:5
-		{cmd: "n", mark: "S0"},            // main:19
-		{cmd: "n", mark: "S1"},            // main:20, $total += square($i)
-		{cmd: "s", mark: "S2"},            // square:8
-		{cmd: "n", mark: "S3"},            // square:9
-		{cmd: "n", mark: "S4"},            // square:10
-		{cmd: "n", mark: "S5"},            // main:21
-		{cmd: "n", mark: "S6"},            // main:20
-		{cmd: "fred-reverse-step", land: "S5"},
-		{cmd: "n", land: "S6"},
-		{cmd: "fred-rs", land: "S5"},
-		{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
-		{cmd: "fred-reverse-next", land: "S3"},
-		{cmd: "fred-reverse-finish", land: "S1"},
-		{cmd: "fred-rs", land: "S0"},
-		{cmd: "n", land: "S1"},
-		{cmd: "n", mark: "T1"},       // main:21, over the call
-		{cmd: "fred-rs", land: "S4"}, // the callee's last statement
-		{cmd: "n", land: "T1"},
-		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
-		{cmd: "s", land: "S2"},
-		{cmd: "fred-rn", land: "S1"}, // out of a just-entered sub to the call
-		{cmd: "s", land: "S2"},
-		{cmd: "r", land: "T1"}, // perl's r is gdb's finish
-		{cmd: "fred-rs", land: "S4"},
-		{cmd: "fred-undo", land: "S3"},
-		{cmd: "fred-rf", land: "S1"},
-		{cmd: "fred-rs 2", land: "START"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "steps.pl", backend)
+		runRevCases(t, ts, []string{"$total"}, []revCase{
+			{cmd: "fred-list", mark: "START"}, // main:5
+			{cmd: "n", mark: "S0"},            // main:19
+			{cmd: "n", mark: "S1"},            // main:20, $total += square($i)
+			{cmd: "s", mark: "S2"},            // square:8
+			{cmd: "n", mark: "S3"},            // square:9
+			{cmd: "n", mark: "S4"},            // square:10
+			{cmd: "n", mark: "S5"},            // main:21
+			{cmd: "n", mark: "S6"},            // main:20
+			{cmd: "fred-reverse-step", land: "S5"},
+			{cmd: "n", land: "S6"},
+			{cmd: "fred-rs", land: "S5"},
+			{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
+			{cmd: "fred-reverse-next", land: "S3"},
+			{cmd: "fred-reverse-finish", land: "S1"},
+			{cmd: "fred-rs", land: "S0"},
+			{cmd: "n", land: "S1"},
+			{cmd: "n", mark: "T1"},       // main:21, over the call
+			{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+			{cmd: "n", land: "T1"},
+			{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+			{cmd: "s", land: "S2"},
+			{cmd: "fred-rn", land: "S1"}, // out of a just-entered sub to the call
+			{cmd: "s", land: "S2"},
+			{cmd: "r", land: "T1"}, // perl's r is gdb's finish
+			{cmd: "fred-rs", land: "S4"},
+			{cmd: "fred-undo", land: "S3"},
+			{cmd: "fred-rf", land: "S1"},
+			{cmd: "fred-rs 2", land: "START"},
+		})
 	})
 }
 
 func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
-	ts, _ := perlSession(t, "steps.pl")
-	ts.must("b 15", ``)
-	runRevCases(t, ts, []string{"$n"}, []revCase{
-		{cmd: "c", mark: "F5"},
-		{cmd: "c", mark: "F4"},
-		{cmd: "c", mark: "F3"},
-		{cmd: "fred-reverse-continue", land: "F4"},
-		{cmd: "fred-rc", land: "F5"},
-		{cmd: "c", land: "F4"},
-		{cmd: "n", mark: "F4a"}, // fact:16, n=4
-		{cmd: "s", mark: "F3s"}, // fact:14, a new $n
-		{cmd: "n", land: "F3"},
-		{cmd: "fred-reverse-finish", land: "F4a"},
-		{cmd: "fred-undo", land: "F4"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "steps.pl", backend)
+		ts.must("b 15", ``)
+		runRevCases(t, ts, []string{"$n"}, []revCase{
+			{cmd: "c", mark: "F5"},
+			{cmd: "c", mark: "F4"},
+			{cmd: "c", mark: "F3"},
+			{cmd: "fred-reverse-continue", land: "F4"},
+			{cmd: "fred-rc", land: "F5"},
+			{cmd: "c", land: "F4"},
+			{cmd: "n", mark: "F4a"}, // fact:16, n=4
+			{cmd: "s", mark: "F3s"}, // fact:14, a new $n
+			{cmd: "n", land: "F3"},
+			{cmd: "fred-reverse-finish", land: "F4a"},
+			{cmd: "fred-undo", land: "F4"},
+		})
+		ts.must("B *", `Deleting all breakpoints`)
+		ts.must("c", `(?s)fact=120\r?\nDebugged program terminated`)
+		ts.must("fred-reverse-step", `^main::\(.*steps.pl:24\):\r?\n24:\tprint "fact=\$f\\n";\r?\nfred: 'fred-reverse-step' took`)
+		ts.must("p $f", `^120\r?\n$`)
+		ts.must("fred-rn", `steps.pl:23\):`)
+		ts.must("n", `steps.pl:24\):`)
+		ts.must("c", `Debugged program terminated`)
 	})
-	ts.must("B *", `Deleting all breakpoints`)
-	ts.must("c", `(?s)fact=120\r?\nDebugged program terminated`)
-	ts.must("fred-reverse-step", `^main::\(.*steps.pl:24\):\r?\n24:\tprint "fact=\$f\\n";\r?\nfred: 'fred-reverse-step' took`)
-	ts.must("p $f", `^120\r?\n$`)
-	ts.must("fred-rn", `steps.pl:23\):`)
-	ts.must("n", `steps.pl:24\):`)
-	ts.must("c", `Debugged program terminated`)
 }
 
 func TestPerlReverseWatch(t *testing.T) {
-	ts, _ := perlSession(t, "watch.pl")
-	ts.must("b 19", ``)
-	ts.must("c", `watch.pl:19\)`)
-	if v := ts.value("$total >= 0"); v != `""` {
-		t.Fatalf("the fixture's invariant holds at the end: %s", v)
-	}
-	out := ts.must("fred-reverse-watch $total >= 0", `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`)
-	if !strings.Contains(out, `'$total >= 0' is 1 here; the next step makes it ""`) || !strings.Contains(out, "evaluations)") {
-		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
-	}
-	if v := ts.value("$i"); v != "277" {
-		t.Fatalf("landed with $i=%s, want 277", v)
-	}
-	ts.must("s", `watch.pl:17\)|watch.pl:1[4-9]`)
-	if v := ts.value("$total >= 0"); v != `""` {
-		t.Fatalf("one step after the landing, $total >= 0 is %s", v)
-	}
-	ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now: no transition`)
-	ts.must("fred-reverse-watch 1 +", `'1 \+' is \(dies: syntax error at \(eval\).*both at the start`)
-	ts.must("c", `watch.pl:19\)`)
-	ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "watch.pl", backend)
+		ts.must("b 19", ``)
+		ts.must("c", `watch.pl:19\)`)
+		if v := ts.value("$total >= 0"); v != `""` {
+			t.Fatalf("the fixture's invariant holds at the end: %s", v)
+		}
+		out := ts.must("fred-reverse-watch $total >= 0", `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`)
+		if !strings.Contains(out, `'$total >= 0' is 1 here; the next step makes it ""`) || !strings.Contains(out, "evaluations)") {
+			t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+		}
+		if v := ts.value("$i"); v != "277" {
+			t.Fatalf("landed with $i=%s, want 277", v)
+		}
+		ts.must("s", `watch.pl:17\)|watch.pl:1[4-9]`)
+		if v := ts.value("$total >= 0"); v != `""` {
+			t.Fatalf("one step after the landing, $total >= 0 is %s", v)
+		}
+		ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now: no transition`)
+		ts.must("fred-reverse-watch 1 +", `'1 \+' is \(dies: syntax error at \(eval\).*both at the start`)
+		ts.must("c", `watch.pl:19\)`)
+		ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
+	})
 }
 
 func TestPerlInterruptAfterRestore(t *testing.T) {
-	ts, _ := perlSession(t, "spin.pl")
-	ts.must("n", `spin.pl:3\)`)
-	ts.must("n", `spin.pl:4\)`)
-	ts.must("fred-checkpoint", `snapshot 2 taken`)
-	spin := func() {
-		t.Helper()
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			ts.Interrupt()
-		}()
-		ts.must("c", `spin.pl:4\)`)
-		if st := ts.Timeline.Now().Stop; st != P.StopSignal {
-			t.Errorf("Ctrl-C stop is %v", st)
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "spin.pl", backend)
+		ts.must("n", `spin.pl:3\)`)
+		ts.must("n", `spin.pl:4\)`)
+		ts.must("fred-checkpoint", `snapshot 2 taken`)
+		spin := func() {
+			t.Helper()
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				ts.Interrupt()
+			}()
+			ts.must("c", `spin.pl:4\)`)
+			if st := ts.Timeline.Now().Stop; st != P.StopSignal {
+				t.Errorf("Ctrl-C stop is %v", st)
+			}
+			if c := ts.value("$count"); c == "0" {
+				t.Fatalf("$count is %s after running", c)
+			}
 		}
-		if c := ts.value("$count"); c == "0" {
-			t.Fatalf("$count is %s after running", c)
+		spin()
+		ts.must("fred-restart 2", `spin.pl:4\)`)
+		if c := ts.value("$count"); c != "0" {
+			t.Fatalf("$count is %s after the restart, want 0", c)
 		}
-	}
-	spin()
-	ts.must("fred-restart 2", `spin.pl:4\)`)
-	if c := ts.value("$count"); c != "0" {
-		t.Fatalf("$count is %s after the restart, want 0", c)
-	}
-	spin()
+		spin()
+	})
 }
 
 func TestPerlProgramInput(t *testing.T) {
-	ts, in := perlSession(t, "input.pl")
-	ts.must("b 14", ``)
-	in.type_("fred\n")
-	// What the program prints that looks like perl -d is the program's.
-	ts.must("c", `(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):.*fred: snapshot 2 taken after the program read input`)
-	seed, order := ts.value("$seed"), ts.value("$order")
-	ts.must("n", `^main::\(.*input.pl:15\)`) // "count? " waits in perl's buffer
-	in.type_("4\n")
-	ts.must("n", `^4\r?\nmain::\(.*input.pl:16\)(?s).*snapshot 3 taken after the program read input`)
-	ts.must("n", `input.pl:17\)`)
-	runRevCases(t, ts, []string{"$total", "$seed", "$order"}, []revCase{
-		{cmd: "n", mark: "A18"},
-		{cmd: "n", mark: "B18"},
-		{cmd: "n", mark: "C18"},
-		{cmd: "fred-rs", land: "B18"},
-		{cmd: "fred-rn", land: "A18"},
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, in := perlSession(t, "input.pl", backend)
+		ts.must("b 14", ``)
+		in.type_("fred\n")
+		// What the program prints that looks like perl -d is the program's.
+		ts.must("c", `(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):.*fred: snapshot 2 taken after the program read input`)
+		seed, order := ts.value("$seed"), ts.value("$order")
+		ts.must("n", `^main::\(.*input.pl:15\)`) // "count? " waits in perl's buffer
+		in.type_("4\n")
+		ts.must("n", `^4\r?\nmain::\(.*input.pl:16\)(?s).*snapshot 3 taken after the program read input`)
+		ts.must("n", `input.pl:17\)`)
+		runRevCases(t, ts, []string{"$total", "$seed", "$order"}, []revCase{
+			{cmd: "n", mark: "A18"},
+			{cmd: "n", mark: "B18"},
+			{cmd: "n", mark: "C18"},
+			{cmd: "fred-rs", land: "B18"},
+			{cmd: "fred-rn", land: "A18"},
+		})
+		if s, o := ts.value("$seed"), ts.value("$order"); s != seed || o != order {
+			t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+		}
+		ts.must("fred-restart 2", `input.pl:14\)`)
+		ts.must("n", `input.pl:15\)`)
+		in.type_("5\n")
+		ts.must("c", `5\r?\n(count\? )?total=10 pid=\d+\r?\nDebugged program terminated`)
 	})
-	if s, o := ts.value("$seed"), ts.value("$order"); s != seed || o != order {
-		t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+}
+
+// Bad input: the debugger's own message, and fred's history and snapshots
+// stay as they were.
+func TestInProcessBadInput(t *testing.T) {
+	type badCase struct {
+		name             string
+		session          func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		fixture          string
+		noCode, noCodeRe string // a breakpoint on a line without code
+		raises, raisesRe string // an expression that raises
+		watch, watchRe   string // reverse-watch of an expression that does not parse
 	}
-	ts.must("fred-restart 2", `input.pl:14\)`)
-	ts.must("n", `input.pl:15\)`)
-	in.type_("5\n")
-	ts.must("c", `5\r?\n(count\? )?total=10 pid=\d+\r?\nDebugged program terminated`)
+	cases := []badCase{
+		{"pdb", pdbSession, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
+			"fred-reverse-watch total >=", `'total >=' is \(raises SyntaxError`},
+		{"perl", perlSession, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
+			"fred-reverse-watch $total >=", `syntax error`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts, _ := tc.session(t, tc.fixture, backend)
+				ts.must("n", ``)
+				ts.must("n", ``)
+				before := ts.pyOrPl()
+				hist := ts.do("fred-history")
+				ts.must(tc.noCode, tc.noCodeRe)
+				ts.must(tc.raises, tc.raisesRe)
+				ts.must(tc.watch, tc.watchRe)
+				if got := ts.do("fred-history"); got != hist {
+					t.Errorf("history changed by refused commands:\nbefore:\n%s\nafter:\n%s", hist, got)
+				}
+				if got := ts.pyOrPl(); got != before {
+					t.Errorf("the program moved: %s, was %s", got, before)
+				}
+				ts.must("fred-reverse-step", `took`)
+				ts.must("fred-reverse-step", `took`)
+				ts.must("fred-reverse-step", `already at the first snapshot`)
+				ts.must("n", ``)
+				ts.must("n", ``)
+				if got := ts.pyOrPl(); got != before {
+					t.Errorf("forward again: %s, want %s", got, before)
+				}
+			})
+		})
+	}
+}
+
+// pyOrPl is where the program is, by the personality's own query.
+func (ts *tsession) pyOrPl() string {
+	ts.t.Helper()
+	loc, err := ts.location()
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return loc.String()
+}
+
+// A program the interpreter cannot compile: the interpreter's own message;
+// perl -d stays usable (the program has ended), pdb exits as it does
+// without fred.
+func TestInProcessSyntaxError(t *testing.T) {
+	testutil.Require(t, "python3", "perl")
+	out := &syncBuf{}
+	_, err := Start(Options{Personality: P.PDB, Argv: []string{"python3", "-m", "pdb", script("syntax.py")}, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: "off"})
+	if err == nil || !strings.Contains(out.take(), "SyntaxError: '(' was never closed") {
+		t.Fatalf("pdb on a syntax error: err %v", err)
+	}
+	ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("syntax.pl")}, "fork")
+	if o := ts.out.take(); !strings.Contains(o, "syntax error at") || !strings.Contains(o, "Debugged program terminated") {
+		t.Fatalf("perl -d on a syntax error:\n%s", o)
+	}
+	ts.must("fred-checkpoint", `needs a running program; start it with 'R'`)
+	ts.must("fred-reverse-step", `needs a snapshot of this run; start the program with 'R'`)
+	ts.must("p 1+1", `^2`)
+}
+
+// A Perl program that dies: perl -d says so and the program has ended;
+// going back reaches the statement that died, not run yet.
+func TestPerlReverseFromDeath(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "crash.pl", backend)
+		ts.must("c", `(?s)Can't call method "set" on an undefined value.*Debugged program terminated`)
+		if !ts.Timeline.Now().Ended {
+			t.Fatalf("the program's death is not an end: %+v", ts.Timeline.Now())
+		}
+		ts.must("fred-reverse-step", `main::walk\(.*crash.pl:8\):\s+8:\s+\$p->set\(42\);`)
+		ts.must("p defined $p ? 1 : 0", `^0`)
+		ts.must("fred-rs", `crash.pl:7\):\s+7:\s+\$p = \$p->\{next\}`)
+		ts.must("p $p->{value}", `^1`)
+		ts.must("n", `crash.pl:8\)`)
+		ts.must("n", `Can't call method "set" on an undefined value`)
+	})
 }

@@ -194,10 +194,18 @@ func TestReplayLogPerl(t *testing.T) {
 }
 
 func testReplayLogInProcess(t *testing.T, p *P.Personality, argv []string, brk, cont string) {
-	for _, noLog := range []bool{false, true} {
+	forBackends(t, func(t *testing.T, backend string) {
+		for _, noLog := range []bool{false, true} {
+			testReplayLogInProcessOne(t, p, argv, brk, cont, backend, noLog)
+		}
+	})
+}
+
+func testReplayLogInProcessOne(t *testing.T, p *P.Personality, argv []string, brk, cont, backend string, noLog bool) {
+	{
 		t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
 			w := newWorld(t)
-			ts := logSession(t, p, append(argv, w.file, fmt.Sprint(w.port)), "criu", noLog)
+			ts := logSession(t, p, append(argv, w.file, fmt.Sprint(w.port)), backend, noLog)
 			ts.must("fred-list", `snapshot|id`)
 			ts.do(brk)
 			first := values(ts.must(cont, `file=first socket=connection-1`))

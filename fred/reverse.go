@@ -36,9 +36,17 @@ func (s *Session) needReverse(cmd string) error {
 		return fmt.Errorf("'%s' needs snapshots: %s", cmd, s.snapWhy)
 	}
 	if len(s.Timeline.Marks) == 0 {
-		return fmt.Errorf("'%s' needs a snapshot of this run; start the program with 'run' or 'start' first", cmd)
+		return fmt.Errorf("'%s' needs a snapshot of this run; start the program with %s first", cmd, s.startHint())
 	}
 	return nil
+}
+
+// startHint says how to start the program in this debugger.
+func (s *Session) startHint() string {
+	if s.p.StartHint == "" {
+		return "'run'"
+	}
+	return s.p.StartHint
 }
 
 // firstIndex is the history length at the run's first snapshot: no moment

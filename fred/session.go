@@ -41,6 +41,9 @@ type Options struct {
 	CriuPath string
 	// Batch: no person answers the debugger's questions.
 	Batch bool
+	// Colour: the person's terminal shows ANSI colours (the timeline uses
+	// them).
+	Colour bool
 	// Forwarding is called with true while a person's command runs (what the
 	// person types should then go to Input), and false after.
 	Forwarding func(on bool)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,8 +78,12 @@ func (s *Session) openFork(dir, why string) {
 	if why != "" {
 		because = ", because " + why
 	}
+	if s.p.InProcess {
+		s.openInterpFork(dir, because)
+		return
+	}
 	if s.p.Tracer == nil {
-		s.snapWhy = "no snapshots" + because + "; the fork backend works under gdb only"
+		s.snapWhy = "no snapshots" + because + "; this debugger has no fork backend"
 		return
 	}
 	f, err := ckpt.NewFork(ckpt.ForkOptions{Debugger: ckpt.DebuggerFunc(s.query), Dir: dir, Settle: s.p.Tracer.Settle})
@@ -112,11 +117,41 @@ func (s *Session) sessionDir() (string, error) {
 		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
 		own = true
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	err := os.MkdirAll(dir, 0o700)
+	if err != nil && own {
+		// No usable cache directory (HOME unset or read-only): the
+		// temporary directory will do for one session.
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions", strconv.Itoa(os.Getpid()))
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
 		return "", fmt.Errorf("cannot create %s: %v", dir, err)
 	}
 	s.dir, s.ownDir = dir, own
 	return dir, nil
+}
+
+// openInterpFork sets up the fork backend of an in-process debugger
+// (pdb, perl -d): the debugger forks the interpreter itself.
+func (s *Session) openInterpFork(dir, because string) {
+	if s.p.Fork == "" {
+		s.snapWhy = "no snapshots" + because + "; this debugger has no fork backend"
+		return
+	}
+	f, err := ckpt.NewInterpFork(ckpt.InterpForkOptions{
+		Debugger: ckpt.DebuggerFunc(s.query),
+		Fork:     s.p.Fork,
+		Wait: func() (string, error) {
+			return s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
+		},
+		Dir: dir,
+	})
+	if err != nil {
+		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend: %v", because, err)
+		return
+	}
+	s.snap = f
+	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
 }
 
 // closeSnapshots drops every snapshot and, unless --keep, the directory.
@@ -127,6 +162,12 @@ func (s *Session) closeSnapshots() {
 	if s.dir != "" && !s.opt.Keep {
 		if s.ownDir {
 			_ = os.RemoveAll(s.dir)
+			// .../sessions and, for the temporary fallback, fred-UID: gone
+			// if no other session uses them.
+			_ = os.Remove(filepath.Dir(s.dir))
+			if strings.HasPrefix(s.dir, os.TempDir()) {
+				_ = os.Remove(filepath.Dir(filepath.Dir(s.dir)))
+			}
 		} else {
 			for _, sn := range s.snaps {
 				_ = os.RemoveAll(sn.Dir)
@@ -145,7 +186,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
 	}
 	if !s.running || s.pid == 0 {
-		return nil, &NeedsProgramError{Cmd: "fred-checkpoint"}
+		return nil, &NeedsProgramError{Cmd: "fred-checkpoint", Hint: s.startHint()}
 	}
 	id := s.nextSnap + 1
 	pid := s.pid

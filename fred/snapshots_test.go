@@ -75,7 +75,7 @@ func testCheckpointRestart(t *testing.T, backend string) {
 		}
 	}
 	out = ts.do("fred-history")
-	if !strings.Contains(out, "[ckpt 1]  next") {
+	if !strings.Contains(out, "(1) snapshot 1\n   |  next\n  >>> you are here") {
 		t.Errorf("history after restart 1 should have only the commands since snapshot 1:\n%s", out)
 	}
 }

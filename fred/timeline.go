@@ -1,10 +1,6 @@
 package fred
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -84,57 +80,4 @@ func (t *Timeline) Now() Step {
 		return t.Start
 	}
 	return t.Steps[len(t.Steps)-1]
-}
-
-// Write prints the history: the commands grouped by the snapshot they
-// follow, then where the person is now.
-func (t *Timeline) Write(w io.Writer) {
-	if len(t.Steps) == 0 && len(t.Marks) == 0 {
-		fmt.Fprintln(w, "fred: no history yet: start the program with 'run' or 'start'")
-		return
-	}
-	type group struct {
-		label string
-		cmds  []string
-	}
-	groups := []group{{label: "[start]"}}
-	mi := 0
-	for i := 0; i <= len(t.Steps); i++ {
-		for mi < len(t.Marks) && t.Marks[mi].Index == i {
-			g := group{label: fmt.Sprintf("[ckpt %d]", t.Marks[mi].Snap)}
-			if len(groups) == 1 && len(groups[0].cmds) == 0 && i == 0 {
-				groups[0] = g
-			} else {
-				groups = append(groups, g)
-			}
-			mi++
-		}
-		if i < len(t.Steps) {
-			g := &groups[len(groups)-1]
-			c := t.Steps[i].Cmd.String()
-			// A run of the same command reads as one: "next ×40".
-			if n := len(g.cmds); n > 0 && (g.cmds[n-1] == c || strings.HasPrefix(g.cmds[n-1], c+" ×")) {
-				k := 1
-				if _, cnt, ok := strings.Cut(g.cmds[n-1], " ×"); ok {
-					k, _ = strconv.Atoi(cnt)
-				}
-				g.cmds[n-1] = fmt.Sprintf("%s ×%d", c, k+1)
-				continue
-			}
-			g.cmds = append(g.cmds, c)
-		}
-	}
-	fmt.Fprintf(w, "fred: history (%d commands):\n", len(t.Steps))
-	for _, g := range groups {
-		fmt.Fprintf(w, "  %-9s %s\n", g.label, strings.Join(g.cmds, ", "))
-	}
-	now := t.Now()
-	switch {
-	case len(t.Steps) == 0:
-		fmt.Fprintln(w, "  now: at the snapshot")
-	case now.Ended:
-		fmt.Fprintf(w, "  now: the program has ended (after '%s')\n", now.Cmd)
-	default:
-		fmt.Fprintf(w, "  now: %s, depth %d, after '%s'\n", now.At, now.Depth, now.Cmd)
-	}
 }

@@ -2,6 +2,8 @@ package personalities
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ var GDB = &Personality{
 	Name:      "gdb",
 	Debuggers: []string{"gdb", "gdb-multiarch"},
 	Prompt:    "(gdb) ",
+	StartHint: "'run' or 'start'",
 	NoCtty:    true,
 	Argv: func(argv []string, marker, tty string) []string {
 		// -iex runs before anything else, so even the first prompt is the
@@ -24,6 +27,15 @@ var GDB = &Personality{
 			"-iex", "set pagination off",
 			"-iex", "set height 0",
 			"-iex", "set inferior-tty " + tty,
+		}
+		// Every snapshot and restore re-attaches gdb, which then reads
+		// libc's debug info again; an index cache of fred's own cuts an
+		// attach from about 0.25 s to 0.07 s here.
+		if dir, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(dir, "fred", "gdb-index")
+			if os.MkdirAll(dir, 0o700) == nil {
+				out = append(out, "-iex", "set index-cache directory "+dir, "-iex", "set index-cache enabled on")
+			}
 		}
 		return append(out, argv[1:]...)
 	},

@@ -19,6 +19,7 @@ var PDB = &Personality{
 	Name:      "pdb",
 	Debuggers: append([]string{"pdb", "pdb3", "python", "python3"}, pythonVersions()...),
 	Prompt:    "(Pdb) ",
+	StartHint: "'run' (pdb starts it again from the top)",
 	Argv:      pdbArgv,
 	Env:       seedEnv("PYTHONHASHSEED", "0"),
 	Setup:     func(string) []string { return nil },
@@ -117,6 +118,7 @@ var PDB = &Personality{
 	FrameCmd:   "fred_frame",
 	SaveState:  "fred_save %s",
 	LoadState:  "fred_load %s",
+	Fork:       "fred_fork %s",
 	NoCountArg: true,
 }
 
@@ -365,6 +367,59 @@ def _fred(prompt):
             if t[1] not in ls:
                 ls.append(t[1])
         B.next = nxt
+    # Fork snapshots (see personalities.Personality.Fork): copy() forks
+    # twice so that the copy is fred's child, and returns 0 in the copy.
+    def copy():
+        for f in (sys.stdout, sys.stderr):
+            f.flush()
+        # The random module reseeds itself in a forked child (at-fork
+        # hook): a copy keeps the state the program had.
+        rnd = sys.modules.get('random')
+        st = rnd.getstate() if rnd is not None and hasattr(rnd, 'getstate') else None
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid:
+            os.close(w)
+            got = os.read(r, 32)
+            os.close(r)
+            os.waitpid(pid, 0)
+            return int(got or b'-1')
+        try:
+            os.close(r)
+            g = os.fork()
+            if g:
+                os.write(w, str(g).encode())
+                os._exit(0)
+            os.close(w)
+            if st is not None:
+                rnd.setstate(st)
+            return 0
+        except BaseException:
+            os._exit(1)
+    def fork(self, fifo):
+        import signal, fcntl, termios
+        g = copy()
+        if g:
+            self.message('@fred fork %d' % g)
+            return
+        sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
+        saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
+        try:
+            while True:
+                with open(fifo, 'rb') as f:
+                    if not f.read(1):
+                        continue
+                g = copy()
+                if g:
+                    break
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        except BaseException:
+            os._exit(1)
+        for n, h in zip(sigs, saved):
+            signal.signal(n, h)
+        self.message('@fred fork %d' % g)
+    P.do_fred_fork = fork
     P.do_fred_where = where
     P.do_fred_stop = stop
     P.do_fred_pid = lambda self, arg: self.message('@fred pid %d' % os.getpid())

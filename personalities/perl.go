@@ -18,6 +18,7 @@ var Perl = &Personality{
 	Name:      "perl",
 	Debuggers: []string{"perl", "perl5"},
 	Prompt:    "  DB<> ",
+	StartHint: "'R' (perl -d starts it again from the top)",
 	Argv:      perlArgv,
 	Env:       seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
 	Setup:     func(string) []string { return nil },
@@ -114,6 +115,7 @@ var Perl = &Personality{
 	FrameCmd:   "DB::fred_frame()",
 	SaveState:  "DB::fred_save(q{%s})",
 	LoadState:  "DB::fred_load(q{%s})",
+	Fork:       "DB::fred_fork(q{%s})",
 	NoCountArg: true,
 }
 
@@ -178,6 +180,14 @@ sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defin
   fred_out("\@fred at $l $d $fn\t$f\n"); }
 sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
 sub fred_pid { fred_out("\@fred pid $$\n") }
+sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
+  pipe(my $r, my $w) or return -1; my $p = CORE::fork(); return -1 unless defined $p;
+  if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
+  close $r; my $g = CORE::fork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
+sub fred_fork { require POSIX; my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return }
+  local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
+  while (1) { open(my $f, "<", $_[0]) or POSIX::_exit(1); my $n = sysread($f, my $c, 1); close $f; next unless $n; $g = fred_copy(); last if $g }
+  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); fred_out("\@fred fork $g\n") }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }

@@ -125,6 +125,9 @@ type Personality struct {
 	Debuggers []string
 	// Prompt is what the person sees as the prompt.
 	Prompt string
+	// StartHint says how to (re)start the program in this debugger, for
+	// messages: "start it with %s".
+	StartHint string
 	// Argv turns the person's command line into the one fred starts; marker is
 	// the unique prompt fred waits for, tty the pty's slave path.
 	Argv func(argv []string, marker, tty string) []string
@@ -208,6 +211,13 @@ type Personality struct {
 	// them back (%s is the file), so that restoring an older snapshot keeps
 	// the settings the person has now, as with gdb.
 	SaveState, LoadState string
+	// Fork makes the debugger fork its interpreter for a snapshot (%s is
+	// a FIFO): the parent answers "@fred fork PID" naming a copy that
+	// waits, immune to the terminal's signals, until a byte arrives on
+	// the FIFO; then it leaves a fresh copy waiting on the same FIFO,
+	// takes the terminal (setsid, TIOCSCTTY), answers "@fred fork PID"
+	// naming that fresh copy, and prompts. See ckpt.InterpFork.
+	Fork string
 	// StopCmd asks why the program last stopped, for debuggers whose
 	// output does not say that a breakpoint stopped it; ParseStop reads
 	// the answer. Asked only when StopReason says StopDone.

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	expect "github.com/google/goexpect"
 
+	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/testutil"
 )
 
@@ -97,20 +99,20 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("step", `23\s+total \+= square`)
 	s.do("step", `square \(x=1\) at .*steps.c:8`)
 	s.do("info locals", `r = `)
-	out := s.do("fred-history", `history \(7 commands\)`)
-	if !regexp.MustCompile(`\[start\]\s+run\s+\[ckpt 1\]\s+next, finish, next ×2, step ×2`).MatchString(out) {
+	out := s.do("fred-history", `timeline of run 1: 7 commands`)
+	if !regexp.MustCompile(`\|  run\s+\(1\) snapshot 1\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
 		t.Errorf("history lists inspection commands:\n%s", out)
 	}
-	if !regexp.MustCompile(`now: square at steps.c:8 .*depth 2`).MatchString(out) {
+	if !regexp.MustCompile(`you are here: square at steps.c:8, depth 2`).MatchString(out) {
 		t.Errorf("history does not say where we are:\n%s", out)
 	}
 	// An empty line repeats the last command, as in gdb.
 	s.do("next", `9\s+return r;`)
 	s.do("", `10\s+}`)
-	s.do("fred-history", `step ×2, next ×2`)
+	s.do("fred-history", `step x2\s+\|  next x2\s+>>> you are here`)
 }
 
 func TestCtrlCInterruptsProgram(t *testing.T) {
@@ -123,7 +125,7 @@ func TestCtrlCInterruptsProgram(t *testing.T) {
 	s.expect(`Program received signal SIGINT(?s).*\(gdb\) `)
 	out := s.do("print counter > 0", `\$1 = 1`)
 	_ = out
-	s.do("fred-history", `\[start\]\s+run`)
+	s.do("fred-history", `\|  run`)
 }
 
 func TestProgramInputAndPromptLookalike(t *testing.T) {
@@ -138,14 +140,14 @@ func TestProgramInputAndPromptLookalike(t *testing.T) {
 	// still wait for the real one.
 	s.expect(`\(gdb\) this line only looks like a prompt(?s).*exited with code 02.*\(gdb\) `)
 	s.do("print 2+3", `\$1 = 5`)
-	s.do("fred-history", `now: the program has ended`)
+	s.do("fred-history", `you are here: the program has ended`)
 }
 
 func TestBadFredCommands(t *testing.T) {
 	prog := testutil.Fixture(t, "steps")
 	s := startFred(t, "gdb", "-q", prog)
 	s.do("fred-bogus", `fred: unknown command 'fred-bogus'; 'fred-help' lists`)
-	s.do("fred-history now", `fred: fred-history: takes no arguments`)
+	s.do("fred-history now", `fred: fred-history: takes no arguments but --svg FILE`)
 	s.do("fred-source", `fred: fred-source: needs one file`)
 	s.do("fred-source /nonexistent/file", `fred: open /nonexistent/file: no such file`)
 	s.do("fred-history", `no history yet`)
@@ -211,7 +213,7 @@ func TestBatchScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Breakpoint 1, square (x=0)", "[ckpt 1]  next", "snapshot 1 taken at the first stop", "$1 = 1"} {
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "(1) snapshot 1\n   |  next\n", "snapshot 1 taken at the first stop", "$1 = 1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("batch output lacks %q:\n%s", want, out)
 		}
@@ -257,7 +259,7 @@ func TestColoursPassThrough(t *testing.T) {
 	// gdb colours file names when the terminal can; fred passes them on.
 	s.do("break square", "Breakpoint 1 at \x1b\\[34m0x[0-9a-f]+\x1b\\[m: file \x1b\\[32m")
 	s.do("run", `Breakpoint 1, .*square`)
-	s.do("fred-history", `\[start\]\s+run`)
+	s.do("fred-history", `\|  run`)
 }
 
 func TestTypeaheadStaysInStep(t *testing.T) {
@@ -274,17 +276,18 @@ func TestTypeaheadStaysInStep(t *testing.T) {
 	s.expect(`SIGINT(?s).*\(gdb\) `)
 	s.do("print 6*7", `= 42\s`)
 	s.do("next", `\d+\s+`)
-	out := s.do("fred-history", `now: main at spin.c:\d+`)
+	out := s.do("fred-history", `you are here: main at spin.c:\d+`)
 	if strings.Contains(out, "unknown location") {
 		t.Fatalf("fred lost track of gdb:\n%s", out)
 	}
 	s.do("print counter > 0", `= 1`)
 }
 
-// A student on a lab machine: no root, so no CRIU; fred says so and uses
-// the fork backend, and every fred command works.
+// As a student on a lab machine: no root, so no CRIU; every language gets
+// the fork backend, and checkpoint, reverse-watch and the reverse commands
+// work.
 func TestWithoutRoot(t *testing.T) {
-	testutil.Require(t, "gdb", "gcc", "setpriv")
+	testutil.Require(t, "gdb", "gcc", "setpriv", "python3", "perl")
 	if os.Geteuid() != 0 {
 		t.Fatal("this test switches to the user nobody and so must start as root (CI runs as root)")
 	}
@@ -302,8 +305,18 @@ func TestWithoutRoot(t *testing.T) {
 	if out, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join(testutil.Root(), "testdata", "watch.c")).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	script := filepath.Join(dir, "cmds")
-	os.WriteFile(script, []byte(`skip -gfi ./*/*
+	for _, ext := range []string{"py", "pl"} {
+		b, err := os.ReadFile(filepath.Join(testutil.Root(), "testdata", "watch."+ext))
+		if err != nil || os.WriteFile(prog+"."+ext, b, 0o644) != nil {
+			t.Fatal("copying the fixture:", err)
+		}
+	}
+	cases := []struct {
+		name, cmds string
+		argv       []string
+		want       []string
+	}{
+		{"gdb", `skip -gfi ./*/*
 break main
 run
 break 21
@@ -315,33 +328,104 @@ fred-reverse-finish
 fred-reverse-next
 next
 fred-list
-`), 0o644)
-	cache := filepath.Join(dir, "cache")
-	os.Mkdir(cache, 0o777)
-	os.Chmod(cache, 0o777)
-	c := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-		fred, "--batch", "-x", script, "gdb", "-q", prog)
-	c.Dir = dir
-	c.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir, "XDG_CACHE_HOME="+cache, "SHELL=/bin/sh")
-	out, err := c.CombinedOutput()
-	if err != nil {
-		t.Fatalf("fred as nobody: %v\n%s", err, out)
+`, []string{"gdb", "-q", prog}, []string{
+			"update (i=277) at",
+			"'sum >= 0' is 1 here; the next step makes it 0",
+		}},
+		{"pdb", `b 18
+c
+fred-checkpoint
+fred-reverse-watch total >= 0
+p i
+fred-reverse-step
+fred-reverse-finish
+fred-reverse-next
+next
+fred-list
+`, []string{"python3", "-m", "pdb", prog + ".py"}, []string{
+			"watch.py(12)update()",
+			"'total >= 0' is True here; the next step makes it False",
+			"\n277\r\n",
+		}},
+		{"perl", `b 19
+c
+fred-checkpoint
+fred-reverse-watch $total >= 0
+p $i
+fred-reverse-step
+fred-reverse-finish
+fred-reverse-next
+n
+fred-list
+`, []string{"perl", "-d", prog + ".pl"}, []string{
+			"is 1 here; the next step makes it",
+			"\n277\r\n",
+		}},
 	}
-	for _, want := range []string{
-		"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
-		"snapshot 1 taken at the first stop",
-		"snapshot 2 taken",
-		"update (i=277) at",
-		"'sum >= 0' is 1 here; the next step makes it 0",
-		"'fred-reverse-step' took",
-		"'fred-reverse-finish' took",
-		"'fred-reverse-next' took",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("as nobody, the output lacks %q:\n%s", want, out)
-		}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			script := filepath.Join(dir, "cmds-"+tc.name)
+			os.WriteFile(script, []byte(tc.cmds), 0o644)
+			cache := filepath.Join(dir, "cache-"+tc.name)
+			os.Mkdir(cache, 0o777)
+			os.Chmod(cache, 0o777)
+			c := exec.Command("setpriv", append([]string{"--reuid=nobody", "--regid=nogroup", "--clear-groups",
+				fred, "--batch", "-x", script}, tc.argv...)...)
+			c.Dir = dir
+			c.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir, "XDG_CACHE_HOME="+cache, "SHELL=/bin/sh")
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("fred as nobody: %v\n%s", err, out)
+			}
+			for _, want := range append([]string{
+				"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
+				"snapshot 1 taken at the first stop",
+				"snapshot 2 taken",
+				"'fred-reverse-step' took",
+				"'fred-reverse-finish' took",
+				"'fred-reverse-next' took",
+			}, tc.want...) {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("as nobody, the output lacks %q:\n%s", want, out)
+				}
+			}
+			if left := testutil.Running(prog); len(left) > 0 {
+				t.Errorf("left running: %v", left)
+			}
+		})
 	}
-	if left := testutil.Running(prog); len(left) > 0 {
-		t.Errorf("left running: %v", left)
+}
+
+// The guided demo runs to the end unattended (stdin not a terminal) in
+// each language, names every command it runs, and finds the bad day.
+func TestDemo(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl")
+	for _, lang := range []string{"gdb", "pdb", "perl"} {
+		t.Run(lang, func(t *testing.T) {
+			c := exec.Command(testutil.Fred(t), "--demo", lang)
+			c.Env = append(os.Environ(), "TERM=dumb")
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("fred --demo %s: %v\n%s", lang, err, out)
+			}
+			steps := demo.Tours[lang].Steps
+			for i, st := range steps {
+				if want := fmt.Sprintf("--- step %d of %d: %s\n", i+1, len(steps), st.Cmd); !strings.Contains(string(out), want) {
+					t.Errorf("the demo does not name step %d (%s):\n%s", i+1, st.Cmd, out)
+				}
+			}
+			if !regexp.MustCompile(`(?s)fred-reverse-watch \$?balance >= 0\n.*the next step makes it.*\n--- step \d+ of \d+: (p|print) \$?day\n.*\n(\(Pdb\) |\(gdb\) |  DB<> )?(p|print) \$?day\r?\n(\$\d+ = )?811\r?\n`).Match(out) {
+				t.Errorf("the demo's reverse-watch did not find day 811:\n%s", out)
+			}
+			if !strings.Contains(string(out), "The demo is over") {
+				t.Errorf("the demo did not finish:\n%s", out)
+			}
+			if left := testutil.Running("fred-demo-"); len(left) > 0 {
+				t.Errorf("left running: %v", left)
+			}
+		})
+	}
+	if out, err := exec.Command(testutil.Fred(t), "--demo", "cobol").CombinedOutput(); err == nil || !strings.Contains(string(out), `no demo for "cobol": choose gdb, pdb or perl`) {
+		t.Errorf("fred --demo cobol: %v\n%s", err, out)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/fred"
+	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/replaylog"
@@ -71,6 +72,7 @@ func run(args []string) int {
 		batch       = fs.Bool("batch", false, "exit after the -x files; non-zero status if a fred command failed")
 		showVersion = fs.Bool("version", false, "print fred's version")
 		help        = fs.Bool("help", false, "print this help")
+		demoTour    = fs.Bool("demo", false, "run the guided demo: fred --demo [gdb|pdb|perl] (waits for Enter between steps on a terminal)")
 		timeout     = fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
 	)
 	snapshots := fs.String("snapshots", "auto", "snapshot backend: `auto`, criu, fork or off")
@@ -93,6 +95,9 @@ func run(args []string) int {
 		return 0
 	}
 	argv := fs.Args()
+	if *demoTour {
+		return runDemo(argv, *snapshots, *timeout)
+	}
 	if len(argv) == 0 {
 		usage(os.Stderr, fs)
 		return 2
@@ -113,7 +118,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		NoReplayLog: *noLog}
+		Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", NoReplayLog: *noLog}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
@@ -364,4 +369,31 @@ func (completer) Do(line []rune, pos int) ([][]rune, int) {
 		}
 	}
 	return out, len(word)
+}
+
+// runDemo is fred --demo [LANG].
+func runDemo(args []string, snapshots string, timeout time.Duration) int {
+	if len(args) > 1 {
+		fmt.Fprintln(os.Stderr, "fred: --demo takes one language: gdb, pdb or perl")
+		return 2
+	}
+	lang := "gdb"
+	if len(args) == 1 {
+		lang = args[0]
+	}
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "fred: cannot become a subreaper: %v\n", err)
+	}
+	interactive := readline.IsTerminal(int(os.Stdin.Fd()))
+	err := demo.Run(demo.Options{Lang: lang, In: os.Stdin, Out: os.Stdout, Interactive: interactive,
+		Snapshots: snapshots, Timeout: timeout, Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"})
+	switch {
+	case errors.Is(err, demo.ErrStopped):
+		fmt.Println("\nfred: demo stopped")
+		return 0
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		return 1
+	}
+	return 0
 }

@@ -1316,12 +1316,14 @@ EXPORT long syscall(long n, ...)
 	return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-/* A child of fork is another program: nothing of it is logged. */
+/* A child the program forks is another program: nothing of it is logged.
+ * A child an in-process debugger forks (pdb's and perl's fork snapshots)
+ * is a snapshot of this one: it goes on as it is. */
 EXPORT pid_t fork(void)
 {
 	READY();
 	pid_t r = real_fork();
-	if (r == 0)
+	if (r == 0 && !fredlog_debugger)
 		fredlog_active = 0;
 	return r;
 }

@@ -1,0 +1,379 @@
+package fred
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// The timeline fred-history draws: the forward commands of the current
+// line of history, the snapshots between them, the branches and the
+// futures left by going back, and where the person is. One model, drawn
+// as text (any terminal, colour if it has it) or as SVG (slides).
+
+// picture is the session's history laid out for drawing.
+type picture struct {
+	run   int
+	items []item // the current line, oldest first; "now" is after the last
+	sides []side // lines that leave the current line
+	now   string // where the person is
+	snaps int    // snapshots drawn
+}
+
+// item is one entry on a line: a command (run count times in a row) or a
+// snapshot.
+type item struct {
+	cmd   string
+	count int
+	snap  int // > 0: a snapshot, with its label
+	label string
+	via   []int // snapshots taken part way through a counted command
+}
+
+// side is a line that leaves the current one after `at` of its commands:
+// a named branch, or a future left by going back (kept by its snapshots).
+type side struct {
+	name  string
+	at    int // commands in common with the current line
+	items []item
+}
+
+// picture lays out the session's history.
+func (s *Session) picture() picture {
+	t := &s.Timeline
+	pic := picture{run: s.run}
+	pic.items = s.lineItems(t.Steps, 0, true)
+	now := t.Now()
+	switch {
+	case len(t.Steps) == 0 && len(t.Marks) == 0:
+		pic.now = "no history yet"
+	case now.Ended:
+		pic.now = fmt.Sprintf("the program has ended (after '%s')", now.Cmd)
+	default:
+		pic.now = fmt.Sprintf("%s, depth %d", where(now.At), now.Depth)
+	}
+	// Branches, then snapshots off every line, each future drawn once.
+	onLine := map[int]bool{}
+	for _, m := range t.Marks {
+		onLine[m.Snap] = true
+	}
+	for _, it := range pic.items {
+		for _, id := range it.via {
+			onLine[id] = true
+		}
+	}
+	names := make([]string, 0, len(s.branches))
+	for n := range s.branches {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var lines [][]Step
+	for _, n := range names {
+		b := s.branches[n]
+		k := common(b, t.Steps)
+		pic.sides = append(pic.sides, side{name: "branch '" + n + "'", at: k, items: s.lineItems(b, k, false)})
+		lines = append(lines, b)
+	}
+	var left []*snap
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if onLine[id] || sn.run != s.run || within(sn.Steps, lines) {
+			continue
+		}
+		left = append(left, sn)
+	}
+	// The longest futures first, so that shorter ones on them are drawn
+	// with them.
+	sort.SliceStable(left, func(i, j int) bool { return len(left[i].Steps) > len(left[j].Steps) })
+	for _, sn := range left {
+		if within(sn.Steps, lines) {
+			continue
+		}
+		k := common(sn.Steps, t.Steps)
+		pic.sides = append(pic.sides, side{name: "left by going back", at: k, items: s.lineItems(sn.Steps, k, false)})
+		lines = append(lines, sn.Steps)
+	}
+	for _, id := range s.order {
+		if s.snaps[id].run == s.run {
+			pic.snaps++
+		}
+	}
+	return pic
+}
+
+// lineItems is the commands of steps from index from on, with the
+// snapshots of this run that lie on them.
+func (s *Session) lineItems(steps []Step, from int, current bool) []item {
+	at := map[int][]int{} // index -> snapshots taken after that many steps
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if sn.run != s.run {
+			continue
+		}
+		n := len(sn.Steps)
+		if n >= from && n <= len(steps) && isPrefix(sn.Steps, steps) {
+			if current || n > from {
+				at[n] = append(at[n], id)
+			}
+		}
+	}
+	var out []item
+	for i := from; i <= len(steps); i++ {
+		for _, id := range at[i] {
+			label := "snapshot " + strconv.Itoa(id)
+			if i == 0 {
+				label += ", the start"
+			}
+			if !s.snaps[id].Auto {
+				label += ", yours"
+			}
+			out = append(out, item{snap: id, label: label})
+		}
+		if i == len(steps) {
+			break
+		}
+		c := steps[i].Cmd.String()
+		via := s.onTheWay(steps, i)
+		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
+			out[n-1].count++
+			continue
+		}
+		out = append(out, item{cmd: c, count: 1, via: via})
+	}
+	return out
+}
+
+// onTheWay is the snapshots taken part way through steps[i], a counted
+// command ("next 1000" on the way to "next 1620", during a search).
+func (s *Session) onTheWay(steps []Step, i int) []int {
+	c := steps[i].Cmd
+	if c.Op != P.OpNext && c.Op != P.OpStep {
+		return nil
+	}
+	var ids []int
+	for _, id := range s.order {
+		sn := s.snaps[id]
+		if sn.run != s.run || len(sn.Steps) != i+1 || !isPrefix(sn.Steps[:i], steps) {
+			continue
+		}
+		if d := sn.Steps[i].Cmd; d.Op == c.Op && max(d.Count, 1) < max(c.Count, 1) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// common is how many steps a and b share from the start.
+func common(a, b []Step) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n].same(b[n]) {
+		n++
+	}
+	return n
+}
+
+// within reports whether steps lies on one of lines.
+func within(steps []Step, lines [][]Step) bool {
+	for _, l := range lines {
+		if isPrefix(steps, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// where is a location without its pc: the same from run to run.
+func where(l interface {
+	String() string
+}) string {
+	s := l.String()
+	if i := strings.Index(s, " (pc "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (it item) text() string {
+	if it.snap > 0 {
+		return "[" + it.label + "]"
+	}
+	s := it.cmd
+	if it.count > 1 {
+		s = fmt.Sprintf("%s x%d", it.cmd, it.count)
+	}
+	if len(it.via) > 0 {
+		ids := make([]string, len(it.via))
+		for i, id := range it.via {
+			ids[i] = strconv.Itoa(id)
+		}
+		s += fmt.Sprintf(" (%s %s on the way)", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(ids, ", "))
+	}
+	return s
+}
+
+func (sd side) text() string {
+	if len(sd.items) == 0 {
+		return sd.name + " is this moment"
+	}
+	parts := make([]string, len(sd.items))
+	for i, it := range sd.items {
+		parts[i] = it.text()
+	}
+	return sd.name + ": " + strings.Join(parts, ", ")
+}
+
+// ANSI colours for the text timeline.
+const (
+	cSnap = "\x1b[1;32m"
+	cNow  = "\x1b[1;33m"
+	cSide = "\x1b[36m"
+	cOff  = "\x1b[0m"
+)
+
+// writeText draws the timeline in plain text, one entry a line, oldest
+// first.
+func (pic picture) writeText(w io.Writer, colour bool) {
+	paint := func(c, s string) string {
+		if !colour {
+			return s
+		}
+		return c + s + cOff
+	}
+	cmds := 0
+	for _, it := range pic.items {
+		cmds += it.count
+	}
+	fmt.Fprintf(w, "fred: timeline of run %d: %s, %s, %s (oldest first)\n", pic.run,
+		plural(cmds, "command"), plural(pic.snaps, "snapshot"), plural(len(pic.sides), "side line"))
+	drawSides := func(lo, hi int, mark string) {
+		for _, sd := range pic.sides {
+			if sd.at < lo || sd.at >= hi {
+				continue
+			}
+			fmt.Fprintf(w, "   %s %s\n", mark, paint(cSide, sd.text()))
+		}
+	}
+	n := 0
+	for _, it := range pic.items {
+		if it.snap > 0 {
+			fmt.Fprintf(w, "  %s\n", paint(cSnap, fmt.Sprintf("(%d) %s", it.snap, it.label)))
+			continue
+		}
+		drawSides(n, n+it.count, "|\\_")
+		fmt.Fprintf(w, "   |  %s\n", it.text())
+		n += it.count
+	}
+	fmt.Fprintf(w, "  %s\n", paint(cNow, ">>> you are here: "+pic.now))
+	drawSides(n, n+1, ":  ")
+}
+
+// writeSVG draws the same timeline as an SVG picture: the current line
+// down the left, snapshots as circles, side lines to the right.
+func (pic picture) writeSVG(w io.Writer) error {
+	const (
+		rowH  = 22
+		x0    = 30
+		textX = 50
+	)
+	type row struct {
+		y    int
+		kind string // cmd, snap, now, side
+		text string
+	}
+	var rows []row
+	y := 40
+	addSides := func(lo, hi int) {
+		for _, sd := range pic.sides {
+			if sd.at < lo || sd.at >= hi {
+				continue
+			}
+			rows = append(rows, row{y, "side", sd.text()})
+			y += rowH
+		}
+	}
+	n := 0
+	for _, it := range pic.items {
+		if it.snap > 0 {
+			rows = append(rows, row{y, "snap", it.label})
+		} else {
+			addSides(n, n+it.count)
+			rows = append(rows, row{y, "cmd", it.text()})
+			n += it.count
+		}
+		y += rowH
+	}
+	rows = append(rows, row{y, "now", "you are here: " + pic.now})
+	y += rowH
+	addSides(n, n+1)
+	width, height := 900, y+10
+
+	esc := func(s string) string {
+		var b strings.Builder
+		_ = xml.EscapeText(&b, []byte(s))
+		return b.String()
+	}
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="14">
+<title>fred timeline, run %d</title>
+<rect width="100%%" height="100%%" fill="white"/>
+<text x="10" y="20" font-weight="bold">fred timeline of run %d (oldest at the top)</text>
+`, width, height, width, height, pic.run, pic.run)
+	if len(rows) > 0 {
+		fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444" stroke-width="3"/>`+"\n", x0, rows[0].y-6, x0, rows[len(rows)-1].y-6)
+	}
+	for _, r := range rows {
+		switch r.kind {
+		case "snap":
+			fmt.Fprintf(w, `<circle cx="%d" cy="%d" r="8" fill="#2a2" stroke="#060"/><text x="%d" y="%d" fill="#060" font-weight="bold">%s</text>`+"\n", x0, r.y-6, textX, r.y, esc(r.text))
+		case "now":
+			fmt.Fprintf(w, `<polygon points="%d,%d %d,%d %d,%d" fill="#d80"/><text x="%d" y="%d" fill="#a50" font-weight="bold">%s</text>`+"\n", x0-10, r.y-14, x0+10, r.y-6, x0-10, r.y+2, textX, r.y, esc(r.text))
+		case "side":
+			fmt.Fprintf(w, `<path d="M %d %d Q %d %d %d %d" fill="none" stroke="#09c" stroke-width="2" stroke-dasharray="4 3"/><text x="%d" y="%d" fill="#079">%s</text>`+"\n", x0, r.y-6-rowH, x0, r.y-6, x0+40, r.y-6, x0+45, r.y, esc(r.text))
+		default:
+			fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", textX, r.y, esc(r.text))
+		}
+	}
+	_, err := fmt.Fprintln(w, "</svg>")
+	return err
+}
+
+// history is fred-history: the timeline as text, or as SVG into a file.
+func (s *Session) history(svg string) error {
+	pic := s.picture()
+	if svg == "" {
+		if len(s.Timeline.Steps) == 0 && len(s.Timeline.Marks) == 0 {
+			fmt.Fprintf(s.opt.Out, "fred: no history yet: start the program with %s\n", s.startHint())
+			return nil
+		}
+		pic.writeText(s.opt.Out, s.opt.Colour)
+		return nil
+	}
+	f, err := os.Create(svg)
+	if err != nil {
+		return err
+	}
+	if err := pic.writeSVG(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(svg)
+	s.Printf("timeline written to %s (%d snapshots)", abs, pic.snaps)
+	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
