@@ -6,13 +6,10 @@ package ckpt
 // limits and measurements: FORK.md beside this file.
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -21,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/fred-debugger/fred/internal/cbuild"
 	"golang.org/x/sys/unix"
 )
 
@@ -144,36 +142,8 @@ func NewFork(opt ForkOptions) (*Fork, error) {
 // cache directory, fred/) unless a build of the same source is there, and
 // returns its path. It needs gcc.
 func BuildForkAgent(dir string) (string, error) {
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(base, "fred")
-	}
-	sum := sha256.Sum256(forkAgentSource)
-	so := filepath.Join(dir, "fredfork-"+hex.EncodeToString(sum[:6])+".so")
-	if _, err := os.Stat(so); err == nil {
-		return so, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	src := so[:len(so)-3] + ".c"
-	if err := os.WriteFile(src, forkAgentSource, 0o600); err != nil {
-		return "", err
-	}
-	tmp := so + ".tmp" + strconv.Itoa(os.Getpid())
-	out, err := exec.Command("gcc", "-shared", "-fPIC", "-O2", "-mgeneral-regs-only",
-		"-fno-stack-protector", "-o", tmp, src).CombinedOutput()
-	if err != nil {
-		os.Remove(tmp)
-		if _, lerr := exec.LookPath("gcc"); lerr != nil {
-			return "", errors.New("fork snapshots: gcc is needed to build the agent library; install gcc")
-		}
-		return "", fmt.Errorf("fork snapshots: building the agent: %v\n%s", err, out)
-	}
-	return so, os.Rename(tmp, so)
+	return cbuild.Shared(forkAgentSource, "fredfork", dir, "fork snapshots: the agent library",
+		"-O2", "-mgeneral-regs-only", "-fno-stack-protector")
 }
 
 // Name implements Snapshotter.

@@ -177,6 +177,9 @@ func init() {
 				}
 				return s.reverse("fred-switch", 1, func(*rewriter, []Step) ([]Step, error) { return b, nil })
 			}},
+		{Name: "fred-log", Args: "[N|all]",
+			Help: "Show the replay log's last N entries (default 20): what the program got from the outside world (clocks, randomness, reads, polls), recorded the first time and given back when fred replays. Each line: sequence number, thread, call, result.",
+			Run:  cmdLog},
 		{Name: "fred-source", Args: "FILE",
 			Help: "Run the commands in FILE (fred's and the debugger's), one per line.", Run: cmdSource},
 	}

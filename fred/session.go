@@ -47,6 +47,8 @@ type Options struct {
 	// Forwarding is called with true while a person's command runs (what the
 	// person types should then go to Input), and false after.
 	Forwarding func(on bool)
+	// NoReplayLog: the program runs without the replay log (replaylog.go).
+	NoReplayLog bool
 }
 
 // Session is one debugger and the history of the program it runs.
@@ -72,6 +74,7 @@ type Session struct {
 	nextSnap int
 	adopted  map[int]bool // restored programs fred must reap
 	ip       *inproc      // an in-process debugger's process (inprocess.go)
+	rlog     *replayLog   // replaylog.go
 
 	run      int      // counts the program's runs; snapshots belong to one
 	bps      []string // where enabled breakpoints stop now
@@ -144,6 +147,7 @@ func Start(opt Options) (*Session, error) {
 	}
 	argv := s.p.Argv(opt.Argv, s.marker, slave.Name())
 	env := append(os.Environ(), s.p.Env...)
+	env = append(env, s.openReplayLog()...)
 	// Bracketed paste would wrap the person's pastes in escapes that fred's
 	// line editor and the debugger's echo do not expect. The debugger reads
 	// INPUTRC once at start, so the file goes as soon as the prompt shows.
@@ -179,6 +183,7 @@ func Start(opt Options) (*Session, error) {
 		}
 	}
 	s.openSnapshots()
+	s.gdbReplayLog()
 	s.ipStarted()
 	return s, nil
 }
@@ -241,6 +246,7 @@ func (s *Session) Close() error {
 	// The program runs in a session of its own on the pty.
 	proc.KillTTY(tty)
 	s.closeSnapshots()
+	s.closeReplayLog()
 	s.proc = nil
 	return err
 }
@@ -267,6 +273,7 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 // Exec runs one line the person typed: a fred command or a debugger
 // command passed through untouched.
 func (s *Session) Exec(line string) error {
+	defer s.replayLogNotice()
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" && s.lastFred != "" {
 		trimmed = s.lastFred

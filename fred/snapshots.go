@@ -46,27 +46,11 @@ func (s *Session) openSnapshots() {
 		s.snapWhy = "snapshots are off (--snapshots=off)"
 		return
 	}
-	dir := s.opt.Dir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
-		s.ownDir = true
-	}
-	err := os.MkdirAll(dir, 0o700)
-	if err != nil && s.ownDir {
-		// No usable cache directory (HOME unset or read-only): the
-		// temporary directory will do for one session.
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions", strconv.Itoa(os.Getpid()))
-		err = os.MkdirAll(dir, 0o700)
-	}
+	dir, err := s.sessionDir()
 	if err != nil {
-		s.snapWhy = fmt.Sprintf("no snapshots: cannot create %s: %v", dir, err)
+		s.snapWhy = "no snapshots: " + err.Error()
 		return
 	}
-	s.dir = dir
 	switch mode {
 	case "criu", "auto", "fork":
 		why := ""
@@ -116,6 +100,36 @@ func (s *Session) openFork(dir, why string) {
 	}
 	s.snap = f
 	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
+}
+
+// sessionDir creates, once, the directory of the session's files
+// (snapshots, the replay log).
+func (s *Session) sessionDir() (string, error) {
+	if s.dir != "" {
+		return s.dir, nil
+	}
+	dir := s.opt.Dir
+	own := false
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
+		own = true
+	}
+	err := os.MkdirAll(dir, 0o700)
+	if err != nil && own {
+		// No usable cache directory (HOME unset or read-only): the
+		// temporary directory will do for one session.
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions", strconv.Itoa(os.Getpid()))
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot create %s: %v", dir, err)
+	}
+	s.dir, s.ownDir = dir, own
+	return dir, nil
 }
 
 // openInterpFork sets up the fork backend of an in-process debugger

@@ -225,11 +225,23 @@ def _fred(prompt):
         r = o(self, f, tb)
         self._fred_at = self.curindex
         return r
+    # fred's replay log (replaylog/) must not record what pdb itself asks
+    # the system for while the person uses it: tell its library so (the
+    # call does nothing without it).
+    try:
+        import ctypes
+        logsys = ctypes.CDLL(None).syscall
+    except Exception:
+        logsys = lambda *a: 0
     def interaction(o, self, frame, tb):
         self._fred_ended = frame is not None and self._fred_pending
         if frame is not None:
             self._fred_pending = False
-        return o(self, frame, tb)
+        logsys(0x46524544, 1)
+        try:
+            return o(self, frame, tb)
+        finally:
+            logsys(0x46524544, 0)
     def bp_commands(o, self, frame):
         self._fred_hit = getattr(self, 'currentbp', 0)
         return o(self, frame)
@@ -364,6 +376,10 @@ def _fred(prompt):
     def copy():
         for f in (sys.stdout, sys.stderr):
             f.flush()
+        # The random module reseeds itself in a forked child (at-fork
+        # hook): a copy keeps the state the program had.
+        rnd = sys.modules.get('random')
+        st = rnd.getstate() if rnd is not None and hasattr(rnd, 'getstate') else None
         saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
         r, w = os.pipe()
         pid = os.fork()
@@ -382,6 +398,8 @@ def _fred(prompt):
                 os.write(w, str(g).encode())
                 os._exit(0)
             os.close(w)
+            if st is not None:
+                rnd.setstate(st)
             return 0
         except BaseException:
             os._exit(1)

@@ -151,10 +151,13 @@ func perlArgv(argv []string, marker, tty string) []string {
 }
 
 // perlBoot loads perl5db.pl and changes it for fred. It must stay one line:
-// perl pastes PERL5DB before the program.
+// perl pastes PERL5DB before the program. The pre- and post-prompt actions
+// tell fred's replay log (replaylog/) when the person is using the
+// debugger, whose own reads are then not the program's to record.
 var perlBoot = strings.Join(strings.Fields(`BEGIN { require "perl5db.pl"; }
 BEGIN { package DB; no warnings qw(redefine once);
 our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
+push @$DB::pre, "syscall(0x46524544, 1)"; push @$DB::post, "syscall(0x46524544, 0)";
 $DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;

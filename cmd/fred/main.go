@@ -22,6 +22,7 @@ import (
 	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/replaylog"
 )
 
 // version is set by the Makefile from git describe.
@@ -39,6 +40,7 @@ func usage(w io.Writer, fs *flag.FlagSet) {
   fred gdb ./prog            gdb, with fred's commands
   fred python3 -m pdb x.py   (coming) pdb
   fred perl -d x.pl          (coming) perl's debugger
+  fred replaylog dump FILE   show a replay log (the session directory's replay.log)
 
 fred flags:
 `)
@@ -59,6 +61,9 @@ fred flags:
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "replaylog" {
+		return replaylogCmd(args[1:])
+	}
 	fs := flag.NewFlagSet("fred", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -74,6 +79,7 @@ func run(args []string) int {
 	dir := fs.String("dir", "", "keep snapshots in `DIR` (default: under the user's cache dir)")
 	keep := fs.Bool("keep", false, "leave the snapshots on disk when the session ends")
 	criuPath := fs.String("criu", "", "the criu `PATH` (default: $FRED_CRIU, then where 'make deps' puts it, then PATH)")
+	noLog := fs.Bool("no-replay-log", false, "run the program without the replay log (its clock, randomness and input are not recorded nor given back)")
 	fs.Var(&scripts, "x", "run commands from `FILE` (fred's and the debugger's) first; may repeat")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
@@ -112,7 +118,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
+		Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", NoReplayLog: *noLog}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
@@ -130,6 +136,9 @@ func run(args []string) int {
 	}
 	defer s.Close()
 	fmt.Printf("fred: %s\n", s.SnapshotBackend())
+	if path, why := s.ReplayLog(); path == "" {
+		fmt.Printf("fred: %s\n", why)
+	}
 	term.sess = s
 	term.start()
 	defer term.stop()
@@ -150,6 +159,19 @@ func run(args []string) int {
 		return term.loop()
 	}
 	return plainLoop(s)
+}
+
+// replaylogCmd is `fred replaylog dump FILE`: a replay log, readable.
+func replaylogCmd(args []string) int {
+	if len(args) != 2 || args[0] != "dump" {
+		fmt.Fprintln(os.Stderr, "usage: fred replaylog dump FILE")
+		return 2
+	}
+	if err := replaylog.Dump(os.Stdout, args[1], 0); err != nil {
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func exitStatus(s *fred.Session) int {

@@ -1,0 +1,159 @@
+package fred
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fred-debugger/fred/replaylog"
+)
+
+// The replay log (package replaylog): a preload library in the program
+// records what the outside world answers and, after a restore, gives the
+// same answers back. fred only has to load it into the program, name the
+// log file (in the session directory) and show the log; the library keeps
+// its place in the log in the program's memory, so each snapshot carries
+// its own, and it replays by itself while its place is before the log's
+// end, then records again.
+
+// replayLog is the session's log, when there is one.
+type replayLog struct {
+	path string // the log file
+	lib  string // the preload library
+	why  string // why there is no log, when path is ""
+	seen uint64 // the library's notices already shown
+}
+
+// logFile is the log's name in the session directory.
+const logFile = "replay.log"
+
+// openReplayLog builds the library and names the log file. For an
+// in-process debugger it returns what the debugger's environment needs
+// (the program is the debugger's own process); gdb gets its program's
+// environment through gdbReplayLog once it is up.
+func (s *Session) openReplayLog() []string {
+	s.rlog = &replayLog{}
+	if s.opt.NoReplayLog {
+		s.rlog.why = "the replay log is off (--no-replay-log)"
+		return nil
+	}
+	dir, err := s.sessionDir()
+	if err != nil {
+		s.rlog.why = fmt.Sprintf("no replay log: %v", err)
+		return nil
+	}
+	lib, err := replaylog.Preload("")
+	if err != nil {
+		if lib, err = replaylog.Preload(dir); err != nil {
+			s.rlog.why = fmt.Sprintf("no replay log: %v", err)
+			return nil
+		}
+	}
+	s.rlog.lib, s.rlog.path = lib, filepath.Join(dir, logFile)
+	if !s.p.InProcess {
+		return nil
+	}
+	return append(replaylog.Env(s.rlog.path, false), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+}
+
+// gdbReplayLog puts the library into the environment gdb gives the
+// program (after the fork backend has put its agent there). The shell gdb
+// starts the program through loads it too, but it stays idle there.
+func (s *Session) gdbReplayLog() {
+	if s.p.InProcess || s.rlog == nil || s.rlog.path == "" {
+		return
+	}
+	out, err := s.query("show environment LD_PRELOAD")
+	if err != nil {
+		s.rlog.why, s.rlog.path = fmt.Sprintf("no replay log: %v", err), ""
+		return
+	}
+	old := ""
+	if m := regexp.MustCompile(`(?m)^LD_PRELOAD = (.*)$`).FindStringSubmatch(out); m != nil {
+		old = strings.TrimSpace(m[1])
+	}
+	cmds := []string{"set environment LD_PRELOAD " + joinPreload(s.rlog.lib, old)}
+	for _, kv := range replaylog.Env(s.rlog.path, true) {
+		k, v, _ := strings.Cut(kv, "=")
+		cmds = append(cmds, "set environment "+k+" "+v)
+	}
+	for _, c := range cmds {
+		if _, err := s.query(c); err != nil {
+			s.rlog.why, s.rlog.path = fmt.Sprintf("no replay log: %v", err), ""
+			return
+		}
+	}
+}
+
+func joinPreload(lib, old string) string {
+	if old == "" {
+		return lib
+	}
+	return lib + ":" + old
+}
+
+// replayLogNotice shows, once, what the library had to say since the last
+// command (the program diverged from the log, the log is full): it cannot
+// say so itself while fred replays, since fred hides the program's output
+// then.
+func (s *Session) replayLogNotice() {
+	if s.rlog == nil || s.rlog.path == "" {
+		return
+	}
+	h, err := replaylog.ReadHeader(s.rlog.path)
+	if err != nil || h.Notices == s.rlog.seen {
+		return
+	}
+	if h.Notices > s.rlog.seen+1 {
+		s.Printf("replay log: %s (and %d earlier messages)", h.Notice, h.Notices-s.rlog.seen-1)
+	} else {
+		s.Printf("replay log: %s", h.Notice)
+	}
+	s.rlog.seen = h.Notices
+}
+
+// closeReplayLog removes the log unless the session keeps its files.
+func (s *Session) closeReplayLog() {
+	if s.rlog != nil && s.rlog.path != "" && !s.opt.Keep {
+		_ = os.Remove(s.rlog.path)
+	}
+}
+
+// ReplayLog is the log file's path, or "" and why there is none.
+func (s *Session) ReplayLog() (string, string) {
+	if s.rlog == nil {
+		return "", "no replay log"
+	}
+	return s.rlog.path, s.rlog.why
+}
+
+// cmdLog shows the log's last entries (all with "all").
+func cmdLog(s *Session, args []string) error {
+	usage := func(msg string) error { return &UsageError{Cmd: "fred-log", Msg: msg, Usage: "fred-log [N|all]"} }
+	last := 20
+	switch {
+	case len(args) > 1:
+		return usage("takes at most one argument")
+	case len(args) == 1 && args[0] == "all":
+		last = 0
+	case len(args) == 1:
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n <= 0 {
+			return usage(fmt.Sprintf("%q is not a number of entries", args[0]))
+		}
+		last = n
+	}
+	path, why := s.ReplayLog()
+	if path == "" {
+		return errors.New(why)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return errors.New("the replay log is empty: the program has not run yet")
+	}
+	s.Printf("replay log %s", path)
+	return replaylog.Dump(s.opt.Out, path, last)
+}

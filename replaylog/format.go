@@ -1,0 +1,312 @@
+// Package replaylog is fred's replay log: what the debugged program got
+// from the outside world (clocks, randomness, reads, polls, pids, mmap
+// addresses), recorded the first time it runs a stretch and given back
+// when fred runs that stretch again after a restore (FReD paper, 4.3).
+//
+// The recording and replaying is done inside the program by a preload
+// library (preload/fredlog.c, built by Preload); this package reads and
+// writes its file format and shows it (Dump). The two must agree: the
+// format is described here once, and fredlog.c follows it.
+//
+// # Format
+//
+// A log file has a fixed size (the library maps it whole, shared, so that
+// every snapshot of the program sees the same log and CRIU's file size
+// check passes): a 4096-byte header, then entries, then zeros up to the
+// size. The header (little-endian):
+//
+//	magic "FREDLOG1", version u32 (1), header size u32 (4096),
+//	size u64, end u64 (offset after the last entry), count u64 (entries),
+//	cuts u64 (divergences and new runs so far), divergences u64,
+//	cut positions [400]u64 (ring), notices u64 (messages so far),
+//	notice [256]byte (the latest message, NUL-terminated), zeroed u64 (the
+//	library writes zeros ahead of the end: holes are slow to fill through a
+//	mapping)
+//
+// An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
+// zigzag-encoded signed one, so small values take one byte:
+//
+//	time, gettimeofday:      sv delta (seconds; microseconds) from the previous one
+//	clock_gettime:           clock id byte, sv delta in ns from that clock's previous
+//	                         value (math.MinInt64: the call failed)
+//	getrandom, read, pread,
+//	recv, stdio read:        uv fd+1, sv result (-errno on error), result bytes of data
+//	poll, select, epoll_wait: uv key+1 (nfds, nfds, epfd), sv length, length bytes:
+//	                         the ready sets, then the call's int32 result
+//	accept, getpid, getppid: uv fd+1 (0), sv result
+//	mmap:                    uv 1, sv address>>12 (-errno)
+//	thread:                  uv thread number: later entries are that thread's
+//	branch:                  nothing: a new branch of history follows; deltas restart
+//	signal:                  uv signal number: its handler ran here
+//
+// A clock read is 3 to 6 bytes, a time() 2, a getpid 3, a read's header 3
+// to 5 bytes before its data, which is stored once.
+package replaylog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Kind is what call an entry records.
+type Kind byte
+
+// The entry kinds (fredlog.c's K_ constants).
+const (
+	Time Kind = iota + 1
+	TimeOfDay
+	Clock
+	Random
+	Read
+	Pread
+	Recv
+	Accept
+	Poll
+	Select
+	Epoll
+	GetPid
+	GetPPid
+	Mmap
+	Thread
+	Branch
+	Stdio
+	Signal
+	maxKind = Signal
+)
+
+var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
+	"recv", "accept", "poll", "select", "epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"}
+
+func (k Kind) String() string {
+	if k == 0 || k > maxKind {
+		return fmt.Sprintf("kind(%d)", byte(k))
+	}
+	return kindNames[k]
+}
+
+// hasData: entries of these kinds carry fd, result and the result's bytes.
+func (k Kind) hasData() bool {
+	switch k {
+	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll:
+		return true
+	}
+	return false
+}
+
+// Header layout.
+const (
+	HeaderSize = 4096
+	Magic      = "FREDLOG1"
+	MaxCuts    = 400
+	noticeAt   = 8 + 4 + 4 + 5*8 + MaxCuts*8
+	headerUsed = noticeAt + 8 + 256
+)
+
+// Header is the log file's control header.
+type Header struct {
+	Size        uint64 // the file's size
+	End         uint64 // offset after the last entry
+	Count       uint64 // entries
+	Cuts        uint64 // cuts so far (divergences, new runs)
+	Divergences uint64
+	// Notices counts the library's messages to the person (divergences,
+	// a full log); Notice is the latest.
+	Notices uint64
+	Notice  string
+}
+
+// Entry is one decoded entry.
+type Entry struct {
+	Seq    uint64 // position in the log, from 0
+	Offset uint64 // byte offset in the file
+	Len    int    // encoded size, data included
+	Thread int    // 1 is the first thread that logged
+	Kind   Kind
+	Fd     int   // the descriptor (or key: nfds, epfd); -1 when none
+	Result int64 // the call's result; negative: -errno
+	// Value is a clock's, time's or gettimeofday's absolute value
+	// (seconds; ns; µs), or mmap's address.
+	Value   int64
+	ClockID int
+	Failed  bool   // a clock_gettime that failed
+	Data    []byte // the data the call returned (reads, getrandom, ready sets)
+}
+
+// ErrFormat is wrapped by every error about a malformed log.
+var ErrFormat = errors.New("not a valid replay log")
+
+// FormatError says where a log is malformed.
+type FormatError struct {
+	Offset uint64
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("replay log: at byte %d: %s", e.Offset, e.Msg)
+}
+
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+// ParseHeader reads a header.
+func ParseHeader(b []byte) (Header, error) {
+	if len(b) < headerUsed {
+		return Header{}, &FormatError{0, fmt.Sprintf("the file has %d bytes, less than a header", len(b))}
+	}
+	if string(b[:8]) != Magic {
+		return Header{}, &FormatError{0, "no FREDLOG1 magic"}
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(b[8:]); v != 1 {
+		return Header{}, &FormatError{8, fmt.Sprintf("version %d; this fred reads version 1", v)}
+	}
+	if h := le.Uint32(b[12:]); h != HeaderSize {
+		return Header{}, &FormatError{12, fmt.Sprintf("header size %d, want %d", h, HeaderSize)}
+	}
+	h := Header{Size: le.Uint64(b[16:]), End: le.Uint64(b[24:]), Count: le.Uint64(b[32:]),
+		Cuts: le.Uint64(b[40:]), Divergences: le.Uint64(b[48:]), Notices: le.Uint64(b[noticeAt:])}
+	n := b[noticeAt+8 : noticeAt+8+256]
+	if i := bytes.IndexByte(n, 0); i >= 0 {
+		n = n[:i]
+	}
+	h.Notice = string(n)
+	if h.End < HeaderSize || h.End > h.Size {
+		return h, &FormatError{24, fmt.Sprintf("end %d outside the log (%d to %d)", h.End, HeaderSize, h.Size)}
+	}
+	return h, nil
+}
+
+func putHeader(b []byte, h Header) {
+	le := binary.LittleEndian
+	copy(b, Magic)
+	le.PutUint32(b[8:], 1)
+	le.PutUint32(b[12:], HeaderSize)
+	le.PutUint64(b[16:], h.Size)
+	le.PutUint64(b[24:], h.End)
+	le.PutUint64(b[32:], h.Count)
+	le.PutUint64(b[40:], h.Cuts)
+	le.PutUint64(b[48:], h.Divergences)
+	le.PutUint64(b[noticeAt:], h.Notices)
+	copy(b[noticeAt+8:noticeAt+8+255], h.Notice)
+}
+
+// decoder walks entries, keeping the delta bases and the current thread
+// as the library does.
+type decoder struct {
+	b       []byte // the entries, from HeaderSize
+	off     int
+	seq     uint64
+	thread  int
+	time    int64
+	tv      int64
+	clock   [16]int64
+	started bool
+}
+
+func newDecoder(entries []byte) *decoder { return &decoder{b: entries, thread: 1} }
+
+func (d *decoder) uv() (uint64, error) {
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		return 0, &FormatError{uint64(HeaderSize + d.off), "truncated or overlong varint"}
+	}
+	d.off += n
+	return v, nil
+}
+
+func (d *decoder) sv() (int64, error) {
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		return 0, &FormatError{uint64(HeaderSize + d.off), "truncated or overlong varint"}
+	}
+	d.off += n
+	return v, nil
+}
+
+// next decodes the next entry; io.EOF-like: ok false at the end.
+func (d *decoder) next() (Entry, bool, error) {
+	if d.off >= len(d.b) {
+		return Entry{}, false, nil
+	}
+	start := d.off
+	e := Entry{Seq: d.seq, Offset: uint64(HeaderSize + start), Kind: Kind(d.b[d.off]), Fd: -1}
+	d.off++
+	var err error
+	switch k := e.Kind; {
+	case k == Time || k == TimeOfDay:
+		var dv int64
+		if dv, err = d.sv(); err == nil {
+			base := &d.time
+			if k == TimeOfDay {
+				base = &d.tv
+			}
+			*base += dv
+			e.Value = *base
+		}
+	case k == Clock:
+		if d.off >= len(d.b) {
+			return e, false, &FormatError{e.Offset, "clock entry without a clock id"}
+		}
+		e.ClockID = int(int8(d.b[d.off]))
+		slot := int(d.b[d.off])
+		if slot >= 15 {
+			slot = 15
+		}
+		d.off++
+		var dv int64
+		if dv, err = d.sv(); err == nil {
+			if dv == math.MinInt64 {
+				e.Failed = true
+			} else {
+				d.clock[slot] += dv
+				e.Value = d.clock[slot]
+			}
+		}
+	case k.hasData() || k == Accept || k == GetPid || k == GetPPid || k == Mmap:
+		var fd uint64
+		if fd, err = d.uv(); err != nil {
+			break
+		}
+		e.Fd = int(fd) - 1
+		if e.Result, err = d.sv(); err != nil {
+			break
+		}
+		if k == Mmap && e.Result >= 0 {
+			e.Value = e.Result << 12
+		}
+		if k.hasData() && e.Result > 0 {
+			if e.Result > int64(len(d.b)-d.off) {
+				return e, false, &FormatError{e.Offset, fmt.Sprintf("%s entry of %d bytes of data, but the log ends %d bytes later", k, e.Result, len(d.b)-d.off)}
+			}
+			e.Data = d.b[d.off : d.off+int(e.Result)]
+			d.off += int(e.Result)
+		}
+	case k == Thread:
+		var t uint64
+		if t, err = d.uv(); err == nil {
+			d.thread = int(t)
+		}
+	case k == Signal:
+		var sig uint64
+		if sig, err = d.uv(); err == nil {
+			e.Result = int64(sig)
+		}
+	case k == Branch:
+		d.time, d.tv, d.clock = 0, 0, [16]int64{}
+	default:
+		return e, false, &FormatError{e.Offset, fmt.Sprintf("unknown entry kind %d", byte(k))}
+	}
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Msg = fmt.Sprintf("%s entry at byte %d: %s", e.Kind, e.Offset, fe.Msg)
+		}
+		return e, false, err
+	}
+	e.Thread = d.thread
+	e.Len = d.off - start
+	d.seq++
+	return e, true, nil
+}

@@ -1,0 +1,291 @@
+package replaylog
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// Log is a replay log read whole: its header and entries.
+type Log struct {
+	Header
+	Entries []Entry
+}
+
+// Bytes is the size of the entries, data included.
+func (l *Log) Bytes() uint64 { return l.End - HeaderSize }
+
+// ReadHeader reads only a log file's header: cheap enough to look for new
+// notices after every command.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	b := make([]byte, HeaderSize)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return Header{}, err
+	}
+	return ParseHeader(b[:n])
+}
+
+// ReadFile reads a log file. A log whose end lies past what the file holds
+// (it was cut short) gives the entries that are whole, and an error.
+func ReadFile(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hb := make([]byte, HeaderSize)
+	n, err := io.ReadFull(f, hb)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("replay log %s: %w", path, err)
+	}
+	h, err := ParseHeader(hb[:n])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	body := make([]byte, h.End-HeaderSize)
+	got, rerr := io.ReadFull(f, body)
+	l, derr := Parse(h, body[:got])
+	if derr == nil && rerr != nil {
+		derr = &FormatError{HeaderSize + uint64(got), fmt.Sprintf("the file ends before the log's end (byte %d)", h.End)}
+	}
+	if derr != nil {
+		return l, fmt.Errorf("%s: %w", path, derr)
+	}
+	return l, nil
+}
+
+// Parse decodes the entries of a log with header h; on a malformed entry
+// it returns those before it, and the error.
+func Parse(h Header, entries []byte) (*Log, error) {
+	l := &Log{Header: h}
+	d := newDecoder(entries)
+	for {
+		e, ok, err := d.next()
+		if err != nil {
+			return l, err
+		}
+		if !ok {
+			return l, nil
+		}
+		l.Entries = append(l.Entries, e)
+	}
+}
+
+// Writer writes a log in the library's format, for tests and tools:
+// entries are given with absolute values, as the reader returns them.
+type Writer struct {
+	buf    []byte
+	count  uint64
+	thread int
+	time   int64
+	tv     int64
+	clock  [16]int64
+	Size   uint64 // the file size to declare (default: just large enough)
+}
+
+// NewWriter starts an empty log.
+func NewWriter() *Writer { return &Writer{thread: 1} }
+
+// Add appends an entry (Seq, Offset and Len are ignored). A Thread other
+// than the current one is written as a thread entry first.
+func (w *Writer) Add(e Entry) {
+	if e.Thread == 0 {
+		e.Thread = 1
+	}
+	if e.Thread != w.thread && e.Kind != Branch && e.Kind != Thread {
+		w.buf = append(w.buf, byte(Thread))
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Thread))
+		w.thread = e.Thread
+		w.count++
+	}
+	w.buf = append(w.buf, byte(e.Kind))
+	switch k := e.Kind; {
+	case k == Time:
+		w.buf = binary.AppendVarint(w.buf, e.Value-w.time)
+		w.time = e.Value
+	case k == TimeOfDay:
+		w.buf = binary.AppendVarint(w.buf, e.Value-w.tv)
+		w.tv = e.Value
+	case k == Clock:
+		w.buf = append(w.buf, byte(e.ClockID))
+		slot := int(byte(e.ClockID))
+		if slot >= 15 {
+			slot = 15
+		}
+		if e.Failed {
+			w.buf = binary.AppendVarint(w.buf, math.MinInt64)
+		} else {
+			w.buf = binary.AppendVarint(w.buf, e.Value-w.clock[slot])
+			w.clock[slot] = e.Value
+		}
+	case k == Thread:
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Thread))
+		w.thread = e.Thread
+	case k == Signal:
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Result))
+	case k == Branch:
+		// As the library: bases restart, and a thread entry follows.
+		w.time, w.tv, w.clock = 0, 0, [16]int64{}
+		w.thread = 0
+	default:
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
+		res := e.Result
+		if k.hasData() && res >= 0 {
+			res = int64(len(e.Data))
+		}
+		if k == Mmap && res >= 0 {
+			res = e.Value >> 12
+		}
+		w.buf = binary.AppendVarint(w.buf, res)
+		if k.hasData() && res > 0 {
+			w.buf = append(w.buf, e.Data...)
+		}
+	}
+	w.count++
+}
+
+// Bytes is the whole file: header, entries and zero padding to Size.
+func (w *Writer) Bytes() []byte {
+	size := w.Size
+	if min := uint64(HeaderSize + len(w.buf)); size < min {
+		size = min
+	}
+	b := make([]byte, size)
+	putHeader(b, Header{Size: size, End: uint64(HeaderSize + len(w.buf)), Count: w.count})
+	copy(b[HeaderSize:], w.buf)
+	return b
+}
+
+// WriteFile writes the log to path.
+func (w *Writer) WriteFile(path string) error { return os.WriteFile(path, w.Bytes(), 0o600) }
+
+// Dump writes a log's entries readably, one a line: sequence number,
+// thread, call, result; then a summary. last > 0 shows only the last
+// entries.
+func Dump(out io.Writer, path string, last int) error {
+	l, err := ReadFile(path)
+	if l == nil {
+		return err
+	}
+	es := l.Entries
+	if last > 0 && len(es) > last {
+		fmt.Fprintf(out, "  ... %d earlier entries\n", len(es)-last)
+		es = es[len(es)-last:]
+	}
+	fmt.Fprintf(out, "  %-7s %-6s %-14s %s\n", "seq", "thread", "call", "result")
+	for _, e := range es {
+		fmt.Fprintf(out, "  %-7d %-6d %-14s %s\n", e.Seq, e.Thread, e.Kind, e.Describe())
+	}
+	fmt.Fprintln(out, Summary(l))
+	return err
+}
+
+// Summary is one line about a log: entries, bytes, bytes per entry.
+func Summary(l *Log) string {
+	n := len(l.Entries)
+	per := 0.0
+	var data uint64
+	for _, e := range l.Entries {
+		data += uint64(len(e.Data))
+	}
+	if n > 0 {
+		per = float64(l.Bytes()-data) / float64(n)
+	}
+	s := fmt.Sprintf("%d entries, %d bytes (%.1f bytes per entry besides %d bytes of data)", n, l.Bytes(), per, data)
+	if l.Divergences > 0 {
+		s += fmt.Sprintf(", %d divergences", l.Divergences)
+	}
+	return s
+}
+
+// Describe is an entry's result, readable.
+func (e Entry) Describe() string {
+	errno := func(r int64) string { return fmt.Sprintf("-1 (errno %d)", -r) }
+	switch e.Kind {
+	case Time:
+		return fmt.Sprintf("%d", e.Value)
+	case TimeOfDay:
+		return fmt.Sprintf("%d.%06d", e.Value/1e6, e.Value%1e6)
+	case Clock:
+		if e.Failed {
+			return fmt.Sprintf("clock %d: failed", e.ClockID)
+		}
+		return fmt.Sprintf("clock %d: %d.%09d", e.ClockID, e.Value/1e9, e.Value%1e9)
+	case Thread:
+		return fmt.Sprintf("thread %d runs", e.Thread)
+	case Branch:
+		return "a new branch of history starts here"
+	case Signal:
+		return fmt.Sprintf("%s (%d) handled", unix.SignalName(syscall.Signal(e.Result)), e.Result)
+	case Mmap:
+		if e.Result < 0 {
+			return errno(e.Result)
+		}
+		return fmt.Sprintf("0x%x", e.Value)
+	case GetPid, GetPPid:
+		return fmt.Sprintf("%d", e.Result)
+	case Accept:
+		if e.Result < 0 {
+			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+		}
+		return fmt.Sprintf("fd %d: new fd %d", e.Fd, e.Result)
+	case Poll, Select, Epoll:
+		if e.Result < 0 {
+			return errno(e.Result)
+		}
+		r := int32(0)
+		if len(e.Data) >= 4 {
+			r = int32(binary.LittleEndian.Uint32(e.Data[len(e.Data)-4:]))
+		}
+		key := "nfds"
+		if e.Kind == Epoll {
+			key = "epfd"
+		}
+		return fmt.Sprintf("%s %d: %d ready", key, e.Fd, r)
+	case Random:
+		if e.Result < 0 {
+			return errno(e.Result)
+		}
+		return fmt.Sprintf("%d bytes %s", e.Result, quote(e.Data))
+	}
+	if e.Result < 0 {
+		return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+	}
+	return fmt.Sprintf("fd %d: %d bytes %s", e.Fd, e.Result, quote(e.Data))
+}
+
+// quote shows data as text when it is text, else as hex; long data is cut.
+func quote(b []byte) string {
+	const max = 32
+	cut := ""
+	if len(b) > max {
+		b, cut = b[:max], "..."
+	}
+	text := utf8.Valid(b)
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' {
+			text = false
+		}
+	}
+	if text {
+		return fmt.Sprintf("%q%s", string(b), cut)
+	}
+	var sb strings.Builder
+	for _, c := range b {
+		fmt.Fprintf(&sb, "%02x", c)
+	}
+	return sb.String() + cut
+}

@@ -1,0 +1,1437 @@
+/*
+ * fredlog: the in-process half of fred's replay log (package replaylog,
+ * format in replaylog/format.go, which must agree with this file).
+ *
+ * Loaded into the debugged program with LD_PRELOAD. The first time the
+ * program runs a stretch, the wrappers below record what the outside world
+ * answered (clocks, randomness, reads, polls, pids, mmap addresses); when
+ * fred restores a snapshot and runs the stretch again, they return the
+ * recorded answers instead of asking again.
+ *
+ * The log is one file, mapped MAP_SHARED at a fixed size: a 4096-byte
+ * control header, then entries. Because the mapping is shared, every copy
+ * of the program (the live one, CRIU images, the fork backend's paused
+ * copies) sees the same log, and neither CRIU nor fork copies its
+ * contents; because the file never changes size, CRIU's check that a
+ * restored file has the size it had at dump time always passes. The
+ * position in the log is a private global: it travels with each snapshot.
+ * So after a restore the program finds its position below the log's end
+ * and replays, until it reaches the end and records again.
+ *
+ * A call that does not match the next entry (another call, another fd:
+ * the program took another path) is a divergence: one line on stderr,
+ * the log is cut there and recording starts a new branch. A snapshot
+ * whose past was cut away (restored after a divergence that happened
+ * before its position) no longer replays; it records from where it is.
+ *
+ * Active only where FREDLOG_FILE is set and the process is not a wrapper
+ * (env, a shell, setarch) on its way to exec the program; the variable is
+ * removed at start so that programs the program runs are not logged.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/random.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* Entry kinds: the first byte of every entry (replaylog/format.go). */
+enum {
+	K_TIME = 1, K_TIMEOFDAY, K_CLOCK, K_RANDOM, K_READ, K_PREAD, K_RECV,
+	K_ACCEPT, K_POLL, K_SELECT, K_EPOLL, K_GETPID, K_GETPPID, K_MMAP,
+	K_THREAD, K_BRANCH, K_STDIO, K_SIGNAL,
+};
+static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
+	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
+	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"};
+
+#define HDR 4096
+#define MAXCUTS 400
+#define MAGIC "FREDLOG1"
+
+/* The control header, shared by every copy of the program. */
+struct ctl {
+	char magic[8];
+	uint32_t version, hdr; /* 1, HDR */
+	uint64_t size;         /* the file's size: entries may not pass it */
+	uint64_t end;          /* byte offset after the last entry */
+	uint64_t count;        /* entries before end */
+	uint64_t ncuts;        /* cuts ever made; cuts[i % MAXCUTS] is where */
+	uint64_t divergences;
+	uint64_t cuts[MAXCUTS];
+	uint64_t notices;      /* messages so far; the latest is notice */
+	char notice[256];
+	uint64_t zeroed;       /* the file is written (not a hole) up to here */
+};
+
+/* Private state: in the program's memory, so each snapshot has its own. */
+HIDDEN int fredlog_active;
+HIDDEN int fredlog_tty;  /* log reads from terminals (gdb: the debugger is elsewhere) */
+HIDDEN int fredlog_mmap; /* log mmap addresses */
+HIDDEN int fredlog_pid;  /* log getpid and getppid */
+/* In-process debuggers (pdb) say when the person is using them: what the
+ * debugger asks for then is its own business, not the program's. */
+HIDDEN int fredlog_debugger;
+HIDDEN char *fredlog_base;
+HIDDEN struct ctl *fredlog_ctl;
+HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
+static int64_t last_time, last_tv, last_clock[16];
+static int lastthr, nthreads;
+/* initial-exec: a preloaded library has static TLS, so no lookup per access */
+static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
+static int lk;
+
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_recv)(int, void *, size_t, int);
+static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static int (*real_accept)(int, struct sockaddr *, socklen_t *);
+static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static ssize_t (*real_getrandom)(void *, size_t, unsigned);
+static size_t (*real_fread)(void *, size_t, size_t, FILE *);
+static char *(*real_fgets)(char *, int, FILE *);
+static ssize_t (*real_getdelim)(char **, size_t *, int, FILE *);
+static ssize_t (*real_getline)(char **, size_t *, FILE *);
+static int (*real_fgetc)(FILE *);
+static int (*real_getc)(FILE *);
+static int (*real_getchar)(void);
+static pid_t (*real_fork)(void);
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+
+/* The real functions are looked up at the first call, not only in the
+ * constructor: other libraries' constructors may run first and call them. */
+static int resolved;
+#define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
+static void resolve(void)
+{
+	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
+	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(epoll_wait);
+	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
+	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
+	REAL(clock_gettime);
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+#define READY()                                                  \
+	do {                                                     \
+		if (__builtin_expect(!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE), 0)) \
+			resolve();                               \
+	} while (0)
+
+/* say tells the person something: on the program's stderr, unless fred
+ * shows it itself (FREDLOG_QUIET=1: fred reads the latest notice from the
+ * header after each command, also after replays whose output it hides). */
+HIDDEN int fredlog_quiet;
+static void say(const char *fmt, ...)
+{
+	char b[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof b - 1)
+		n = sizeof b - 1;
+	if (n <= 0)
+		return;
+	if (fredlog_ctl) {
+		memcpy(fredlog_ctl->notice, b, n);
+		fredlog_ctl->notice[n < 255 ? n : 255] = 0;
+		__atomic_add_fetch(&fredlog_ctl->notices, 1, __ATOMIC_RELEASE);
+		if (fredlog_quiet)
+			return;
+	}
+	(void)!syscall(SYS_write, 2, "fred: replay log: ", 18);
+	(void)!syscall(SYS_write, 2, b, n);
+	(void)!syscall(SYS_write, 2, "\n", 1);
+}
+
+/* mine: this thread holds the lock (a signal handler must not wait for it) */
+static __thread __attribute__((tls_model("initial-exec"))) int mine;
+static void lock(void)
+{
+	while (__atomic_exchange_n(&lk, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	mine = 1;
+}
+static void raw_unlock(void)
+{
+	mine = 0;
+	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+}
+/* due: a replayed call was followed by a signal in the log; its handler
+ * runs as the lock is let go, when the call's own work is done (as the
+ * kernel delivers signals on the way back from a system call). */
+static __thread __attribute__((tls_model("initial-exec"))) int due;
+static void deliver_due(void);
+static void unlock(void)
+{
+	raw_unlock();
+	if (due)
+		deliver_due();
+}
+
+/* --- encoding: unsigned LEB128 varints, signed ones zigzagged --- */
+
+static int put_uv(unsigned char *p, uint64_t v)
+{
+	int n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+static int put_sv(unsigned char *p, int64_t v) { return put_uv(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+static uint64_t get_uv(uint64_t *at)
+{
+	uint64_t v = 0;
+	for (int sh = 0; sh < 64 && *at < fredlog_ctl->end; sh += 7) {
+		unsigned char c = (unsigned char)fredlog_base[(*at)++];
+		v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+static int64_t get_sv(uint64_t *at)
+{
+	uint64_t u = get_uv(at);
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* --- the log --- */
+
+static void reset_bases(void)
+{
+	last_time = last_tv = 0;
+	memset(last_clock, 0, sizeof last_clock);
+	lastthr = 0;
+}
+
+static void cut(uint64_t at)
+{
+	struct ctl *c = fredlog_ctl;
+	c->cuts[c->ncuts % MAXCUTS] = at;
+	c->ncuts++;
+	c->end = at;
+	c->count = fredlog_seq;
+	fredlog_mycuts = c->ncuts;
+}
+
+static void append(const unsigned char *h, int hn, const void *payload, size_t pn);
+
+/* sync checks, with the lock held, that this copy's past is still the
+ * log's: a cut below our position (a divergence, or a new run) means a
+ * snapshot from a history that is gone. It then records at the log's end,
+ * behind a branch entry: what follows is not the history of whoever
+ * replays up to the entry. */
+static void sync_cuts(void)
+{
+	struct ctl *c = fredlog_ctl;
+	if (c->ncuts == fredlog_mycuts)
+		return;
+	int stale = c->ncuts - fredlog_mycuts > MAXCUTS;
+	for (uint64_t i = fredlog_mycuts; !stale && i < c->ncuts; i++)
+		stale = c->cuts[i % MAXCUTS] < fredlog_pos;
+	fredlog_mycuts = c->ncuts;
+	if (!stale)
+		return;
+	say("this snapshot's future was recorded over by another branch of history; recording anew from entry %llu",
+	    (unsigned long long)c->count);
+	fredlog_pos = c->end;
+	fredlog_seq = c->count;
+	reset_bases();
+	unsigned char b[1] = {K_BRANCH};
+	append(b, 1, NULL, 0);
+}
+
+static int room(size_t n)
+{
+	if (fredlog_pos + n <= fredlog_ctl->size)
+		return 1;
+	say("the log is full (%llu bytes, FREDLOG_SIZE); nothing more is recorded or replayed",
+	    (unsigned long long)fredlog_ctl->size);
+	fredlog_active = 0;
+	return 0;
+}
+
+/* prezero: a page of the shared mapping that is still a hole in the file
+ * costs the file system (ext4) a block allocation at the first write
+ * through the mapping, several times what writing it with pwrite costs;
+ * and on a full disk that write would kill the program with SIGBUS. So
+ * the log is written with zeros ahead of its end (16 KB to 1 MB, growing
+ * with the log) before entries go there through the mapping, and a full
+ * disk stops the recording instead. */
+#define PREZERO_MIN (16u << 10)
+#define PREZERO_MAX (1u << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#ifndef FALLOC_FL_PUNCH_HOLE
+#define FALLOC_FL_KEEP_SIZE 1
+#define FALLOC_FL_PUNCH_HOLE 2
+#endif
+static char logpath[4096];
+static const char zeros[1 << 16];
+static int zero_to(int fd, struct ctl *c, uint64_t to)
+{
+	uint64_t from = c->zeroed;
+	if (to > c->size)
+		to = c->size;
+	while (c->zeroed < to) {
+		uint64_t n = to - c->zeroed < sizeof zeros ? to - c->zeroed : sizeof zeros;
+		if (pwrite(fd, zeros, n, (off_t)c->zeroed) != (ssize_t)n) {
+			int e = errno;
+			/* give the space back: the disk is full */
+			fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(c->zeroed + n - from));
+			c->zeroed = from;
+			errno = e;
+			return 0;
+		}
+		c->zeroed += n;
+	}
+	return 1;
+}
+static int prezero(uint64_t need)
+{
+	struct ctl *c = fredlog_ctl;
+	if (need <= c->zeroed)
+		return 1;
+	uint64_t ahead = need - HDR;
+	ahead = ahead < PREZERO_MIN ? PREZERO_MIN : ahead > PREZERO_MAX ? PREZERO_MAX : ahead;
+	int fd = open(logpath, O_WRONLY | O_CLOEXEC);
+	uint64_t from = c->zeroed & ~(uint64_t)4095;
+	if (fd < 0 || !zero_to(fd, c, need + ahead)) {
+		say("cannot extend the log (%s); nothing more is recorded or replayed", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fredlog_active = 0;
+		return 0;
+	}
+	close(fd);
+	/* and map those pages in one call rather than a fault each */
+	if (c->zeroed > from)
+		madvise(fredlog_base + from, c->zeroed - from, MADV_POPULATE_WRITE);
+	return 1;
+}
+
+/* append writes one entry at the position and moves the end there; the
+ * lock is held. A thread switch is an entry of its own, before. */
+static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
+{
+	if (!mythr)
+		mythr = ++nthreads;
+	if (mythr != lastthr && h[0] != K_BRANCH) {
+		unsigned char t[12];
+		t[0] = K_THREAD;
+		int tn = 1 + put_uv(t + 1, (uint64_t)mythr);
+		if (!room(tn) || !prezero(fredlog_pos + tn))
+			return;
+		memcpy(fredlog_base + fredlog_pos, t, tn);
+		fredlog_pos += tn;
+		fredlog_seq++;
+		lastthr = mythr;
+	}
+	if (!room(hn + pn) || !prezero(fredlog_pos + hn + pn))
+		return;
+	memcpy(fredlog_base + fredlog_pos, h, hn);
+	if (pn)
+		memcpy(fredlog_base + fredlog_pos + hn, payload, pn);
+	fredlog_pos += hn + pn;
+	fredlog_seq++;
+	fredlog_ctl->end = fredlog_pos;
+	fredlog_ctl->count = fredlog_seq;
+}
+
+/* An entry being replayed: where its fields are. */
+struct ent {
+	int kind;
+	uint64_t at; /* next field */
+};
+
+static const char *call_name(int k) { return k > 0 && k <= K_SIGNAL ? kname[k] : "?"; }
+
+/* begin decides, lock held, whether this call replays: 1 replay (e holds
+ * the entry, which is of kind k), 0 record. A mismatch (the log's next
+ * entry is another call) cuts the log and records. */
+static void deliver(int sig);
+
+static int begin(int k, struct ent *e)
+{
+	sync_cuts();
+	for (;;) {
+		if (fredlog_pos >= fredlog_ctl->end)
+			return 0;
+		uint64_t at = fredlog_pos;
+		int got = (unsigned char)fredlog_base[at++];
+		if (got == K_THREAD) {
+			get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+			continue; /* one thread today: the order is the log's */
+		}
+		if (got == K_BRANCH) {
+			/* what follows is another history's: ours ends here */
+			cut(fredlog_pos);
+			return 0;
+		}
+		if (got == K_SIGNAL && k != K_SIGNAL) {
+			/* A signal arrived here the first time: its handler runs
+			 * now, before this call, as it did then. */
+			int sig = (int)get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+			raw_unlock();
+			inlib = 0;
+			deliver(sig);
+			inlib = 1;
+			lock();
+			sync_cuts();
+			continue;
+		}
+		if (got == k) {
+			e->kind = k;
+			e->at = at;
+			return 1;
+		}
+		return -got;
+	}
+}
+
+/* diverge reports a mismatch once and cuts the log here. */
+static void diverge(int k, int logged, const char *detail)
+{
+	fredlog_ctl->divergences++;
+	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
+	    "recording a new branch of history from here",
+	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged));
+	cut(fredlog_pos);
+}
+
+/* done ends a replayed entry at e->at (after its fields and payload). */
+static void done(struct ent *e)
+{
+	fredlog_pos = e->at;
+	fredlog_seq++;
+	if (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL)
+		due = 1;
+}
+
+/* OFF: this call is not the program's to log. */
+#define OFF (!fredlog_active || inlib || fredlog_debugger)
+
+#define ENTER()                    \
+	if (OFF)                       \
+		goto passthrough;      \
+	inlib = 1;                     \
+	lock();
+#define LEAVE()   \
+	unlock(); \
+	inlib = 0;
+
+/* start: returns 1 with e set when replaying; else records. */
+static int start(int k, struct ent *e)
+{
+	int r = begin(k, e);
+	if (r < 0) {
+		diverge(k, -r, NULL);
+		return 0;
+	}
+	return r;
+}
+
+/* --- clocks --- */
+
+EXPORT time_t time(time_t *t)
+{
+	READY();
+	time_t v;
+	struct ent e;
+	ENTER();
+	if (start(K_TIME, &e)) {
+		last_time += get_sv(&e.at);
+		v = (time_t)last_time;
+		done(&e);
+	} else {
+		struct timespec ts;
+		real_clock_gettime(CLOCK_REALTIME, &ts);
+		v = ts.tv_sec;
+		unsigned char h[12];
+		h[0] = K_TIME;
+		int n = 1 + put_sv(h + 1, (int64_t)v - last_time);
+		last_time = v;
+		append(h, n, NULL, 0);
+	}
+	LEAVE();
+	if (t)
+		*t = v;
+	return v;
+passthrough:;
+	struct timespec ts;
+	real_clock_gettime(CLOCK_REALTIME, &ts);
+	if (t)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+
+EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	READY();
+	struct ent e;
+	(void)tz;
+	struct timeval *volatile tvp = tv; /* NULL is allowed: nothing to do */
+	if (!tvp)
+		return 0;
+	ENTER();
+	if (start(K_TIMEOFDAY, &e)) {
+		last_tv += get_sv(&e.at);
+		done(&e);
+	} else {
+		struct timespec ts;
+		real_clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t v = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		unsigned char h[12];
+		h[0] = K_TIMEOFDAY;
+		int n = 1 + put_sv(h + 1, v - last_tv);
+		last_tv = v;
+		append(h, n, NULL, 0);
+	}
+	tv->tv_sec = last_tv / 1000000;
+	tv->tv_usec = last_tv % 1000000;
+	LEAVE();
+	return 0;
+passthrough:;
+	struct timespec ts;
+	real_clock_gettime(CLOCK_REALTIME, &ts);
+	tv->tv_sec = ts.tv_sec;
+	tv->tv_usec = ts.tv_nsec / 1000;
+	return 0;
+}
+
+EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
+{
+	READY();
+	struct ent e;
+	int slot = c >= 0 && c < 15 ? c : 15;
+	ENTER();
+	if (start(K_CLOCK, &e)) {
+		int id = (unsigned char)fredlog_base[e.at++];
+		if (id != (unsigned char)c) {
+			e.at--;
+			diverge(K_CLOCK, K_CLOCK, " (another clock)");
+			goto rec;
+		}
+		int64_t d = get_sv(&e.at);
+		done(&e);
+		if (d == INT64_MIN) { /* logged failure */
+			LEAVE();
+			errno = EINVAL;
+			return -1;
+		}
+		last_clock[slot] += d;
+	} else {
+rec:;
+		int r = real_clock_gettime(c, ts);
+		unsigned char h[16];
+		h[0] = K_CLOCK;
+		h[1] = (unsigned char)c;
+		int n;
+		if (r != 0) {
+			n = 2 + put_sv(h + 2, INT64_MIN);
+			append(h, n, NULL, 0);
+			LEAVE();
+			return r;
+		}
+		int64_t v = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+		n = 2 + put_sv(h + 2, v - last_clock[slot]);
+		last_clock[slot] = v;
+		append(h, n, NULL, 0);
+	}
+	ts->tv_sec = last_clock[slot] / 1000000000;
+	ts->tv_nsec = last_clock[slot] % 1000000000;
+	LEAVE();
+	return 0;
+passthrough:
+	return real_clock_gettime(c, ts);
+}
+
+/* --- results with data: getrandom, read, pread, recv, stdio --- */
+
+/* log_data records (kind, fd, result, data); for replays, rep_data checks
+ * the fd and size and copies the data. */
+static void log_data(int k, int fd, int64_t res, const void *buf)
+{
+	unsigned char h[32];
+	h[0] = (unsigned char)k;
+	int n = 1 + put_uv(h + 1, (uint64_t)(fd + 1));
+	n += put_sv(h + n, res);
+	append(h, n, buf, res > 0 ? (size_t)res : 0);
+}
+
+/* rep_data: 1 replayed (*res set), 0 diverged (record instead). */
+static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t *res)
+{
+	uint64_t at = e->at;
+	int64_t lfd = (int64_t)get_uv(&at) - 1;
+	int64_t r = get_sv(&at);
+	if (lfd != fd || r > (int64_t)max) {
+		char d[64];
+		snprintf(d, sizeof d, lfd != fd ? " (fd %d, the log has fd %lld)" : " (for fewer bytes)", fd, (long long)lfd);
+		diverge(k, k, d);
+		return 0;
+	}
+	if (r > 0)
+		memcpy(buf, fredlog_base + at, r);
+	e->at = at + (r > 0 ? r : 0);
+	done(e);
+	*res = r;
+	return 1;
+}
+
+static int is_tty(int fd)
+{
+	if (fredlog_tty)
+		return 0;
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd);
+}
+
+/* DATA_CALL wraps a call that returns data in buf: replay or record. */
+#define DATA_CALL(K, FD, MAX, BUF, CALL)                             \
+	do {                                                         \
+		struct ent e;                                        \
+		int64_t res;                                         \
+		if (OFF || is_tty(FD))          \
+			return CALL;                                 \
+		inlib = 1;                                           \
+		lock();                                              \
+		int rep = start(K, &e) && rep_data(&e, K, FD, MAX, BUF, &res); \
+		unlock();                                            \
+		if (!rep) {                                          \
+			res = CALL;                                  \
+			int sv = errno;                              \
+			lock();                                      \
+			log_data(K, FD, res < 0 ? -sv : res, BUF);   \
+			unlock();                                    \
+			errno = sv;                                  \
+		} else if (res < 0) {                                \
+			errno = (int)-res;                           \
+			res = -1;                                    \
+		}                                                    \
+		inlib = 0;                                           \
+		return res;                                          \
+	} while (0)
+
+EXPORT ssize_t read(int fd, void *buf, size_t n) { READY(); DATA_CALL(K_READ, fd, n, buf, real_read(fd, buf, n)); }
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, n, buf, real_recv(fd, buf, n, fl)); }
+EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, n, buf, real_getrandom(buf, n, fl)); }
+
+/* recvfrom: the sender's address is not logged (replays leave it as it
+ * is); the data is. */
+EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a, socklen_t *al)
+{
+	READY();
+	DATA_CALL(K_RECV, fd, n, buf, real_recvfrom(fd, buf, n, fl, a, al));
+}
+
+/* recvmsg: the data of the iovecs, gathered; control messages are not
+ * logged. */
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
+{
+	READY();
+	if (OFF || is_tty(fd))
+		return real_recvmsg(fd, m, fl);
+	size_t max = 0;
+	for (size_t i = 0; i < m->msg_iovlen; i++)
+		max += m->msg_iov[i].iov_len;
+	char *tmp = malloc(max ? max : 1);
+	if (!tmp)
+		return real_recvmsg(fd, m, fl);
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	int rep = start(K_RECV, &e) && rep_data(&e, K_RECV, fd, max, tmp, &res);
+	unlock();
+	if (!rep) {
+		res = real_recvmsg(fd, m, fl);
+		int sv = errno;
+		size_t off = 0;
+		for (size_t i = 0; res > 0 && i < m->msg_iovlen && off < (size_t)res; i++) {
+			size_t c = m->msg_iov[i].iov_len < (size_t)res - off ? m->msg_iov[i].iov_len : (size_t)res - off;
+			memcpy(tmp + off, m->msg_iov[i].iov_base, c);
+			off += c;
+		}
+		lock();
+		log_data(K_RECV, fd, res < 0 ? -sv : res, tmp);
+		unlock();
+		errno = sv;
+	} else if (res < 0) {
+		errno = (int)-res;
+		res = -1;
+	} else {
+		size_t off = 0;
+		for (size_t i = 0; i < m->msg_iovlen && off < (size_t)res; i++) {
+			size_t c = m->msg_iov[i].iov_len < (size_t)res - off ? m->msg_iov[i].iov_len : (size_t)res - off;
+			memcpy(m->msg_iov[i].iov_base, tmp + off, c);
+			off += c;
+		}
+		m->msg_controllen = 0;
+	}
+	inlib = 0;
+	free(tmp);
+	return res;
+}
+
+/* stdio reads go to libc's internal read, which LD_PRELOAD cannot see:
+ * the usual ones are wrapped here. The FILE's own buffer is not replayed,
+ * so a replayed stretch must read a stream only through these. */
+static int stdio_tty(FILE *f) { return is_tty(fileno(f)); }
+
+EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
+{
+	READY();
+	if (OFF || stdio_tty(f) || sz == 0)
+		return real_fread(buf, sz, nm, f);
+	int fd = fileno(f);
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, sz * nm, buf, &res);
+	unlock();
+	if (!rep) {
+		size_t got = real_fread(buf, sz, nm, f);
+		res = (int64_t)(got * sz);
+		lock();
+		log_data(K_STDIO, fd, res, buf);
+		unlock();
+	}
+	inlib = 0;
+	return res < 0 ? 0 : (size_t)res / sz;
+}
+
+EXPORT char *fgets(char *s, int size, FILE *f)
+{
+	READY();
+	if (OFF || stdio_tty(f) || size <= 0)
+		return real_fgets(s, size, f);
+	int fd = fileno(f);
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, size - 1, s, &res);
+	unlock();
+	if (!rep) {
+		char *r = real_fgets(s, size, f);
+		res = r ? (int64_t)strlen(s) : 0;
+		lock();
+		log_data(K_STDIO, fd, res, s);
+		unlock();
+	}
+	inlib = 0;
+	if (res <= 0)
+		return NULL;
+	s[res] = 0;
+	return s;
+}
+
+EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
+{
+	READY();
+	if (OFF || stdio_tty(f))
+		return real_getdelim(lp, np, delim, f);
+	int fd = fileno(f);
+	struct ent e;
+	int64_t res = -1;
+	inlib = 1;
+	lock();
+	int rep = 0;
+	if (start(K_STDIO, &e)) {
+		uint64_t at = e.at;
+		get_uv(&at);
+		int64_t r = get_sv(&at);
+		size_t need = (r > 0 ? r : 0) + 1;
+		if (!*lp || *np < need) {
+			char *nl = realloc(*lp, need);
+			if (nl) {
+				*lp = nl;
+				*np = need;
+			}
+		}
+		if (*lp && *np >= need)
+			rep = rep_data(&e, K_STDIO, fd, need, *lp, &res);
+	}
+	unlock();
+	if (!rep) {
+		res = real_getdelim(lp, np, delim, f);
+		lock();
+		log_data(K_STDIO, fd, res < 0 ? 0 : res, *lp);
+		unlock();
+	} else if (res <= 0) {
+		res = -1;
+	} else {
+		(*lp)[res] = 0;
+	}
+	inlib = 0;
+	return res <= 0 ? -1 : res;
+}
+
+EXPORT ssize_t getline(char **lp, size_t *np, FILE *f) { return getdelim(lp, np, '\n', f); }
+
+static int getc_common(FILE *f, int (*real)(FILE *))
+{
+	if (OFF || stdio_tty(f))
+		return real(f);
+	unsigned char c;
+	int fd = fileno(f);
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, 1, &c, &res);
+	unlock();
+	if (!rep) {
+		int v = real(f);
+		c = (unsigned char)v;
+		res = v == EOF ? 0 : 1;
+		lock();
+		log_data(K_STDIO, fd, res, &c);
+		unlock();
+	}
+	inlib = 0;
+	return res == 1 ? c : EOF;
+}
+EXPORT int fgetc(FILE *f) { READY(); return getc_common(f, real_fgetc); }
+EXPORT int getc(FILE *f) { READY(); return getc_common(f, real_getc); }
+static int real_getchar_f(FILE *f)
+{
+	(void)f;
+	return real_getchar();
+}
+EXPORT int getchar(void) { READY(); return getc_common(stdin, real_getchar_f); }
+
+/* --- results without data --- */
+
+/* simple records or replays one signed result. */
+static int64_t simple(int k, int64_t key, int64_t (*call)(void *), void *arg, int *replayed)
+{
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	if (start(k, &e)) {
+		uint64_t at = e.at;
+		int64_t lk2 = (int64_t)get_uv(&at) - 1;
+		if (lk2 == key) {
+			res = get_sv(&at);
+			e.at = at;
+			done(&e);
+			unlock();
+			inlib = 0;
+			if (replayed)
+				*replayed = 1;
+			return res;
+		}
+		diverge(k, k, " (other arguments)");
+	}
+	unlock();
+	res = call(arg);
+	int sv = errno;
+	unsigned char h[24];
+	h[0] = (unsigned char)k;
+	int n = 1 + put_uv(h + 1, (uint64_t)(key + 1));
+	n += put_sv(h + n, res < 0 ? -sv : res);
+	lock();
+	append(h, n, NULL, 0);
+	unlock();
+	inlib = 0;
+	errno = sv;
+	return res < 0 ? -sv : res;
+}
+
+static int64_t call_getpid(void *a)
+{
+	(void)a;
+	return syscall(SYS_getpid);
+}
+static int64_t call_getppid(void *a)
+{
+	(void)a;
+	return syscall(SYS_getppid);
+}
+EXPORT pid_t getpid(void)
+{
+	READY();
+	if (OFF || !fredlog_pid)
+		return syscall(SYS_getpid);
+	return (pid_t)simple(K_GETPID, 0, call_getpid, NULL, NULL);
+}
+EXPORT pid_t getppid(void)
+{
+	READY();
+	if (OFF || !fredlog_pid)
+		return syscall(SYS_getppid);
+	return (pid_t)simple(K_GETPPID, 0, call_getppid, NULL, NULL);
+}
+
+/* errno results come back negative from simple. */
+static int neg(int64_t r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (int)r;
+}
+
+/* accept: on replay there is no peer; the program gets /dev/null under
+ * the logged descriptor number, and its reads from it are replayed. */
+struct acc {
+	int fd, fl, four;
+	struct sockaddr *a;
+	socklen_t *al;
+};
+static int64_t call_accept(void *p)
+{
+	struct acc *x = p;
+	return x->four ? real_accept4(x->fd, x->a, x->al, x->fl) : real_accept(x->fd, x->a, x->al);
+}
+static int accept_common(struct acc *x)
+{
+	if (OFF)
+		return (int)call_accept(x);
+	int replayed = 0;
+	int64_t r = simple(K_ACCEPT, x->fd, call_accept, x, &replayed);
+	if (replayed && r >= 0 && fcntl((int)r, F_GETFD) < 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul >= 0 && nul != r) {
+			dup2(nul, (int)r);
+			close(nul);
+		}
+	}
+	return neg(r);
+}
+EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
+{
+	READY();
+	struct acc x = {fd, 0, 0, a, al};
+	return accept_common(&x);
+}
+EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
+{
+	READY();
+	struct acc x = {fd, fl, 1, a, al};
+	return accept_common(&x);
+}
+
+/* poll, select, epoll_wait: the count and which descriptors are ready. */
+static int ready_call(int k, int key, void *set, size_t setlen, int64_t (*call)(void *), void *arg)
+{
+	struct ent e;
+	int64_t res;
+	inlib = 1;
+	lock();
+	if (start(k, &e)) {
+		if (rep_data(&e, k, key, setlen, set, &res)) {
+			/* the payload is the sets; the result follows them */
+			unlock();
+			inlib = 0;
+			return neg(res);
+		}
+	}
+	unlock();
+	res = call(arg);
+	int sv = errno;
+	lock();
+	log_data(k, key, res < 0 ? -sv : res, set); /* res bytes of set: see below */
+	unlock();
+	inlib = 0;
+	errno = sv;
+	return (int)res;
+}
+
+/* For these the logged "result" is the length of the saved sets, and the
+ * real result is stored at its end as 4 bytes. */
+struct pollarg {
+	struct pollfd *fds;
+	nfds_t n;
+	int t;
+	char *buf;
+};
+static int64_t call_poll(void *p)
+{
+	struct pollarg *x = p;
+	int r = real_poll(x->fds, x->n, x->t);
+	int sv = errno;
+	for (nfds_t i = 0; i < x->n; i++)
+		memcpy(x->buf + 2 * i, &x->fds[i].revents, 2);
+	memcpy(x->buf + 2 * x->n, &r, 4);
+	errno = sv;
+	return r < 0 ? r : (int64_t)(2 * x->n + 4);
+}
+EXPORT int poll(struct pollfd *fds, nfds_t n, int t)
+{
+	READY();
+	if (OFF || n > 4096)
+		return real_poll(fds, n, t);
+	char buf[2 * 4096 + 4];
+	struct pollarg x = {fds, n, t, buf};
+	int r = ready_call(K_POLL, (int)n, buf, 2 * n + 4, call_poll, &x);
+	if (r < 0)
+		return r;
+	for (nfds_t i = 0; i < n; i++)
+		memcpy(&fds[i].revents, buf + 2 * i, 2);
+	memcpy(&r, buf + 2 * n, 4);
+	return r;
+}
+
+struct selarg {
+	int n;
+	fd_set *s[3];
+	struct timeval *tv;
+	char *buf;
+	size_t len;
+};
+static int64_t call_select(void *p)
+{
+	struct selarg *x = p;
+	int r = real_select(x->n, x->s[0], x->s[1], x->s[2], x->tv);
+	int sv = errno;
+	size_t b = (x->n + 7) / 8;
+	for (int i = 0; i < 3; i++)
+		if (x->s[i])
+			memcpy(x->buf + i * b, x->s[i], b);
+	memcpy(x->buf + 3 * b, &r, 4);
+	errno = sv;
+	return r < 0 ? r : (int64_t)x->len;
+}
+EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
+{
+	READY();
+	if (OFF || n < 0 || n > FD_SETSIZE)
+		return real_select(n, r, w, ex, tv);
+	char buf[3 * FD_SETSIZE / 8 + 4];
+	size_t b = (n + 7) / 8;
+	struct selarg x = {n, {r, w, ex}, tv, buf, 3 * b + 4};
+	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
+	if (res < 0)
+		return res;
+	for (int i = 0; i < 3; i++)
+		if (x.s[i])
+			memcpy(x.s[i], buf + i * b, b);
+	memcpy(&res, buf + 3 * b, 4);
+	return res;
+}
+
+struct eparg {
+	int ep, max, t;
+	struct epoll_event *ev;
+	char *buf;
+};
+static int64_t call_epoll(void *p)
+{
+	struct eparg *x = p;
+	int r = real_epoll_wait(x->ep, x->ev, x->max, x->t);
+	int sv = errno;
+	if (r > 0)
+		memcpy(x->buf, x->ev, r * sizeof *x->ev);
+	memcpy(x->buf + (r > 0 ? r : 0) * sizeof *x->ev, &r, 4);
+	errno = sv;
+	return r < 0 ? r : (int64_t)(r * sizeof *x->ev + 4);
+}
+EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int t)
+{
+	READY();
+	if (OFF || max <= 0 || max > 1024)
+		return real_epoll_wait(ep, ev, max, t);
+	char buf[1024 * sizeof(struct epoll_event) + 4];
+	struct eparg x = {ep, max, t, ev, buf};
+	int r = ready_call(K_EPOLL, ep, buf, max * sizeof *ev + 4, call_epoll, &x);
+	if (r < 0)
+		return r;
+	/* the count is the last 4 bytes of what was logged */
+	/* r is the length logged: the events, then the count */
+	int got;
+	memcpy(&got, buf + r - 4, 4);
+	if (got > 0)
+		memcpy(ev, buf, got * sizeof *ev);
+	return got;
+}
+
+/* mmap: the address the kernel chose, given back as a hint on replay so
+ * that addresses (and address literals in watch expressions) stay the
+ * same. */
+struct mmarg {
+	void *a;
+	size_t l;
+	int p, f, fd;
+	off_t o;
+};
+static int64_t call_mmap(void *p)
+{
+	struct mmarg *x = p;
+	void *r = real_mmap(x->a, x->l, x->p, x->f, x->fd, x->o);
+	return r == MAP_FAILED ? -errno : (int64_t)((uintptr_t)r >> 12);
+}
+EXPORT void *mmap(void *a, size_t l, int p, int f, int fd, off_t o)
+{
+	READY();
+	if (OFF || !fredlog_mmap || a || (f & MAP_FIXED))
+		return real_mmap(a, l, p, f, fd, o);
+	struct mmarg x = {a, l, p, f, fd, o};
+	int replayed = 0;
+	int64_t r = simple(K_MMAP, 0, call_mmap, &x, &replayed);
+	if (replayed && r >= 0) {
+		/* replayed: map for real, at the logged address if free */
+		void *want = (void *)((uintptr_t)r << 12);
+		void *got = real_mmap(want, l, p, f | MAP_FIXED_NOREPLACE, fd, o);
+		if (got == MAP_FAILED)
+			got = real_mmap(NULL, l, p, f, fd, o);
+		return got;
+	}
+	if (r < 0) {
+		errno = (int)-r;
+		return MAP_FAILED;
+	}
+	return (void *)((uintptr_t)r << 12);
+}
+EXPORT void *mmap64(void *a, size_t l, int p, int f, int fd, off_t o) { return mmap(a, l, p, f, fd, o); }
+
+/* --- signals ---
+ *
+ * Signals the program handles itself are logged where they arrive between
+ * logged calls. On replay, a logged signal's handler runs when the program
+ * reaches that place in the log (at its next logged call, or at once if the
+ * same signal arrives live right there, as a signal the program sends
+ * itself does); live signals that do not match the log are not given to
+ * the program while it replays. Synchronous signals (faults, SIGPIPE,
+ * abort) come back by themselves and are left alone, and SIGINT is the
+ * person's (Ctrl-C). The handler gets a siginfo with only si_signo on
+ * replay. */
+HIDDEN int fredlog_sig; /* log signals */
+#define NSIG_LOG 65
+static struct sigaction user_act[NSIG_LOG]; /* what the program asked for */
+static char hooked[NSIG_LOG];
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+static int loggable(int sig)
+{
+	switch (sig) {
+	case SIGINT: case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP:
+	case SIGSYS: case SIGPIPE: case SIGABRT: case SIGKILL: case SIGSTOP:
+		return 0;
+	}
+	return sig > 0 && sig < NSIG_LOG;
+}
+
+/* deliver runs the program's handler for sig, as the kernel would have. */
+static void deliver(int sig)
+{
+	int sv = errno;
+	struct sigaction *a = &user_act[sig];
+	if (a->sa_flags & SA_SIGINFO) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		si.si_signo = sig;
+		if (a->sa_sigaction)
+			a->sa_sigaction(sig, &si, NULL);
+	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler) {
+		a->sa_handler(sig);
+	}
+	errno = sv;
+}
+
+/* deliver_due runs the handlers of the signals logged next (lock free). */
+static void deliver_due(void)
+{
+	while (due) {
+		due = 0;
+		int was = inlib;
+		inlib = 1;
+		lock();
+		int sig = 0;
+		if (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL) {
+			uint64_t at = fredlog_pos + 1;
+			sig = (int)get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+			due = fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_SIGNAL;
+		}
+		raw_unlock();
+		inlib = 0;
+		if (sig)
+			deliver(sig);
+		inlib = was;
+	}
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	int sv = errno;
+	struct sigaction *a = &user_act[sig];
+	int run = 1;
+	if (fredlog_active && !fredlog_debugger && !mine) {
+		int was = inlib;
+		inlib = 1;
+		lock();
+		sync_cuts();
+		/* replaying: only the signal the log expects here */
+		while (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_THREAD) {
+			uint64_t at = fredlog_pos + 1;
+			get_uv(&at);
+			fredlog_pos = at;
+			fredlog_seq++;
+		}
+		if (fredlog_pos < fredlog_ctl->end) {
+			uint64_t at = fredlog_pos;
+			if (fredlog_base[at++] == K_SIGNAL && (int)get_uv(&at) == sig) {
+				fredlog_pos = at;
+				fredlog_seq++;
+			} else {
+				run = 0;
+			}
+		} else {
+			unsigned char h[12];
+			h[0] = K_SIGNAL;
+			append(h, 1 + put_uv(h + 1, (uint64_t)sig), NULL, 0);
+		}
+		raw_unlock();
+		inlib = was;
+	}
+	errno = sv;
+	if (!run)
+		return;
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN)
+		a->sa_handler(sig);
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	READY();
+	if (!real_sigaction)
+		real_sigaction = (__typeof__(real_sigaction))dlsym(RTLD_NEXT, "sigaction");
+	/* one-shot handlers stay the kernel's: it resets them itself */
+	if (!fredlog_sig || !loggable(sig) || (act && (act->sa_flags & SA_RESETHAND) && !hooked[sig]))
+		return real_sigaction(sig, act, old);
+	struct sigaction prev = user_act[sig];
+	int was = hooked[sig];
+	if (act) {
+		int handler = (act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL
+			: act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+		if (handler && !(act->sa_flags & SA_RESETHAND)) {
+			struct sigaction t = *act;
+			t.sa_flags = act->sa_flags | SA_SIGINFO;
+			t.sa_sigaction = trampoline;
+			struct sigaction k;
+			if (real_sigaction(sig, &t, &k) != 0)
+				return -1;
+			user_act[sig] = *act;
+			hooked[sig] = 1;
+			if (old)
+				*old = was ? prev : k;
+			return 0;
+		}
+		hooked[sig] = 0;
+	}
+	struct sigaction k;
+	if (real_sigaction(sig, act, &k) != 0)
+		return -1;
+	if (old)
+		*old = was ? prev : k;
+	return 0;
+}
+
+/* signal() goes to libc's internal sigaction, out of LD_PRELOAD's reach. */
+EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	READY();
+	struct sigaction a, o;
+	memset(&a, 0, sizeof a);
+	a.sa_handler = h;
+	a.sa_flags = SA_RESTART;
+	sigemptyset(&a.sa_mask);
+	sigaddset(&a.sa_mask, sig);
+	if (sigaction(sig, &a, &o) != 0)
+		return SIG_ERR;
+	return o.sa_handler;
+}
+
+/* syscall: the number FREDLOG_SYSCALL is this library's own: argument 1
+ * when an in-process debugger starts talking with the person, 0 when it
+ * lets the program run again (they nest). pdb calls it through ctypes. */
+#define FREDLOG_SYSCALL 0x46524544 /* "FRED" */
+EXPORT long syscall(long n, ...)
+{
+	READY();
+	static long (*real)(long, ...);
+	va_list ap;
+	va_start(ap, n);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	/* compared as ints: ctypes passes Python ints as C ints, whose upper
+	 * register halves are not defined */
+	if ((int)n == FREDLOG_SYSCALL) {
+		if ((int)a[0])
+			fredlog_debugger++;
+		else if (fredlog_debugger > 0)
+			fredlog_debugger--;
+		return 0;
+	}
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* A child the program forks is another program: nothing of it is logged.
+ * A child an in-process debugger forks (pdb's and perl's fork snapshots)
+ * is a snapshot of this one: it goes on as it is. */
+EXPORT pid_t fork(void)
+{
+	READY();
+	pid_t r = real_fork();
+	if (r == 0 && !fredlog_debugger)
+		fredlog_active = 0;
+	return r;
+}
+
+/* --- start --- */
+
+static int wrapper(const char *exe)
+{
+	const char *b = strrchr(exe, '/');
+	b = b ? b + 1 : exe;
+	static const char *skip[] = {"env", "sh", "dash", "bash", "setarch", NULL};
+	for (int i = 0; skip[i]; i++)
+		if (!strcmp(b, skip[i]))
+			return 1;
+	return 0;
+}
+
+__attribute__((constructor)) static void fredlog_init(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	READY();
+	const char *path = getenv("FREDLOG_FILE");
+	if (!path || !*path)
+		return;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	if (wrapper(exe))
+		return;
+	/* Addresses must be the same on every run: without randomisation.
+	 * gdb already starts programs so; interpreters get it here, once. */
+	int pers = personality(0xffffffff);
+	if (pers != -1 && !(pers & ADDR_NO_RANDOMIZE) && !getenv("FREDLOG_ASLR")) {
+		if (personality(pers | ADDR_NO_RANDOMIZE) != -1) {
+			setenv("FREDLOG_ASLR", "1", 1); /* do it once, even if refused */
+			execve("/proc/self/exe", argv, environ);
+		}
+	}
+	(void)envp;
+	unsetenv("FREDLOG_ASLR");
+	fredlog_quiet = getenv("FREDLOG_QUIET") && !strcmp(getenv("FREDLOG_QUIET"), "1");
+	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
+	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
+	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
+	fredlog_sig = !getenv("FREDLOG_SIG") || strcmp(getenv("FREDLOG_SIG"), "0");
+	uint64_t size = 256ull << 20;
+	if (getenv("FREDLOG_SIZE"))
+		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		say("%s: %s; nothing is recorded", path, strerror(errno));
+		return;
+	}
+	if (strlen(path) < sizeof logpath)
+		strcpy(logpath, path);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size >= HDR)
+		size = st.st_size; /* another run of the program in this session */
+	else if (ftruncate(fd, size) != 0) {
+		say("%s: %s; nothing is recorded", path, strerror(errno));
+		close(fd);
+		return;
+	} else {
+		/* A new log: its header written, not touched through the
+		 * mapping (see prezero). */
+		struct ctl c0;
+		memset(&c0, 0, sizeof c0);
+		memcpy(c0.magic, MAGIC, 8);
+		c0.version = 1;
+		c0.hdr = HDR;
+		c0.size = size;
+		c0.end = HDR;
+		c0.zeroed = HDR;
+		if (pwrite(fd, &c0, sizeof c0, 0) != (ssize_t)sizeof c0) {
+			say("%s: %s; nothing is recorded", path, strerror(errno));
+			close(fd);
+			return;
+		}
+	}
+	void *m = real_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		say("mapping %s: %s; nothing is recorded", path, strerror(errno));
+		return;
+	}
+	fredlog_base = m;
+	fredlog_ctl = m;
+	struct ctl *c = fredlog_ctl;
+	if (memcmp(c->magic, MAGIC, 8) != 0) {
+		memset(c, 0, sizeof *c);
+		c->version = 1;
+		c->hdr = HDR;
+		c->size = size;
+		c->end = HDR;
+		memcpy(c->magic, MAGIC, 8);
+	}
+	/* A new run records from the start: older runs' snapshots see a cut.
+	 * (FREDLOG_REPLAY=1 replays the file's log from its start instead:
+	 * for tests and the benchmark, which have no snapshot to restore.) */
+	fredlog_pos = HDR;
+	fredlog_seq = 0;
+	if (getenv("FREDLOG_REPLAY") && !strcmp(getenv("FREDLOG_REPLAY"), "1"))
+		fredlog_mycuts = c->ncuts;
+	else
+		cut(HDR);
+	unsetenv("FREDLOG_REPLAY");
+	unsetenv("FREDLOG_FILE");
+	fredlog_active = 1;
+}

@@ -1,0 +1,467 @@
+package replaylog
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+// sample has one entry of every kind, with awkward values.
+func sample() []Entry {
+	return []Entry{
+		{Kind: Time, Value: 1795312259},
+		{Kind: Time, Value: 1795312258}, // backwards
+		{Kind: TimeOfDay, Value: 1795312259149501},
+		{Kind: Clock, ClockID: 1, Value: 8364656858772},
+		{Kind: Clock, ClockID: 1, Value: 8364656859000},
+		{Kind: Clock, ClockID: 0, Value: 1795312259149501000},
+		{Kind: Clock, ClockID: -2, Value: 12345},
+		{Kind: Clock, ClockID: 7, Failed: true},
+		{Kind: Random, Fd: -1, Result: 8, Data: []byte{1, 2, 3, 4, 5, 6, 7, 8}},
+		{Kind: Read, Fd: 3, Result: 6, Data: []byte("hello\n")},
+		{Kind: Read, Fd: 0, Result: 0},
+		{Kind: Read, Fd: 9, Result: -11},
+		{Kind: Pread, Fd: 4, Result: 2, Data: []byte("ab")},
+		{Kind: Recv, Fd: 5, Result: 3, Data: []byte("xyz")},
+		{Kind: Stdio, Fd: 6, Result: 4, Data: []byte("line")},
+		{Kind: Accept, Fd: 3, Result: 7},
+		{Kind: Poll, Fd: 2, Result: 8, Data: []byte{1, 0, 0, 0, 1, 0, 0, 0}},
+		{Kind: Select, Fd: 4, Result: -4},
+		{Kind: Epoll, Fd: 8, Result: 4, Data: []byte{0, 0, 0, 0}},
+		{Kind: GetPid, Fd: -1, Result: 4242},
+		{Kind: GetPPid, Fd: -1, Result: 1},
+		{Kind: Mmap, Fd: 0, Value: 0x7ffff7fc0000, Result: 0x7ffff7fc0000 >> 12},
+		{Kind: Read, Fd: 3, Result: 1, Data: []byte{0}, Thread: 2},
+		{Kind: Time, Value: 5, Thread: 2},
+		{Kind: Signal, Fd: -1, Result: 10, Thread: 2},
+		{Kind: Branch, Thread: 2},
+		{Kind: Time, Value: 1795312300, Thread: 2},
+	}
+}
+
+// same compares what the writer was given with what the reader returns.
+func same(t *testing.T, want []Entry, got []Entry) {
+	t.Helper()
+	var g []Entry
+	for _, e := range got {
+		if e.Kind == Thread {
+			continue
+		}
+		g = append(g, e)
+	}
+	if len(g) != len(want) {
+		t.Fatalf("%d entries back, want %d", len(g), len(want))
+	}
+	for i, w := range want {
+		e := g[i]
+		if w.Thread == 0 {
+			w.Thread = 1
+		}
+		if e.Kind != w.Kind || (e.Thread != w.Thread && w.Kind != Branch) || e.Value != w.Value || e.Failed != w.Failed ||
+			!bytes.Equal(e.Data, w.Data) || (w.Kind == Clock && e.ClockID != w.ClockID) {
+			t.Fatalf("entry %d: got %+v, want %+v", i, e, w)
+		}
+		if w.Kind != Clock && w.Kind != Time && w.Kind != TimeOfDay && w.Kind != Branch && (e.Fd != w.Fd || e.Result != w.Result) {
+			t.Fatalf("entry %d: got fd %d result %d, want %d %d", i, e.Fd, e.Result, w.Fd, w.Result)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	w := NewWriter()
+	w.Size = 1 << 16
+	for _, e := range sample() {
+		w.Add(e)
+	}
+	path := filepath.Join(t.TempDir(), "log")
+	if err := w.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, sample(), l.Entries)
+	if l.Count != uint64(len(l.Entries)) {
+		t.Errorf("header count %d, %d entries", l.Count, len(l.Entries))
+	}
+	for i, e := range l.Entries {
+		if e.Seq != uint64(i) {
+			t.Errorf("entry %d has seq %d", i, e.Seq)
+		}
+	}
+	var out bytes.Buffer
+	if err := Dump(&out, path, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`clock_gettime  clock 1: 8364.656858772`, `read           fd 3: 6 bytes "hello\n"`,
+		`fd 9: -1 (errno 11)`, `getrandom      8 bytes 0102030405060708`, `mmap           0x7ffff7fc0000`,
+		`thread 2 runs`, `a new branch of history starts here`, `signal         SIGUSR1 (10) handled`, `epfd 8: 0 ready`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dump lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCompact: the common entries take at most 8 bytes.
+func TestCompact(t *testing.T) {
+	w := NewWriter()
+	base := int64(8364656858772)
+	for i := 0; i < 1000; i++ {
+		w.Add(Entry{Kind: Clock, ClockID: 1, Value: base + int64(i)*1500000}) // 1.5 ms apart
+		w.Add(Entry{Kind: Time, Value: 1795312259 + int64(i/100)})
+		w.Add(Entry{Kind: GetPid, Fd: -1, Result: 123456})
+		w.Add(Entry{Kind: Read, Fd: 3, Data: make([]byte, 100)})
+	}
+	l, err := Parse(Header{Size: 1 << 30, End: uint64(HeaderSize + len(w.buf))}, w.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range l.Entries[4:] { // the first are absolute
+		if n := e.Len - len(e.Data); n > 8 {
+			t.Errorf("%s entry takes %d bytes besides its data", e.Kind, n)
+		}
+	}
+}
+
+// TestRandomLogs: random entries round-trip; every truncation of the
+// encoding gives the whole entries before it and a FormatError, never a
+// panic or a wrong entry.
+func TestRandomLogs(t *testing.T) {
+	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal}
+	for seed := int64(0); seed < 200; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var es []Entry
+		w := NewWriter()
+		for i := 0; i < 1+r.Intn(40); i++ {
+			k := kinds[r.Intn(len(kinds))]
+			e := Entry{Kind: k, Thread: 1 + r.Intn(3), Fd: r.Intn(1000) - 1}
+			v := r.Int63n(1<<62) - 1<<61
+			switch k {
+			case Time, TimeOfDay, Clock:
+				e.Value, e.ClockID = v, r.Intn(20)-3
+				e.Failed = k == Clock && r.Intn(10) == 0
+				if e.Failed {
+					e.Value = 0
+				}
+			case Mmap:
+				e.Value = r.Int63n(1<<47) &^ 0xfff
+				e.Result = e.Value >> 12
+			case Signal:
+				e.Result = int64(1 + r.Intn(64))
+			case Branch:
+			default:
+				if k.hasData() && r.Intn(5) > 0 {
+					e.Data = make([]byte, r.Intn(300))
+					r.Read(e.Data)
+					e.Result = int64(len(e.Data))
+				} else {
+					e.Result = -int64(r.Intn(130))
+					if !k.hasData() {
+						e.Result = v
+					}
+				}
+			}
+			if k == Time || k == TimeOfDay || k == Clock || k == Branch || k == Signal {
+				e.Fd = -1
+			}
+			if k.hasData() && len(e.Data) == 0 && e.Result > 0 {
+				e.Result = 0
+			}
+			es = append(es, e)
+			w.Add(e)
+		}
+		b := w.Bytes()
+		h, err := ParseHeader(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Parse(h, b[HeaderSize:h.End])
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for i := range es {
+			if es[i].Kind.hasData() && es[i].Result == 0 {
+				es[i].Data = nil
+			}
+		}
+		same(t, es, l.Entries)
+		for cut := HeaderSize; cut < int(h.End); cut += 1 + r.Intn(7) {
+			part, err := Parse(h, b[HeaderSize:cut])
+			whole := 0
+			for _, e := range l.Entries {
+				if e.Offset+uint64(e.Len) <= uint64(cut) {
+					whole++
+				}
+			}
+			if len(part.Entries) != whole {
+				t.Fatalf("seed %d, cut at %d: %d entries, want the %d whole ones", seed, cut, len(part.Entries), whole)
+			}
+			if !reflect.DeepEqual(part.Entries, l.Entries[:whole]) && whole > 0 {
+				t.Fatalf("seed %d, cut at %d: entries differ", seed, cut)
+			}
+			atBoundary := whole == len(l.Entries) || l.Entries[whole].Offset == uint64(cut)
+			if (err == nil) != atBoundary {
+				t.Fatalf("seed %d, cut at %d: error %v, at an entry boundary: %v", seed, cut, err, atBoundary)
+			}
+			if err != nil && !errors.Is(err, ErrFormat) {
+				t.Fatalf("seed %d: error %v is not a FormatError", seed, err)
+			}
+		}
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWriter()
+	w.Add(Entry{Kind: Read, Fd: 3, Data: []byte("0123456789")})
+	b := w.Bytes()
+	cases := map[string][]byte{
+		"empty":     nil,
+		"magic":     append([]byte("NOTALOG!"), b[8:]...),
+		"truncated": b[:len(b)-4],
+		"kind":      append(append([]byte(nil), b[:HeaderSize]...), append([]byte{99}, b[HeaderSize+1:]...)...),
+	}
+	want := map[string]string{"empty": "less than a header", "magic": "no FREDLOG1 magic",
+		"truncated": "(10 bytes of data|ends before)", "kind": "unknown entry kind 99"}
+	for name, data := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o600)
+		_, err := ReadFile(p)
+		if err == nil || !regexp.MustCompile(want[name]).MatchString(err.Error()) || !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: error %v, want a FormatError matching %q", name, err, want[name])
+		}
+		var out bytes.Buffer
+		if err := Dump(&out, p, 0); err == nil {
+			t.Errorf("%s: Dump gave no error", name)
+		}
+	}
+}
+
+// The library, in a real program without a debugger: a recorded run
+// replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
+// same values although the world changed; without the library they differ.
+func TestLibraryRecordReplay(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "nondet")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	run := func(value string, env ...string) string {
+		t.Helper()
+		os.WriteFile(data, []byte(value+"\n"), 0o600)
+		c := exec.Command(prog, data)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_TTY=1"}
+	first := run("one", with...)
+	if !strings.Contains(first, "file=one") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	again := run("two", append(with, "FREDLOG_REPLAY=1")...)
+	if again != first {
+		t.Fatalf("replay differs:\n%s\nfirst:\n%s", again, first)
+	}
+	plain := run("two")
+	if plain == first || !strings.Contains(plain, "file=two") {
+		t.Fatalf("without the library the values should differ:\n%s", plain)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]bool{}
+	for _, e := range l.Entries {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []Kind{Time, Clock, TimeOfDay, Random, Read, Stdio, GetPid} {
+		if !kinds[k] {
+			t.Errorf("no %s entry in the log:\n%+v", k, l.Entries)
+		}
+	}
+
+	// Another path than the log's: said once, and recorded from there.
+	other := run("three", append(with, "FREDLOG_REPLAY=1", "NONDET_OTHER=1")...)
+	if strings.Count(other, "diverged from the log") != 1 || !strings.Contains(other, "it called time where the log has read") ||
+		!strings.Contains(other, "other path:") || !strings.Contains(other, "file=one") {
+		t.Fatalf("divergence:\n%s", other)
+	}
+	l2, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l2.Notices != 1 || !strings.Contains(l2.Notice, "it called time where the log has read") {
+		t.Errorf("the header's notice: %d, %q", l2.Notices, l2.Notice)
+	}
+	if l2.Divergences != 1 || l2.Entries[len(l2.Entries)-1].Kind != Time {
+		t.Fatalf("after the divergence the log should end with the new time entry: %d divergences, %+v", l2.Divergences, l2.Entries[len(l2.Entries)-1])
+	}
+	// A new run records afresh.
+	if fresh := run("four", with...); !strings.Contains(fresh, "file=four") {
+		t.Fatalf("a new run replayed the old log:\n%s", fresh)
+	}
+}
+
+// The readiness and socket calls: poll, select, epoll_wait, pread, accept,
+// recvmsg replay the recorded results.
+func TestLibraryReadiness(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "nondet_io")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	run := func(value string, env ...string) string {
+		t.Helper()
+		os.WriteFile(data, []byte(value+"\n"), 0o600)
+		c := exec.Command(prog, data)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := run("..first", with...)
+	if !strings.Contains(first, "pread=first") || !strings.Contains(first, "accept=ok recvmsg=ns=") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	// Replays, against a world where the file changed and the pipe is
+	// ready on about every other run.
+	for i := 0; i < 4; i++ {
+		if again := run("..second", append(with, "FREDLOG_REPLAY=1")...); again != first {
+			t.Fatalf("replay %d:\n%s\nfirst:\n%s", i, again, first)
+		}
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]bool{}
+	for _, e := range l.Entries {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []Kind{Poll, Select, Epoll, Pread, Accept, Recv} {
+		if !kinds[k] {
+			t.Errorf("no %s entry in the log", k)
+		}
+	}
+	if plain := run("..third"); plain == first {
+		t.Fatalf("without the library the output should differ:\n%s", plain)
+	}
+}
+
+// Signals: the handler of a signal the program sent itself, and of one
+// from outside, run at the same place on replay, without the outside
+// signal being sent again.
+func TestLibrarySignals(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "nondet_sig")
+	logf := filepath.Join(t.TempDir(), "log")
+	run := func(kill bool, env ...string) string {
+		t.Helper()
+		c := exec.Command(prog)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		buf := make([]byte, 4096)
+		for !strings.Contains(string(got), "ready") {
+			n, err := out.Read(buf)
+			if err != nil {
+				c.Wait()
+				t.Fatalf("%v: no 'ready': %q", env, got)
+			}
+			got = append(got, buf[:n]...)
+		}
+		if kill {
+			c.Process.Signal(syscall.SIGUSR2)
+		}
+		rest, _ := io.ReadAll(out)
+		if err := c.Wait(); err != nil {
+			t.Fatalf("%v: %v", env, err)
+		}
+		return string(append(got, rest...))
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := run(true, with...)
+	if !strings.Contains(first, "usr2 after") || strings.Contains(first, "usr1 ns=-1") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	if again := run(false, append(with, "FREDLOG_REPLAY=1")...); again != first {
+		t.Fatalf("replay:\n%s\nfirst:\n%s", again, first)
+	}
+	if plain := run(false); !strings.Contains(plain, "no usr2") {
+		t.Fatalf("without the library and the signal:\n%s", plain)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sigs []int64
+	for _, e := range l.Entries {
+		if e.Kind == Signal {
+			sigs = append(sigs, e.Result)
+		}
+	}
+	if len(sigs) != 2 || sigs[0] != int64(syscall.SIGUSR1) || sigs[1] != int64(syscall.SIGUSR2) {
+		t.Fatalf("signal entries %v, want SIGUSR1 then SIGUSR2", sigs)
+	}
+}
+
+// A disk that fills while recording: one message, and the program runs on
+// unlogged (writing into a hole of a full disk through the mapping would
+// kill it with SIGBUS).
+func TestLibraryDiskFull(t *testing.T) {
+	testutil.Require(t, "gcc", "mount")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mounting a small tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	data := filepath.Join(t.TempDir(), "data")
+	os.WriteFile(data, bytes.Repeat([]byte("x"), 256<<10), 0o600)
+	c := exec.Command(testutil.Fixture(t, "bench_read"), data)
+	c.Env = append(os.Environ(), "LD_PRELOAD="+lib, "FREDLOG_FILE="+filepath.Join(dir, "log"))
+	out, err := c.CombinedOutput()
+	if err != nil || strings.Count(string(out), "cannot extend the log") != 1 || !strings.Contains(string(out), "read: 64 chunks") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+}
