@@ -69,6 +69,9 @@ var GDB = &Personality{
 		{Names: []string{"set var[iable]"}, Kind: Mutate, Op: "set var"},
 		{Names: []string{"cal[l]"}, Kind: Mutate, Op: "call"},
 		{Names: []string{"ret[urn]"}, Kind: Mutate, Op: "return"},
+		// The thread the person selects is the one later commands move:
+		// replays select it again.
+		{Names: []string{"t", "thr[ead]"}, Kind: Mutate, Op: "thread"},
 		{Names: []string{"b", "br", "bre[ak]"}, Kind: Breakpoint, Op: "break"},
 		{Names: []string{"tb[reak]"}, Kind: Breakpoint},
 		{Names: []string{"hb[reak]"}, Kind: Breakpoint},
