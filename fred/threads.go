@@ -27,9 +27,8 @@ var roundRobinMax = 5000
 // Per-statement deadlines for the round-robin: a statement that takes
 // longer waits for another thread, which scheduler locking holds.
 const (
-	rrStep   = 2 * time.Second
-	rrFinish = 300 * time.Millisecond
-	rrGrace  = 3 * time.Second // for an interrupted thread to stop
+	rrStep  = 2 * time.Second
+	rrGrace = 3 * time.Second // for an interrupted thread to stop
 )
 
 // ErrNoThread means the round-robin search did not find the thread.
@@ -118,12 +117,14 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				gone[lwp] = true // it has exited
 				continue
 			}
-			// Out of library code first (a wait that may end now), else
-			// one statement.
-			cmd, limit := "step", rrStep
+			// A thread in a wait, or in library code it stepped into, is
+			// not run: returning from there may wait for a held thread,
+			// and gdb does not always report the interrupt that would
+			// stop it (seen after restores).
 			if here[0].Waiting || !s.sourceOnDisk(here[0].File) {
-				cmd, limit = th.Finish, rrFinish
+				continue
 			}
+			cmd, limit := "step", rrStep
 			st := s.threadStep(fmt.Sprintf(th.Locked, cmd, limit.Seconds()), cmd)
 			out, stuck, err := s.lockedRun(cmd, lwp, limit)
 			if err != nil {

@@ -50,7 +50,7 @@ var GDB = &Personality{
 	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
-		Finish: "finish", Hold: "set scheduler-locking step"},
+		Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},

@@ -260,7 +260,6 @@ type Threads struct {
 	// matches in the output.
 	Locked  string
 	Blocked *regexp.Regexp
-	Finish  string // return from the current function (out of library code)
 	Hold    string // what the person types so that step runs the selected thread alone
 }
 
