@@ -29,8 +29,9 @@ var GDB = &Personality{
 	},
 	// fred's own breakpoints are gdb-internal ones (negative numbers): the
 	// person never sees them and their numbering is untouched.
-	Setup: func(string) []string { return []string{"python fred_bp = {}"} },
-	Batch: []string{"set confirm off"},
+	Setup:   func(string) []string { return []string{"python fred_bp = {}", gdbPython(gdbHelpers)} },
+	Stepper: gdbStepper,
+	Batch:   []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
 		{Names: []string{"start"}, Kind: Forward, Op: OpStart},
