@@ -27,7 +27,7 @@ const maxWalk = 100000
 
 // revStats counts the work of one reverse command.
 type revStats struct {
-	restores, replayed, evals, snapshots int
+	restores, replayed, evals, snapshots, probes int
 }
 
 // needReverse checks that reverse commands can work now.
@@ -96,6 +96,11 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 		bestAt++
 	}
 	rest = append(rest, steps[bestAt:]...)
+	for _, step := range rest {
+		if step.Cmd.Op == opProbe {
+			return &ProbeGoneError{Line: step.Cmd.Line}
+		}
+	}
 	for _, step := range rest {
 		if _, err := s.replayStep(step); err != nil {
 			return err

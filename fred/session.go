@@ -80,6 +80,8 @@ type Session struct {
 	bps      []string // where enabled breakpoints stop now
 	bpList   []P.Bp
 	branches map[string][]Step
+	probes   map[int]*probe // moments inside a continue, by number (native.go)
+	nprobes  int
 
 	mu         sync.Mutex
 	cancel     context.CancelFunc // stops the fred command in progress
@@ -136,7 +138,7 @@ func Start(opt Options) (*Session, error) {
 	if opt.Forwarding == nil {
 		opt.Forwarding = func(bool) {}
 	}
-	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, branches: map[string][]Step{}}
+	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, branches: map[string][]Step{}, probes: map[int]*probe{}}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.

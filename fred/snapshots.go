@@ -373,18 +373,23 @@ func (s *Session) prune() {
 		}
 		return false
 	}
-	var off, on []int
+	var off, on, anchors []int
 	for _, id := range s.order {
 		sn := s.snaps[id]
 		if !sn.Auto || first[sn.run] == id {
 			continue
 		}
-		if onLine(sn) {
+		switch {
+		case onLine(sn) && s.probeOf(sn.Steps) != nil:
+			// The only way back to a moment inside a continue: last.
+			anchors = append(anchors, id)
+		case onLine(sn):
 			on = append(on, id)
-		} else {
+		default:
 			off = append(off, id)
 		}
 	}
+	on = append(on, anchors...)
 	for _, id := range append(off, on...) {
 		if len(off)+len(on) <= autoKeep {
 			return

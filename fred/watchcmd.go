@@ -40,6 +40,10 @@ type watchProgram struct {
 	s    *Session
 	expr string
 	st   *revStats
+	// ends are the program CPU times of the continues probed natively,
+	// once a probe ran to the end of one (native.go).
+	ends     map[string]time.Duration
+	noNative bool
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -86,6 +90,11 @@ func (w *watchProgram) Keep(m watch.Moment) {
 
 func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq, error) {
 	am, bm := a.(moment), b.(moment)
+	if pb := w.s.probeOf(bm.steps); pb != nil && w.s.probeOf(am.steps) != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
+		// b is a moment inside a continue that only a snapshot names:
+		// count the statements up to it.
+		return w.countTo(ctx, am.steps, pb)
+	}
 	var cmds []Step
 	if isPrefix(am.steps, bm.steps) {
 		cmds = bm.steps[len(am.steps):]
@@ -213,7 +222,7 @@ func (s *Session) reverseWatch(args []string) error {
 	began := time.Now()
 	st := &revStats{}
 	orig := append([]Step(nil), s.Timeline.Steps...)
-	w := &watchProgram{s: s, expr: expr, st: st}
+	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
@@ -268,8 +277,8 @@ func (s *Session) reverseWatch(args []string) error {
 		return err
 	}
 	s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
-	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d evaluations)",
-		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, res.Evals)
+	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
+		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
 	return nil
 }
 

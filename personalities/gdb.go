@@ -45,9 +45,10 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", "python exec(" + strconv.Quote(gdbThreadsPy) + ")",
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
+	Stepper: gdbStepper,
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
 		Hold: "set scheduler-locking step"},

@@ -203,6 +203,9 @@ type Personality struct {
 	Tracer *Tracer
 	// FrameCmd shows the current location as after a stop.
 	FrameCmd string
+	// Stepper is set for debuggers that can run many steps in one round
+	// trip (gdb, through fred's Python helpers).
+	Stepper *Stepper
 
 	// InProcess debuggers live inside the program's process (pdb, perl
 	// -d): the process fred talks to is the program, a snapshot holds the

@@ -16,6 +16,7 @@ import (
 func Search(ctx context.Context, p Program, start, end Moment) (Result, error) {
 	s := &search{ctx: ctx, p: p}
 	s.keeper, _ = p.(Keeper)
+	s.bisector, _ = p.(Bisector)
 	r, err := s.run(start, end)
 	r.Stats = s.stats
 	if err != nil {
@@ -31,10 +32,11 @@ func Search(ctx context.Context, p Program, start, end Moment) (Result, error) {
 }
 
 type search struct {
-	ctx    context.Context
-	p      Program
-	keeper Keeper // nil if the Program does not keep snapshots
-	stats  Stats
+	ctx      context.Context
+	p        Program
+	keeper   Keeper   // nil if the Program does not keep snapshots
+	bisector Bisector // nil if the Program cannot probe by run time
+	stats    Stats
 }
 
 func (s *search) run(start, end Moment) (Result, error) {
@@ -54,6 +56,30 @@ func (s *search) run(start, end Moment) (Result, error) {
 	// is evaluated once; the ends of the bracket are never probed again.
 	a, b := start, end
 	for {
+		// Halve the stretch by run time while the Program can.
+		for s.bisector != nil {
+			m, err := s.between(a, b)
+			if err != nil {
+				return Result{}, err
+			}
+			if m == nil {
+				break
+			}
+			s.stats.Probes++
+			v, err := s.eval(m)
+			if err != nil {
+				return Result{}, err
+			}
+			if v == after {
+				b = m
+				continue
+			}
+			a, before = m, v
+			if s.keeper != nil {
+				s.stats.Keeps++
+				s.keeper.Keep(m)
+			}
+		}
 		seq, err := s.split(a, b)
 		if err != nil {
 			return Result{}, err
@@ -118,6 +144,20 @@ func (s *search) split(a, b Moment) (Seq, error) {
 		return nil, &SplitError{A: a, B: b, Err: err}
 	}
 	return seq, nil
+}
+
+func (s *search) between(a, b Moment) (Moment, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	m, err := s.bisector.Between(s.ctx, a, b)
+	if err != nil {
+		if cerr := s.ctx.Err(); cerr != nil {
+			return nil, interrupted(cerr)
+		}
+		return nil, &SplitError{A: a, B: b, Err: err}
+	}
+	return m, nil
 }
 
 func interrupted(err error) error {

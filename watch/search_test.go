@@ -658,3 +658,105 @@ func checkRandom(t *testing.T, seed int64) (evals, stmts int) {
 	checkLanding(t, s, res)
 	return res.Evals, s.now - s.start
 }
+
+// bisecting is the simulated program with a Bisector: Between picks a
+// moment near the middle of a stretch longer than min stops, off by up to
+// a quarter of it either way (a timer's interrupt is not exact), and the
+// program runs there from a, as fred's native probe does.
+type bisecting struct {
+	*sim
+	rnd *rand.Rand
+	min int
+}
+
+func (b *bisecting) Between(ctx context.Context, a, c Moment) (Moment, error) {
+	x, y := a.(mom).pos, c.(mom).pos
+	if x >= y {
+		b.t.Errorf("Between(%v, %v): not in order", a, c)
+	}
+	if y-x < b.min {
+		return nil, nil
+	}
+	mid := x + (y-x)/2 + b.rnd.Intn((y-x)/2+1) - (y-x)/4
+	mid = max(x+1, min(y-1, mid))
+	b.run(x, mid)
+	b.last = -1
+	b.probes++
+	return b.m(mid), nil
+}
+
+// A million-statement `continue` with a Bisector: the probes do most of
+// the work, Split refines only a short stretch, and the evaluations stay
+// about log2 of the statements.
+func TestBisectorMillion(t *testing.T) {
+	const n = 1000000
+	prog := func(v *vm) {
+		v.stmt(1, nil)
+		for i := 0; i < n; i++ {
+			v.stmt(2, func() { v.g["i"]++ })
+		}
+		v.stmt(3, nil)
+	}
+	expr := func(v *vm) (string, error) { return strconv.FormatBool(v.g["i"] >= 765432), nil }
+	for seed := int64(1); seed <= 5; seed++ {
+		s := newSim(t, prog, expr)
+		s.snap()
+		s.cont(3)
+		b := &bisecting{sim: s, rnd: rand.New(rand.NewSource(seed)), min: 500}
+		r := mustSearch(t, s, b)
+		stmts := s.now - s.start
+		if want := s.nth(2, 765432); r.Landed.(mom).pos != want {
+			t.Fatalf("landed at %v, want %v", r.Landed, s.m(want))
+		}
+		if r.Probes == 0 || r.Probes != s.probes {
+			t.Fatalf("Stats say %d probes, the program made %d", r.Probes, s.probes)
+		}
+		if limit := ceilLog2(stmts) + 8; r.Evals > limit {
+			t.Fatalf("%d evaluations for %d statements, limit %d", r.Evals, stmts, limit)
+		}
+		for _, l := range s.lens {
+			if l >= b.min {
+				t.Fatalf("Split refined a stretch of %d moments; the Bisector should have divided it (levels %v)", l, s.lens)
+			}
+		}
+		if s.replayed > 3*stmts {
+			t.Fatalf("%d statements replayed for a stretch of %d", s.replayed, stmts)
+		}
+	}
+}
+
+// Probes land anywhere, inside calls too, and the expression goes back
+// and forth: every landing is still one step before a transition into the
+// value at END.
+func TestBisectorNonMonotone(t *testing.T) {
+	for seed := int64(1); seed <= 40; seed++ {
+		rnd := rand.New(rand.NewSource(seed))
+		flips := map[int]bool{}
+		for i := 0; i < 1+rnd.Intn(6); i++ {
+			flips[rnd.Intn(3000)] = true
+		}
+		prog := func(v *vm) {
+			v.stmt(1, nil)
+			for i := 0; i < 1000; i++ {
+				v.stmt(2, nil)
+				v.call(3, "f", func() {
+					v.stmt(10, nil)
+					v.stmt(11, func() {
+						if flips[3*i] {
+							v.g["x"] = 1 - v.g["x"]
+						}
+					})
+				})
+			}
+			v.stmt(4, nil)
+		}
+		s := newSim(t, prog, global("x"))
+		s.snap()
+		s.cont(4)
+		if v, _ := s.valueAt(s.now); v == "0" {
+			continue // no transition into the END value to find
+		}
+		b := &bisecting{sim: s, rnd: rnd, min: 1 + rnd.Intn(50)}
+		mustSearch(t, s, b)
+	}
+}

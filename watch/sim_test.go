@@ -126,6 +126,7 @@ type sim struct {
 	lens      []int // Len of each Split result
 	listed    int   // moments Split returned in Moments slices
 	replayed  int   // stops executed by Eval and Split (see run)
+	probes    int   // moments a Bisector returned
 	fail      func(pos int) error
 }
 
@@ -384,7 +385,7 @@ func ceilLog2(k int) int { return bits.Len(uint(k - 1)) }
 
 // evalBound is the most Evals the search may make for the levels it saw.
 func (s *sim) evalBound() int {
-	b := 2
+	b := 2 + s.probes
 	for _, n := range s.lens {
 		b += ceilLog2(n + 1)
 	}

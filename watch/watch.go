@@ -133,6 +133,24 @@ type Keeper interface {
 	Keep(m Moment)
 }
 
+// Bisector is an optional interface of a Program that can find a moment
+// inside a stretch without counting the statements in it: by running the
+// program natively for about half the stretch's run time and stopping it
+// there (fred interrupts it and takes a snapshot, which fixes the moment a
+// timer picked). A `continue` over a million statements then costs about
+// log2 of its run time in probes, not a million `next`s.
+//
+// Search asks Between(a, b) on every bracket before it calls Split(a, b),
+// and evaluates what it returns as any probe: the moment becomes the new a
+// or the new b. Between returns nil when it cannot divide the stretch (it
+// is not one native run, or too short for a timer); Search then goes on
+// with Split. A moment from Between must be strictly after a and strictly
+// before b in the program's history; Split must accept it at either end
+// of a pair.
+type Bisector interface {
+	Between(ctx context.Context, a, b Moment) (Moment, error)
+}
+
 // Localizer is the extension point for multi-threaded programs (paper 3.3),
 // not implemented yet by any Program. In a multi-threaded program, one
 // `step` of the foreground thread may contain steps of other threads, so
@@ -158,11 +176,16 @@ type Stats struct {
 	Evals  int // Eval calls
 	Splits int // Split calls
 	Keeps  int // Keep calls
+	Probes int // moments found by a Bisector (each also one of Evals)
 }
 
 func (s Stats) String() string {
 	// Keeps are left out: fred knows how many snapshots it really took.
-	return plural(s.Evals, "evaluation") + ", " + plural(s.Splits, "split")
+	out := plural(s.Evals, "evaluation") + ", " + plural(s.Splits, "split")
+	if s.Probes > 0 {
+		out += ", " + plural(s.Probes, "native probe")
+	}
+	return out
 }
 
 func plural(n int, what string) string {

@@ -1,0 +1,487 @@
+package fred
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/watch"
+)
+
+// Native probes: a long `continue` is divided by run time, not by counting
+// its statements one debugger round trip each. fred lets the program run
+// natively from a known moment for part of the stretch, interrupts it
+// (SIGINT, which gdb reports as a stop and does not pass on), brings it to
+// the next statement boundary and names that moment "probe N". Where the
+// timer hit is not reproducible, so a probe can only be reached again
+// through a snapshot taken there (reverse-watch keeps one at every probe
+// where the expression still has its earlier value); to tell a probe from
+// other passes through the same line, fred records its registers.
+
+// opProbe is the Op of the made-up step that names a probe in a history.
+const opProbe = "fred-probe"
+
+// probe is a moment inside a `continue` found by a native probe.
+type probe struct {
+	id   int
+	base []Step // the history before the continue
+	cont Step   // the continue it lies in
+	// off is the program's CPU time from the start of the continue to the
+	// interrupt: where the probe lies, for choosing the next one.
+	off  time.Duration
+	fp   string // registers there
+	step Step   // the step that names it
+}
+
+// nativeProbes turns native probes on (FRED_NATIVE_PROBES=1). They are
+// off by default because on this machine they do not yet divide a stretch
+// finely enough to pay for themselves: a probe cannot start from another
+// probe's snapshot (gdb 13 then ignores the interrupt, taking it for a
+// stale hardware-breakpoint trap), so every probe runs from the
+// continue's start, and run times from there vary by a few percent on a
+// busy machine, far more than the stretch left to divide.
+var nativeProbes = os.Getenv("FRED_NATIVE_PROBES") == "1"
+
+// minNative is the shortest stretch (in program CPU time) fred divides by
+// native probes; below it, interrupting lands too unevenly, and counting
+// `next`s in the debugger is cheaper.
+var minNative = 60 * time.Microsecond
+
+// ProbeGoneError is a moment inside a `continue` whose snapshot is gone:
+// it cannot be replayed.
+type ProbeGoneError struct{ Line string }
+
+func (e *ProbeGoneError) Error() string {
+	return fmt.Sprintf("the snapshot for '%s' (a moment inside a 'continue') is gone; that moment cannot be reached again", e.Line)
+}
+
+// probeOf is the probe a history ends at, or nil.
+func (s *Session) probeOf(steps []Step) *probe {
+	if len(steps) == 0 {
+		return nil
+	}
+	last := steps[len(steps)-1]
+	if last.Cmd.Op != opProbe {
+		return nil
+	}
+	id, _ := strconv.Atoi(last.Cmd.Args)
+	return s.probes[id]
+}
+
+// running reports whether pid is running (or ready to), rather than
+// stopped by the debugger.
+func running(pid int, buf []byte) (bool, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, err
+	}
+	n, err := f.Read(buf)
+	f.Close()
+	if err != nil {
+		return false, err
+	}
+	b := buf[:n]
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false, fmt.Errorf("cannot read /proc/%d/stat", pid)
+	}
+	return b[i+2] == 'R', nil
+}
+
+// waited is how long pid has waited for a CPU while ready to run, from
+// /proc/PID/schedstat: a program's progress is the wall time it was
+// running minus that. Another process's CPU-time clock would be the
+// direct measure, but the kernel updates it only at scheduler ticks
+// (4 ms here): too coarse; the wait is exact once the program is back on
+// a CPU, which is enough on a busy machine.
+func waited(pid int, buf []byte) (time.Duration, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/schedstat")
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.Read(buf)
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	fs := strings.Fields(string(buf[:n]))
+	if len(fs) < 2 {
+		return 0, fmt.Errorf("cannot read /proc/%d/schedstat", pid)
+	}
+	w, err := strconv.ParseInt(fs[1], 10, 64)
+	return time.Duration(w), err
+}
+
+// runResult is how a timed run ended.
+type runResult struct {
+	stop  P.Stop
+	ran   time.Duration // run time from the resume to the interrupt or the stop
+	fired bool          // fred sent the interrupt
+}
+
+// runFor resumes the program with the breakpoints bps and interrupts it
+// once it has run for d, unless it stops by itself first. The clock starts
+// when the program is seen running, not when the debugger is asked to
+// resume it.
+func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
+	put, err := s.useBreakpoints(bps)
+	if err != nil {
+		return runResult{}, err
+	}
+	pid := s.pid
+	var fired atomic.Bool
+	var ran time.Duration
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		buf := make([]byte, 512)
+		var t0, last time.Time
+		var w0, w time.Duration
+		defer func() {
+			if !t0.IsZero() {
+				ran = last.Sub(t0) - (w - w0)
+			}
+		}()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			r, err := running(pid, buf)
+			if err != nil {
+				return
+			}
+			now := time.Now()
+			if !r {
+				continue
+			}
+			if w, err = waited(pid, buf); err != nil {
+				return
+			}
+			if t0.IsZero() {
+				t0, w0 = now, w
+			}
+			last = now
+			if now.Sub(t0)-(w-w0) >= d {
+				// One signal only: a second could still be pending when
+				// gdb reports the first, and stop a later command.
+				fired.Store(true)
+				_ = syscall.Tgkill(pid, pid, syscall.SIGINT)
+				return
+			}
+		}
+	}()
+	out, err := s.queryFor("continue", timeout)
+	close(done)
+	wg.Wait()
+	if perr := put(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return runResult{}, err
+	}
+	r := runResult{stop: s.stopOf(out), fired: fired.Load(), ran: ran}
+	return r, nil
+}
+
+// settle brings an interrupted program to a statement boundary and says
+// why the last step stopped ("done" when it got there).
+func (s *Session) settle() (string, error) {
+	out, err := s.query(s.p.Stepper.Settle)
+	if err != nil {
+		return "", err
+	}
+	return P.ParseTagged(out, "FREDSETTLE ")
+}
+
+// fingerprint is the program's registers now.
+func (s *Session) fingerprint() (string, error) {
+	out, err := s.query(s.p.Stepper.Fingerprint)
+	if err != nil {
+		return "", err
+	}
+	return P.ParseTagged(out, "FREDFP ")
+}
+
+// dirty says the live program no longer matches any history (an interrupt
+// may be pending): the next goTo restores a snapshot.
+func (s *Session) dirty(base []Step) {
+	s.Timeline.Steps = with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Synth: true})
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+}
+
+// nexts counts `next`s in the debugger itself, in chunks so that Ctrl-C
+// and the deadlines still apply. It returns the total and why the last
+// chunk stopped. The live history is left naming where the program is
+// only as "bps: after N nexts"; the next goTo restores.
+func (s *Session) nexts(ctx context.Context, from []Step, bps []string, mode P.NextsMode, st *revStats) (int, string, error) {
+	const chunk = 2000
+	put, err := s.useBreakpoints(bps)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = put() }()
+	total := 0
+	why := "limit"
+	for why == "limit" {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err
+		}
+		if total >= maxWalk {
+			return 0, "", fmt.Errorf("more than %d statements to count; going back over them is not supported yet", maxWalk)
+		}
+		out, err := s.queryFor(s.p.Stepper.Nexts(chunk, mode), s.opt.Timeout+chunk*10*time.Millisecond)
+		if err != nil {
+			return 0, "", err
+		}
+		r, err := P.ParseNexts(out)
+		if err != nil {
+			return 0, "", err
+		}
+		total += r.N
+		why = r.Why
+		st.replayed += r.N
+	}
+	last := s.synth(P.OpNext, total+1, bps)
+	last.Stop = P.StopBreakpoint // not a finished count: along() must not extend it
+	s.Timeline.Steps = with(from, last)
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	if why == "exited" {
+		s.running = false
+	}
+	return total, why, nil
+}
+
+// countNexts is the counter of sessionMover: the `next`s a continue or a
+// finish is made of, counted in the debugger.
+func (m sessionMover) countNexts(before []Step, last Step) (int, bool, error) {
+	s := m.s
+	if s.p.Stepper == nil || (last.Cmd.Op != P.OpContinue && last.Cmd.Op != P.OpFinish) {
+		return 0, false, nil
+	}
+	if err := m.goTo(before); err != nil {
+		return 0, true, err
+	}
+	n, _, err := s.nexts(m.ctx, before, last.Bps, P.NextsMode{Shallower: last.Cmd.Op == P.OpFinish}, m.st)
+	return n, true, err
+}
+
+// stretch is a part of one `continue` that native probes can divide: from
+// its start or a probe in it, to its end or a later probe.
+type stretch struct {
+	base       []Step
+	cont       Step
+	pa, pb     *probe // nil: the continue's start, its end
+	offA, offB time.Duration
+}
+
+func sameSteps(a, b []Step) bool { return len(a) == len(b) && isPrefix(a, b) }
+
+// stretchOf says whether a and b bound a stretch of one `continue`.
+func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
+	s := w.s
+	var st stretch
+	st.pa, st.pb = s.probeOf(a.steps), s.probeOf(b.steps)
+	switch {
+	case st.pa != nil:
+		st.base, st.cont = st.pa.base, st.pa.cont
+	case st.pb != nil:
+		st.base, st.cont = st.pb.base, st.pb.cont
+	case len(b.steps) == len(a.steps)+1 && isPrefix(a.steps, b.steps):
+		st.base, st.cont = a.steps, b.steps[len(a.steps)]
+	default:
+		return st, false
+	}
+	c := st.cont
+	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.known() {
+		return st, false
+	}
+	if st.pa == nil && !sameSteps(a.steps, st.base) || st.pa != nil && !sameSteps(st.pa.base, st.base) {
+		return st, false
+	}
+	if st.pb == nil && !sameSteps(b.steps, with(st.base, c)) || st.pb != nil && !sameSteps(st.pb.base, st.base) {
+		return st, false
+	}
+	if st.pa != nil {
+		st.offA = st.pa.off
+	}
+	st.offB = -1
+	if st.pb != nil {
+		st.offB = st.pb.off
+	} else if d, ok := w.ends[w.endKey(st)]; ok {
+		st.offB = d
+	}
+	return st, true
+}
+
+func (w *watchProgram) endKey(st stretch) string {
+	return strconv.Itoa(len(st.base)) + " " + st.cont.Cmd.Line
+}
+
+// Between is watch.Bisector: a probe about halfway (in run time) through
+// a stretch of one `continue`, with the program left there.
+func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Moment, error) {
+	s := w.s
+	if !nativeProbes || s.p.Stepper == nil || s.p.Tracer == nil || w.noNative {
+		return nil, nil
+	}
+	am, bm := a.(moment), b.(moment)
+	st, ok := w.stretchOf(am, bm)
+	if !ok {
+		return nil, nil
+	}
+	if st.offB < 0 {
+		// Not run natively to its end yet: the person's continue took
+		// this long, debugger included, so the program's part is less.
+		st.offB = st.cont.Took
+	}
+	shrink := 1.0
+	for try := 0; try < 8; try++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		span := st.offB - st.offA
+		if span < minNative {
+			return nil, nil
+		}
+		target := time.Duration(float64(span) / 2 * shrink)
+		// Every probe runs from the continue's start: after a probe's
+		// own interrupt and snapshot, gdb takes the next interrupt for a
+		// stale hardware-breakpoint trap and ignores it ("delayed
+		// hardware breakpoint/watchpoint trap" in its infrun log), so a
+		// probe cannot start from another. All offsets are then from the
+		// same start, which also keeps them comparable.
+		start := st.offA
+		target += start
+		if err := s.goTo(st.base, w.st); err != nil {
+			return nil, err
+		}
+		r, err := s.runFor(target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
+		if err != nil {
+			return nil, err
+		}
+		w.st.probes++
+		off := r.ran
+		if r.stop != P.StopSignal || !r.fired {
+			// The continue ended before the interrupt: now its length is
+			// known. An interrupt sent too late may still be pending.
+			if r.fired || r.stop != P.StopBreakpoint {
+				s.dirty(st.base)
+			} else {
+				s.Timeline.Steps = with(st.base, st.cont)
+				s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+			}
+			if r.stop == P.StopEnded {
+				s.running = false
+			}
+			if st.pb == nil && r.stop == P.StopBreakpoint && !r.fired {
+				// Measured from the start, as every probe is.
+				w.ends[w.endKey(st)] = off
+				st.offB = off
+				if off <= st.offA+minNative {
+					return nil, nil // short, or a too near the end to tell apart
+				}
+			} else {
+				shrink /= 2
+			}
+			continue
+		}
+		why, err := s.settle()
+		if err != nil {
+			return nil, err
+		}
+		if why != "done" {
+			// Settling ran into the continue's own stop (or the end).
+			s.dirty(st.base)
+			if why == "exited" {
+				s.running = false
+			}
+			shrink /= 2
+			continue
+		}
+		fp, err := s.fingerprint()
+		if err != nil {
+			return nil, err
+		}
+		if st.pa != nil && (fp == st.pa.fp || off <= st.offA) {
+			// The interrupt came before the program moved past a's
+			// statement: ask for more.
+			shrink *= 1.5
+			s.dirty(st.base)
+			continue
+		}
+		if st.pb != nil && (fp == st.pb.fp || off >= st.offB) {
+			// At or too near b: run times differ a little between runs,
+			// so a probe this late might lie after b.
+			s.dirty(st.base)
+			shrink /= 2
+			continue
+		}
+		loc, err := s.location()
+		if err != nil {
+			return nil, err
+		}
+		depth, err := s.depth()
+		if err != nil {
+			return nil, err
+		}
+		s.nprobes++
+		p := &probe{id: s.nprobes, base: st.base, cont: st.cont, off: off, fp: fp}
+		p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
+			At: loc, Depth: depth, Stop: P.StopDone, Bps: st.cont.Bps, Synth: true}
+		s.probes[p.id] = p
+		steps := with(st.base, p.step)
+		s.Timeline.Steps = steps
+		s.Timeline.Marks = s.marksFor(steps)
+		cont := st.cont
+		return moment{steps: steps, then: &cont}, nil
+	}
+	return nil, nil
+}
+
+// countTo is Split for a stretch that ends at a probe: count the `next`s
+// from a until the program has the probe's registers.
+func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.Seq, error) {
+	s := w.s
+	if err := s.goTo(a, w.st); err != nil {
+		return nil, err
+	}
+	n, why, err := s.nexts(ctx, a, pb.cont.Bps, P.NextsMode{FP: pb.fp}, w.st)
+	if err != nil {
+		return nil, err
+	}
+	if why == "breakpoint" {
+		// The probe lies before a after all (run times vary between
+		// runs): the continue's own stop, where the expression has its
+		// later value, ends the stretch instead. It is the last moment
+		// of the sequence, so the search never passes it.
+		then := s.synth(P.OpNext, 1, pb.cont.Bps)
+		return nextSeq{s: s, a: a, n: n + 1, bps: pb.cont.Bps, then: &then}, nil
+	}
+	if why != "done" {
+		return nil, fmt.Errorf("counting the statements up to %s: the program stopped (%s) after %d without reaching it again", pb.step.Cmd.Line, why, n)
+	}
+	if n == 1 {
+		// b is one `next` after a: refine that `next` as any other.
+		return w.refine(ctx, a, s.synth(P.OpNext, 1, pb.cont.Bps))
+	}
+	// The program is at the probe: say so, so the next goTo need not
+	// restore if it wants the probe itself.
+	s.Timeline.Steps = with(a, s.synth(P.OpNext, n, pb.cont.Bps))
+	s.Timeline.Steps[len(s.Timeline.Steps)-1].At = pb.step.At
+	s.Timeline.Steps[len(s.Timeline.Steps)-1].Depth = pb.step.Depth
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	then := s.synth(P.OpNext, 1, pb.cont.Bps)
+	return nextSeq{s: s, a: a, n: n - 1, bps: pb.cont.Bps, then: &then}, nil
+}

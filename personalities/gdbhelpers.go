@@ -1,0 +1,187 @@
+package personalities
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Stepper is what a debugger can do in one round trip that fred would
+// otherwise do with one round trip per statement: counting the `next`s of
+// a long command, and bringing a program stopped anywhere (fred
+// interrupted it) to a statement boundary. gdb gets it from Python
+// helpers fred installs at startup.
+type Stepper struct {
+	// Nexts runs at most Max `next`s and says how many ran and why it
+	// stopped; see NextsMode.
+	Nexts func(max int, mode NextsMode) string
+	// Settle brings the program to the first statement boundary, in code
+	// with source, at or after where it is.
+	Settle string
+	// Fingerprint prints the registers, which tell one moment of a loop
+	// from another at the same line.
+	Fingerprint string
+}
+
+// NextsMode says when a counted `next` loop stops besides a breakpoint, a
+// signal or the end of the program.
+type NextsMode struct {
+	// Shallower: when a `next` returns from the frame it started in
+	// (finish). That `next` is not counted.
+	Shallower bool
+	// Fingerprint: when the program reaches the registers FP (a moment
+	// fred recorded). That `next` is counted.
+	FP string
+}
+
+// NextsResult is the answer of a counted `next` loop.
+type NextsResult struct {
+	N   int    // `next`s that ended normally (and the matching one, for FP)
+	Why string // "limit", "done" (at FP or shallower), "breakpoint", "signal", "exited"
+}
+
+// ParseNexts reads the answer of Stepper.Nexts.
+func ParseNexts(out string) (NextsResult, error) {
+	i := strings.LastIndex(out, "FREDNEXTS ")
+	if i < 0 {
+		return NextsResult{}, fmt.Errorf("no answer from the counted next: %q", lastLines(out))
+	}
+	f := strings.Fields(out[i+len("FREDNEXTS "):])
+	if len(f) < 2 {
+		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
+	}
+	return NextsResult{N: n, Why: f[1]}, nil
+}
+
+// ParseTagged reads the rest of the line after tag ("FREDSETTLE ").
+func ParseTagged(out, tag string) (string, error) {
+	i := strings.LastIndex(out, tag)
+	if i < 0 {
+		return "", fmt.Errorf("no %s answer: %q", strings.TrimSpace(tag), lastLines(out))
+	}
+	rest, _, _ := strings.Cut(out[i+len(tag):], "\n")
+	return strings.TrimSpace(rest), nil
+}
+
+func lastLines(s string) string {
+	s = StripANSI(s)
+	if len(s) > 300 {
+		s = s[len(s)-300:]
+	}
+	return s
+}
+
+// gdbHelpers is the Python fred installs in gdb: stop reasons from gdb's
+// events, and the fred-nexts, fred-settle and fred-fp commands. Each runs
+// many debugger steps for one prompt; "why" is how the last one stopped.
+const gdbHelpers = `
+import gdb, os
+fred_why = [None]
+def fred_on_stop(ev):
+    if isinstance(ev, gdb.BreakpointEvent):
+        fred_why[0] = 'breakpoint'
+    elif isinstance(ev, gdb.SignalEvent):
+        fred_why[0] = 'signal'
+    else:
+        fred_why[0] = 'done'
+def fred_on_exit(ev):
+    fred_why[0] = 'exited'
+gdb.events.stop.connect(fred_on_stop)
+gdb.events.exited.connect(fred_on_exit)
+def fred_run(cmd):
+    fred_why[0] = None
+    try:
+        gdb.execute(cmd, to_string=True)
+    except gdb.error:
+        if fred_why[0] is None:
+            fred_why[0] = 'exited' if gdb.selected_inferior().pid == 0 else 'error'
+    return fred_why[0] or 'done'
+def fred_quiet(f):
+    # The source line gdb prints at every stop is not captured by
+    # to_string: a thousand of them would flood the terminal.
+    old = gdb.parameter('suppress-cli-notifications')
+    gdb.execute('set suppress-cli-notifications on')
+    try:
+        return f()
+    finally:
+        gdb.execute('set suppress-cli-notifications ' + ('on' if old else 'off'))
+def fred_depth():
+    n, f = 0, gdb.newest_frame()
+    while f is not None:
+        n, f = n + 1, f.older()
+    return n
+def fred_fp():
+    f = gdb.newest_frame()
+    return ':'.join('%x' % (int(f.read_register(r)) & 0xffffffffffffffff) for r in f.architecture().registers('general'))
+class FredNexts(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-nexts', gdb.COMMAND_RUNNING)
+    def invoke(self, arg, tty):
+        fred_quiet(lambda: self.run(arg))
+    def run(self, arg):
+        a = arg.split()
+        mx, shallower, fp = int(a[0]), len(a) > 1 and a[1] == 'shallower', a[2] if len(a) > 2 and a[1] == 'fp' else None
+        d0 = fred_depth()
+        n, why = 0, 'limit'
+        while n < mx:
+            why = fred_run('next')
+            if why != 'done':
+                break
+            if shallower and fred_depth() < d0:
+                break
+            n += 1
+            if fp is not None and fred_fp() == fp:
+                break
+            why = 'limit'
+        print('FREDNEXTS %d %s' % (n, why))
+FredNexts()
+class FredSettle(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-settle', gdb.COMMAND_RUNNING)
+    def invoke(self, arg, tty):
+        fred_quiet(self.run)
+    def run(self):
+        why = 'done'
+        for _ in range(200):
+            f = gdb.newest_frame()
+            sal = f.find_sal()
+            if sal.symtab is None or sal.line == 0 or not os.path.exists(sal.symtab.fullname()):
+                why = fred_run('finish')
+            elif sal.pc != f.pc():
+                why = fred_run('step')
+            else:
+                break
+            if why != 'done':
+                break
+        print('FREDSETTLE %s' % why)
+FredSettle()
+class FredFP(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-fp', gdb.COMMAND_DATA)
+    def invoke(self, arg, tty):
+        print('FREDFP %s' % fred_fp())
+FredFP()
+`
+
+// gdbPython is one gdb command that runs a Python program.
+func gdbPython(src string) string {
+	return "python exec(" + strconv.Quote(strings.TrimLeft(src, "\n")) + ")"
+}
+
+var gdbStepper = &Stepper{
+	Nexts: func(max int, m NextsMode) string {
+		switch {
+		case m.FP != "":
+			return fmt.Sprintf("fred-nexts %d fp %s", max, m.FP)
+		case m.Shallower:
+			return fmt.Sprintf("fred-nexts %d shallower", max)
+		}
+		return fmt.Sprintf("fred-nexts %d", max)
+	},
+	Settle:      "fred-settle",
+	Fingerprint: "fred-fp",
+}
