@@ -322,6 +322,9 @@ func (c *criuSnapshotter) Restore(s *Snapshot) (int, error) {
 			Err:    errors.New("pid mismatch")}
 	}
 	c.base[pid] = s.ID
+	if err := clearDebugStatus(pid); err != nil {
+		return pid, fmt.Errorf("ckpt: restore: %w", err)
+	}
 	return pid, nil
 }
 
