@@ -356,15 +356,15 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 			return nil, nil
 		}
 		target := time.Duration(float64(span) / 2 * shrink)
-		// Every probe runs from the continue's start: after a probe's
-		// own interrupt and snapshot, gdb takes the next interrupt for a
-		// stale hardware-breakpoint trap and ignores it ("delayed
-		// hardware breakpoint/watchpoint trap" in its infrun log), so a
-		// probe cannot start from another. All offsets are then from the
-		// same start, which also keeps them comparable.
-		start := st.offA
-		target += start
-		if err := s.goTo(st.base, w.st); err != nil {
+		// From a's probe when there is one (its snapshot, kept by the
+		// search), else from the continue's start; offsets count from the
+		// continue's start either way.
+		from, start := st.base, time.Duration(0)
+		if st.pa != nil && s.hasSnapshotAt(with(st.pa.base, st.pa.step)) {
+			from, start = with(st.pa.base, st.pa.step), st.offA
+		}
+		target += st.offA - start
+		if err := s.goTo(from, w.st); err != nil {
 			return nil, err
 		}
 		r, err := s.runFor(target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
@@ -372,7 +372,7 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 			return nil, err
 		}
 		w.st.probes++
-		off := r.ran
+		off := start + r.ran
 		if r.stop != P.StopSignal || !r.fired {
 			// The continue ended before the interrupt: now its length is
 			// known. An interrupt sent too late may still be pending.
@@ -484,4 +484,14 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	then := s.synth(P.OpNext, 1, pb.cont.Bps)
 	return nextSeq{s: s, a: a, n: n - 1, bps: pb.cont.Bps, then: &then}, nil
+}
+
+// hasSnapshotAt reports whether a snapshot of this run was taken at steps.
+func (s *Session) hasSnapshotAt(steps []Step) bool {
+	for _, sn := range s.snaps {
+		if sn.run == s.run && sameSteps(sn.Steps, steps) {
+			return true
+		}
+	}
+	return false
 }
