@@ -33,6 +33,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -60,10 +62,24 @@ enum {
 	K_TIME = 1, K_TIMEOFDAY, K_CLOCK, K_RANDOM, K_READ, K_PREAD, K_RECV,
 	K_ACCEPT, K_POLL, K_SELECT, K_EPOLL, K_GETPID, K_GETPPID, K_MMAP,
 	K_THREAD, K_BRANCH, K_STDIO, K_SIGNAL,
+	/* synchronisation: kind byte, sv result (0, an errno, or for
+	 * pthread_create the new thread's number) */
+	K_MUTEX_LOCK, K_MUTEX_TRYLOCK, K_MUTEX_TIMEDLOCK, K_MUTEX_UNLOCK,
+	K_RW_RDLOCK, K_RW_WRLOCK, K_RW_TRYRDLOCK, K_RW_TRYWRLOCK,
+	K_RW_TIMEDRDLOCK, K_RW_TIMEDWRLOCK, K_RW_UNLOCK,
+	K_COND_WAIT, K_COND_TIMEDWAIT, K_COND_SIGNAL, K_COND_BROADCAST,
+	K_SEM_WAIT, K_SEM_TRYWAIT, K_SEM_TIMEDWAIT, K_SEM_POST,
+	K_CREATE, K_JOIN,
+	K_LAST = K_JOIN,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
-	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"};
+	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal",
+	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_timedlock", "pthread_mutex_unlock",
+	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
+	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -126,6 +142,7 @@ static int (*real_clock_gettime)(clockid_t, struct timespec *);
 /* The real functions are looked up at the first call, not only in the
  * constructor: other libraries' constructors may run first and call them. */
 static int resolved;
+static void resolve_sync(void);
 #define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
 static void resolve(void)
 {
@@ -134,6 +151,7 @@ static void resolve(void)
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
+	resolve_sync();
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
 #define READY()                                                  \
@@ -177,10 +195,24 @@ static void lock(void)
 		syscall(SYS_sched_yield);
 	mine = 1;
 }
+static int turn_ticks, turn_waiters;
+static long raw_futex(int *w, int op, int v, const struct timespec *ts)
+{
+	long r;
+	register long r10 __asm__("r10") = (long)ts;
+	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_futex), "D"(w), "S"((long)op), "d"((long)v), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+}
 static void raw_unlock(void)
 {
 	mine = 0;
 	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	/* threads waiting for their turn look again */
+	if (__atomic_load_n(&turn_waiters, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&turn_ticks, 1, __ATOMIC_RELEASE);
+		raw_futex(&turn_ticks, 0x81 /* FUTEX_WAKE_PRIVATE */, 1 << 30, NULL);
+	}
 }
 /* due: a replayed call was followed by a signal in the log; its handler
  * runs as the lock is let go, when the call's own work is done (as the
@@ -375,12 +407,67 @@ struct ent {
 	uint64_t at; /* next field */
 };
 
-static const char *call_name(int k) { return k > 0 && k <= K_SIGNAL ? kname[k] : "?"; }
+static const char *call_name(int k) { return k > 0 && k <= K_LAST ? kname[k] : "?"; }
 
 /* begin decides, lock held, whether this call replays: 1 replay (e holds
  * the entry, which is of kind k), 0 record. A mismatch (the log's next
  * entry is another call) cuts the log and records. */
 static void deliver(int sig);
+
+/* --- turns: on replay every thread waits for its entries' turn ---
+ *
+ * The log is one sequence for all threads, so replaying it in order
+ * gives each thread its own answers and makes threads take their locks in
+ * the recorded order (FReD paper, 4.3): a program free of data races then
+ * runs the same on any number of cores. A thread whose next entry is not
+ * yet due sleeps on a futex that every move of the position wakes.
+ *
+ * Waiting must end: a program with a race, or one that took another path,
+ * may never give the turn to the thread that has it. So a wait with no
+ * progress of the log for FREDLOG_TURN_MS (default 3000 ms of the waiter's
+ * own sleeping, which stops while gdb holds the program), or for a turn
+ * that belongs to a thread that has ended, is a divergence: reported once,
+ * and the log is cut there so that every thread records. */
+/* turn_ticks (futex word) changes when a thread lets the log go;
+ * turn_waiters counts the sleepers (both declared by raw_unlock) */
+static int turn_ms = 3000;
+#define MAXTHR 4096
+static unsigned char ended[MAXTHR + 1]; /* threads that returned from their start */
+
+static void diverge(int k, int logged, const char *detail);
+
+/* wait_turn: lock held; sleeps until the position moves (1), or gives
+ * up with a divergence (0: the caller records). */
+static int wait_turn(int k, int owner)
+{
+	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
+	int64_t slept = 0; /* ms */
+	while (fredlog_pos == pos && fredlog_ctl->end == end) {
+		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
+			char d[96];
+			snprintf(d, sizeof d, " in thread %d while thread %d %s", mythr, owner,
+				 slept >= turn_ms ? "did not take its turn" : "has ended");
+			diverge(k, K_THREAD, d);
+			return 0;
+		}
+		int t = __atomic_load_n(&turn_ticks, __ATOMIC_ACQUIRE);
+		__atomic_add_fetch(&turn_waiters, 1, __ATOMIC_ACQ_REL);
+		/* let the log go without waking: we are the waiter */
+		mine = 0;
+		__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+		struct timespec a, b, ts = {0, 10 * 1000000};
+		real_clock_gettime(CLOCK_MONOTONIC, &a);
+		raw_futex(&turn_ticks, 0x80 /* FUTEX_WAIT_PRIVATE */, t, &ts);
+		real_clock_gettime(CLOCK_MONOTONIC, &b);
+		__atomic_sub_fetch(&turn_waiters, 1, __ATOMIC_ACQ_REL);
+		lock();
+		/* at most one sleep's worth per round: a stop by gdb is not waiting */
+		int64_t ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+		slept += ms < 0 ? 0 : ms > 10 ? 10 : ms;
+		sync_cuts();
+	}
+	return 1;
+}
 
 static int begin(int k, struct ent *e)
 {
@@ -391,10 +478,22 @@ static int begin(int k, struct ent *e)
 		uint64_t at = fredlog_pos;
 		int got = (unsigned char)fredlog_base[at++];
 		if (got == K_THREAD) {
-			get_uv(&at);
+			int t = (int)get_uv(&at);
+			if (t != mythr) {
+				/* another thread's turn: the order is the log's */
+				if (!wait_turn(k, t))
+					return 0;
+				continue;
+			}
 			fredlog_pos = at;
 			fredlog_seq++;
-			continue; /* one thread today: the order is the log's */
+			lastthr = t;
+			continue;
+		}
+		if (lastthr && lastthr != mythr && got != K_BRANCH) {
+			if (!wait_turn(k, lastthr))
+				return 0;
+			continue;
 		}
 		if (got == K_BRANCH) {
 			/* what follows is another history's: ours ends here */
@@ -1328,6 +1427,344 @@ EXPORT pid_t fork(void)
 	return r;
 }
 
+/* --- synchronisation: the order threads take locks (FReD paper, 4.3) ---
+ *
+ * Each call is one entry: its kind byte and its result (sv: 0, an errno,
+ * or for pthread_create the new thread's number), 2 bytes, plus a thread
+ * entry (2 bytes) when another thread logged last. Acquisitions are
+ * logged after the real call returns (the lock held, so the log's order
+ * is the lock's), releases before the real release. On replay a thread
+ * waits for its entry's turn (begin), then acquires for real: the lock is
+ * free by then, or about to be (its last holder has logged its release),
+ * so the real call blocks at most briefly. A try or timed call that
+ * failed when recorded fails again without trying; one that succeeded
+ * takes the lock blocking. A condition wait on replay lets the mutex go,
+ * waits for its turn and takes the mutex again: to the program it is a
+ * wakeup, which POSIX allows at any time, and the program's own loop
+ * around the wait does the rest as it did when recorded.
+ *
+ * Off with FREDLOG_SYNC=0 (interpreters: the GIL's waits follow the
+ * person at the debugger's prompt, not the program). */
+HIDDEN int fredlog_sync;
+#define SOFF (OFF || !fredlog_sync)
+
+static int (*real_mutex_lock)(pthread_mutex_t *);
+static int (*real_mutex_trylock)(pthread_mutex_t *);
+static int (*real_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+static int (*real_mutex_unlock)(pthread_mutex_t *);
+static int (*real_rw_rdlock)(pthread_rwlock_t *);
+static int (*real_rw_wrlock)(pthread_rwlock_t *);
+static int (*real_rw_tryrdlock)(pthread_rwlock_t *);
+static int (*real_rw_trywrlock)(pthread_rwlock_t *);
+static int (*real_rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_rw_unlock)(pthread_rwlock_t *);
+static int (*real_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*real_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static int (*real_cond_signal)(pthread_cond_t *);
+static int (*real_cond_broadcast)(pthread_cond_t *);
+static int (*real_sem_wait)(sem_t *);
+static int (*real_sem_trywait)(sem_t *);
+static int (*real_sem_timedwait)(sem_t *, const struct timespec *);
+static int (*real_sem_post)(sem_t *);
+static int (*real_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_join)(pthread_t, void **);
+
+/* The condition variable calls have an old version (GLIBC_2.2.5) that
+ * plain dlsym may find: ask for the current one. */
+static void *vsym(const char *name, const char *ver)
+{
+	void *p = dlvsym(RTLD_NEXT, name, ver);
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+static void resolve_sync(void)
+{
+	real_mutex_lock = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	real_mutex_trylock = dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+	real_mutex_timedlock = dlsym(RTLD_NEXT, "pthread_mutex_timedlock");
+	real_mutex_unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	real_rw_rdlock = dlsym(RTLD_NEXT, "pthread_rwlock_rdlock");
+	real_rw_wrlock = dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
+	real_rw_tryrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_tryrdlock");
+	real_rw_trywrlock = dlsym(RTLD_NEXT, "pthread_rwlock_trywrlock");
+	real_rw_timedrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedrdlock");
+	real_rw_timedwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedwrlock");
+	real_rw_unlock = dlsym(RTLD_NEXT, "pthread_rwlock_unlock");
+	real_cond_wait = vsym("pthread_cond_wait", "GLIBC_2.3.2");
+	real_cond_timedwait = vsym("pthread_cond_timedwait", "GLIBC_2.3.2");
+	real_cond_signal = vsym("pthread_cond_signal", "GLIBC_2.3.2");
+	real_cond_broadcast = vsym("pthread_cond_broadcast", "GLIBC_2.3.2");
+	real_sem_wait = dlsym(RTLD_NEXT, "sem_wait");
+	real_sem_trywait = dlsym(RTLD_NEXT, "sem_trywait");
+	real_sem_timedwait = dlsym(RTLD_NEXT, "sem_timedwait");
+	real_sem_post = dlsym(RTLD_NEXT, "sem_post");
+	real_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_join = dlsym(RTLD_NEXT, "pthread_join");
+}
+
+static void sync_log(int k, int64_t res)
+{
+	unsigned char h[12];
+	h[0] = (unsigned char)k;
+	append(h, 1 + put_sv(h + 1, res), NULL, 0);
+}
+
+/* sync_turn, lock held: 1 when this call replays (it waited for its turn;
+ * *res is the logged result), 0 when it records. */
+static int sync_turn(int k, int64_t *res)
+{
+	struct ent e;
+	if (!start(k, &e))
+		return 0;
+	*res = get_sv(&e.at);
+	done(&e);
+	return 1;
+}
+
+/* An acquisition keeps its turn until it holds the lock for real: were
+ * the turn passed on first, the next thread's entry (on the same lock,
+ * after a release that has no entry, inside a condition wait) could take
+ * the lock before us. Blocking while holding the turn is safe: whoever
+ * holds the lock has passed its release's turn already. */
+struct held {
+	struct ent e;
+	uint64_t from; /* where the entry starts */
+	int k;
+};
+static int take_turn(int k, int64_t *res, struct held *h)
+{
+	if (!start(k, &h->e))
+		return 0;
+	h->from = fredlog_pos;
+	h->k = k;
+	*res = get_sv(&h->e.at);
+	return 1;
+}
+/* give_turn: lock held; the real call is done. If the log was cut
+ * meanwhile (a thread gave up waiting), this call is recorded instead. */
+static void give_turn(struct held *h, int64_t res)
+{
+	sync_cuts();
+	if (fredlog_pos == h->from && h->e.at <= fredlog_ctl->end)
+		done(&h->e);
+	else if (fredlog_pos >= fredlog_ctl->end)
+		sync_log(h->k, res);
+}
+
+/* ACQUIRE: CALL is the program's call, BLOCK takes the lock for good. */
+#define ACQUIRE(K, CALL, BLOCK)                                    \
+	do {                                                       \
+		READY();                                           \
+		if (SOFF)                                          \
+			return CALL;                               \
+		int64_t r_;                                        \
+		int x_;                                            \
+		struct held h_;                                    \
+		inlib = 1;                                         \
+		lock();                                            \
+		int rep_ = take_turn(K, &r_, &h_);                 \
+		unlock();                                          \
+		if (rep_) {                                        \
+			x_ = r_ ? (int)r_ : (BLOCK);               \
+			lock();                                    \
+			give_turn(&h_, r_);                        \
+			unlock();                                  \
+		} else {                                           \
+			x_ = CALL;                                 \
+			lock();                                    \
+			sync_log(K, x_);                           \
+			unlock();                                  \
+		}                                                  \
+		inlib = 0;                                         \
+		return x_;                                         \
+	} while (0)
+
+/* RELEASE: logged before the call, so that it comes before the next
+ * acquisition that it allows. */
+#define RELEASE(K, CALL)                       \
+	do {                                   \
+		READY();                       \
+		if (SOFF)                      \
+			return CALL;           \
+		int64_t r_;                    \
+		inlib = 1;                     \
+		lock();                        \
+		if (!sync_turn(K, &r_))        \
+			sync_log(K, 0);        \
+		unlock();                      \
+		int x_ = CALL;                 \
+		inlib = 0;                     \
+		return x_;                     \
+	} while (0)
+
+/* Semaphores say -1 and errno; the log has -errno. */
+static int sem_block(sem_t *s)
+{
+	int r;
+	while ((r = real_sem_wait(s)) != 0 && errno == EINTR)
+		;
+	return r;
+}
+#define SEM_ACQUIRE(K, CALL, BLOCK)                                \
+	do {                                                       \
+		READY();                                           \
+		if (SOFF)                                          \
+			return CALL;                               \
+		int64_t r_;                                        \
+		int x_;                                            \
+		struct held h_;                                    \
+		inlib = 1;                                         \
+		lock();                                            \
+		int rep_ = take_turn(K, &r_, &h_);                 \
+		unlock();                                          \
+		if (rep_) {                                        \
+			x_ = r_ ? -1 : (BLOCK);                    \
+			lock();                                    \
+			give_turn(&h_, r_);                        \
+			unlock();                                  \
+			if (r_)                                    \
+				errno = (int)-r_;                  \
+		} else {                                           \
+			x_ = CALL;                                 \
+			int sv_ = errno;                           \
+			lock();                                    \
+			sync_log(K, x_ ? -sv_ : 0);                \
+			unlock();                                  \
+			errno = sv_;                               \
+		}                                                  \
+		inlib = 0;                                         \
+		return x_;                                         \
+	} while (0)
+
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, real_mutex_lock(m), real_mutex_lock(m)); }
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m)); }
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+{
+	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m));
+}
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, real_rw_rdlock(l), real_rw_rdlock(l)); }
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, real_rw_wrlock(l), real_rw_wrlock(l)); }
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l)); }
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l)); }
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l));
+}
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l));
+}
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c) { RELEASE(K_COND_SIGNAL, real_cond_signal(c)); }
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST, real_cond_broadcast(c)); }
+
+static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	inlib = 1;
+	lock();
+	sync_cuts();
+	int replaying = fredlog_pos < fredlog_ctl->end;
+	unlock();
+	int64_t r;
+	if (replaying) {
+		/* the mutex goes first: threads due before us may need it */
+		real_mutex_unlock(m);
+		struct held h;
+		lock();
+		int rep = take_turn(k, &r, &h);
+		unlock();
+		real_mutex_lock(m);
+		lock();
+		if (rep) {
+			give_turn(&h, r);
+		} else {
+			r = 0; /* recording from here: a wakeup like any other */
+			sync_log(k, 0);
+		}
+		unlock();
+	} else {
+		r = k == K_COND_WAIT ? real_cond_wait(c, m) : real_cond_timedwait(c, m, t);
+		lock();
+		sync_log(k, r);
+		unlock();
+	}
+	inlib = 0;
+	return (int)r;
+}
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	READY();
+	if (SOFF)
+		return real_cond_wait(c, m);
+	return cond_common(K_COND_WAIT, c, m, NULL);
+}
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_cond_timedwait(c, m, t);
+	return cond_common(K_COND_TIMEDWAIT, c, m, t);
+}
+
+EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(K_SEM_WAIT, real_sem_wait(s), sem_block(s)); }
+EXPORT int sem_trywait(sem_t *s) { SEM_ACQUIRE(K_SEM_TRYWAIT, real_sem_trywait(s), sem_block(s)); }
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *t) { SEM_ACQUIRE(K_SEM_TIMEDWAIT, real_sem_timedwait(s, t), sem_block(s)); }
+EXPORT int sem_post(sem_t *s) { RELEASE(K_SEM_POST, real_sem_post(s)); }
+
+/* Threads are numbered in the order they are created, which the log
+ * keeps: the same thread has the same number when recorded and replayed
+ * (kernel thread ids differ between runs; CRIU keeps them only across a
+ * restore). The main thread is 1. */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	int id;
+};
+static void *thread_start(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	mythr = s.id;
+	void *r = s.fn(s.arg);
+	if (s.id <= MAXTHR)
+		__atomic_store_n(&ended[s.id], 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	READY();
+	if (SOFF)
+		return real_create(t, a, fn, arg);
+	struct start *s = malloc(sizeof *s);
+	if (!s)
+		return EAGAIN;
+	inlib = 1;
+	lock();
+	if (!mythr)
+		mythr = ++nthreads;
+	int64_t r;
+	int id = ++nthreads;
+	if (!sync_turn(K_CREATE, &r))
+		sync_log(K_CREATE, id);
+	else if (r != id)
+		say("thread %d created thread %d where the log has thread %lld", mythr, id, (long long)r);
+	unlock();
+	s->fn = fn;
+	s->arg = arg;
+	s->id = id;
+	int x = real_create(t, a, thread_start, s);
+	if (x)
+		free(s);
+	inlib = 0;
+	return x;
+}
+
+EXPORT int pthread_join(pthread_t t, void **ret) { ACQUIRE(K_JOIN, real_join(t, ret), real_join(t, ret)); }
+
 /* --- start --- */
 
 static int wrapper(const char *exe)
@@ -1371,6 +1808,10 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
 	fredlog_sig = !getenv("FREDLOG_SIG") || strcmp(getenv("FREDLOG_SIG"), "0");
+	fredlog_sync = !getenv("FREDLOG_SYNC") || strcmp(getenv("FREDLOG_SYNC"), "0");
+	if (getenv("FREDLOG_TURN_MS"))
+		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
+	mythr = nthreads = 1; /* the main thread */
 	uint64_t size = 256ull << 20;
 	if (getenv("FREDLOG_SIZE"))
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
