@@ -1469,6 +1469,12 @@ static int (*real_sem_timedwait)(sem_t *, const struct timespec *);
 static int (*real_sem_post)(sem_t *);
 static int (*real_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static int (*real_join)(pthread_t, void **);
+static int (*real_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_rw_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_rw_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+static int (*real_timedjoin)(pthread_t, void **, const struct timespec *);
 
 /* The condition variable calls have an old version (GLIBC_2.2.5) that
  * plain dlsym may find: ask for the current one. */
@@ -1500,6 +1506,12 @@ static void resolve_sync(void)
 	real_sem_post = dlsym(RTLD_NEXT, "sem_post");
 	real_create = dlsym(RTLD_NEXT, "pthread_create");
 	real_join = dlsym(RTLD_NEXT, "pthread_join");
+	real_mutex_clocklock = dlsym(RTLD_NEXT, "pthread_mutex_clocklock");
+	real_rw_clockrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockrdlock");
+	real_rw_clockwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockwrlock");
+	real_cond_clockwait = vsym("pthread_cond_clockwait", "GLIBC_2.34");
+	real_sem_clockwait = dlsym(RTLD_NEXT, "sem_clockwait");
+	real_timedjoin = dlsym(RTLD_NEXT, "pthread_timedjoin_np");
 }
 
 static void sync_log(int k, int64_t res)
@@ -1551,12 +1563,43 @@ static void give_turn(struct held *h, int64_t res)
 		sync_log(h->k, res);
 }
 
-/* ACQUIRE: CALL is the program's call, BLOCK takes the lock for good. */
-#define ACQUIRE(K, CALL, BLOCK)                                    \
+/* Recording, a blocking call waits in slices (WAIT_SLICE): a snapshot
+ * may be taken while it blocks and restored later, and then the log has
+ * this call's entry ahead. The thread must then take the call in its
+ * turn, not whenever the real lock comes free: it may not hold a lock
+ * that threads due before it need. late says so, lock held. */
+#define WAIT_SLICE 200 /* ms */
+#define SWITCH (-4242) /* the slice ended and the log is ahead: replay */
+static int late(void)
+{
+	sync_cuts();
+	return fredlog_pos < fredlog_ctl->end;
+}
+static int now_late(void)
+{
+	lock();
+	int r = late();
+	unlock();
+	return r;
+}
+static struct timespec slice(void)
+{
+	struct timespec t;
+	real_clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_nsec += WAIT_SLICE * 1000000L;
+	t.tv_sec += t.tv_nsec / 1000000000L;
+	t.tv_nsec %= 1000000000L;
+	return t;
+}
+
+/* ACQUIRE: CALL is the program's call as recorded (SWITCH when a restore
+ * put the log ahead of it), BLOCK takes the lock for good, UNDO gives back
+ * what CALL took when the log turned out to be ahead. */
+#define ACQUIRE(K, CALL, BLOCK, UNDO)                              \
 	do {                                                       \
 		READY();                                           \
 		if (SOFF)                                          \
-			return CALL;                               \
+			return BLOCK;                              \
 		int64_t r_;                                        \
 		int x_;                                            \
 		struct held h_;                                    \
@@ -1564,17 +1607,35 @@ static void give_turn(struct held *h, int64_t res)
 		lock();                                            \
 		int rep_ = take_turn(K, &r_, &h_);                 \
 		unlock();                                          \
-		if (rep_) {                                        \
-			x_ = r_ ? (int)r_ : (BLOCK);               \
-			lock();                                    \
-			give_turn(&h_, r_);                        \
-			unlock();                                  \
-		} else {                                           \
+		if (!rep_) {                                       \
 			x_ = CALL;                                 \
 			lock();                                    \
-			sync_log(K, x_);                           \
+			if (!late()) {                             \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				return x_;                         \
+			}                                          \
+			unlock();                                  \
+			if (x_ == 0)                               \
+				UNDO;                              \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			if (!rep_) {                               \
+				unlock();                          \
+				x_ = BLOCK;                        \
+				lock();                            \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				return x_;                         \
+			}                                          \
 			unlock();                                  \
 		}                                                  \
+		x_ = r_ ? (int)r_ : (BLOCK);                       \
+		lock();                                            \
+		give_turn(&h_, r_);                                \
+		unlock();                                          \
 		inlib = 0;                                         \
 		return x_;                                         \
 	} while (0)
@@ -1597,6 +1658,50 @@ static void give_turn(struct held *h, int64_t res)
 		return x_;                     \
 	} while (0)
 
+/* The recorded blocking calls, in slices. */
+
+static int mutex_rec(pthread_mutex_t *m)
+{
+	if (!real_mutex_clocklock)
+		return real_mutex_lock(m);
+	for (;;) {
+		struct timespec t = slice();
+		int x = real_mutex_clocklock(m, CLOCK_MONOTONIC, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int rw_rec(pthread_rwlock_t *l, int wr)
+{
+	if (!real_rw_clockrdlock || !real_rw_clockwrlock)
+		return wr ? real_rw_wrlock(l) : real_rw_rdlock(l);
+	for (;;) {
+		struct timespec t = slice();
+		int x = wr ? real_rw_clockwrlock(l, CLOCK_MONOTONIC, &t) : real_rw_clockrdlock(l, CLOCK_MONOTONIC, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int join_rec(pthread_t th, void **ret)
+{
+	if (!real_timedjoin)
+		return real_join(th, ret);
+	for (;;) {
+		struct timespec t;
+		real_clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_sec += WAIT_SLICE / 1000 + 1;
+		int x = real_timedjoin(th, ret, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+
 /* Semaphores say -1 and errno; the log has -errno. */
 static int sem_block(sem_t *s)
 {
@@ -1605,11 +1710,27 @@ static int sem_block(sem_t *s)
 		;
 	return r;
 }
+static int sem_rec(sem_t *s)
+{
+	if (!real_sem_clockwait)
+		return sem_block(s) ? -errno : 0;
+	for (;;) {
+		struct timespec t = slice();
+		if (real_sem_clockwait(s, CLOCK_MONOTONIC, &t) == 0)
+			return 0;
+		if (errno != ETIMEDOUT && errno != EINTR)
+			return -errno;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int sem_res(int r) { return r < 0 ? -errno : 0; }
+/* SEM_ACQUIRE: CALL gives 0 or -errno (or SWITCH). */
 #define SEM_ACQUIRE(K, CALL, BLOCK)                                \
 	do {                                                       \
 		READY();                                           \
 		if (SOFF)                                          \
-			return CALL;                               \
+			return BLOCK;                              \
 		int64_t r_;                                        \
 		int x_;                                            \
 		struct held h_;                                    \
@@ -1617,44 +1738,85 @@ static int sem_block(sem_t *s)
 		lock();                                            \
 		int rep_ = take_turn(K, &r_, &h_);                 \
 		unlock();                                          \
-		if (rep_) {                                        \
-			x_ = r_ ? -1 : (BLOCK);                    \
-			lock();                                    \
-			give_turn(&h_, r_);                        \
-			unlock();                                  \
-			if (r_)                                    \
-				errno = (int)-r_;                  \
-		} else {                                           \
+		if (!rep_) {                                       \
 			x_ = CALL;                                 \
-			int sv_ = errno;                           \
 			lock();                                    \
-			sync_log(K, x_ ? -sv_ : 0);                \
+			if (!late()) {                             \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				if (x_ < 0)                        \
+					errno = -x_;               \
+				return x_ < 0 ? -1 : 0;            \
+			}                                          \
 			unlock();                                  \
-			errno = sv_;                               \
+			if (x_ == 0)                               \
+				real_sem_post(s);                  \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+			if (!rep_) {                               \
+				x_ = sem_res(BLOCK);               \
+				lock();                            \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				if (x_ < 0)                        \
+					errno = -x_;               \
+				return x_ < 0 ? -1 : 0;            \
+			}                                          \
 		}                                                  \
+		x_ = r_ ? -1 : (BLOCK);                            \
+		lock();                                            \
+		give_turn(&h_, r_);                                \
+		unlock();                                          \
 		inlib = 0;                                         \
+		if (r_)                                            \
+			errno = (int)-r_;                          \
 		return x_;                                         \
 	} while (0)
 
-EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, real_mutex_lock(m), real_mutex_lock(m)); }
-EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m)); }
+/* SOFF calls BLOCK: for the try and timed calls, SOFF's own below */
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	if (SOFF)
+		return real_mutex_trylock(m);
+	ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m), real_mutex_unlock(m));
+}
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
-	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m));
+	if (SOFF)
+		return real_mutex_timedlock(m, t);
+	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m), real_mutex_unlock(m));
 }
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
 
-EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, real_rw_rdlock(l), real_rw_rdlock(l)); }
-EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, real_rw_wrlock(l), real_rw_wrlock(l)); }
-EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l)); }
-EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l)); }
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	if (SOFF)
+		return real_rw_tryrdlock(l);
+	ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l), real_rw_unlock(l));
+}
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	if (SOFF)
+		return real_rw_trywrlock(l);
+	ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l), real_rw_unlock(l));
+}
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l));
+	if (SOFF)
+		return real_rw_timedrdlock(l, t);
+	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l), real_rw_unlock(l));
 }
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l));
+	if (SOFF)
+		return real_rw_timedwrlock(l, t);
+	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l), real_rw_unlock(l));
 }
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
 
@@ -1686,10 +1848,37 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 		}
 		unlock();
 	} else {
-		r = k == K_COND_WAIT ? real_cond_wait(c, m) : real_cond_timedwait(c, m, t);
+		/* A wait ends after a slice, as a wakeup (the program looks at
+		 * its condition again): so a restore that put the log ahead of
+		 * this wait is noticed, and no wakeup is lost between slices. */
+		if (k == K_COND_WAIT && real_cond_clockwait) {
+			struct timespec ts = slice();
+			r = real_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts);
+			if (r == ETIMEDOUT)
+				r = 0;
+		} else {
+			r = k == K_COND_WAIT ? real_cond_wait(c, m) : real_cond_timedwait(c, m, t);
+		}
 		lock();
-		sync_log(k, r);
-		unlock();
+		if (!late()) {
+			sync_log(k, r);
+			unlock();
+		} else {
+			/* replay it: the mutex goes, the turn comes, the mutex again */
+			unlock();
+			real_mutex_unlock(m);
+			struct held h;
+			lock();
+			int rep = take_turn(k, &r, &h);
+			unlock();
+			real_mutex_lock(m);
+			lock();
+			if (rep)
+				give_turn(&h, r);
+			else
+				sync_log(k, r = 0);
+			unlock();
+		}
 	}
 	inlib = 0;
 	return (int)r;
@@ -1709,9 +1898,19 @@ EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const s
 	return cond_common(K_COND_TIMEDWAIT, c, m, t);
 }
 
-EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(K_SEM_WAIT, real_sem_wait(s), sem_block(s)); }
-EXPORT int sem_trywait(sem_t *s) { SEM_ACQUIRE(K_SEM_TRYWAIT, real_sem_trywait(s), sem_block(s)); }
-EXPORT int sem_timedwait(sem_t *s, const struct timespec *t) { SEM_ACQUIRE(K_SEM_TIMEDWAIT, real_sem_timedwait(s, t), sem_block(s)); }
+EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(K_SEM_WAIT, sem_rec(s), real_sem_wait(s)); }
+EXPORT int sem_trywait(sem_t *s)
+{
+	if (SOFF)
+		return real_sem_trywait(s);
+	SEM_ACQUIRE(K_SEM_TRYWAIT, sem_res(real_sem_trywait(s)), sem_block(s));
+}
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+	if (SOFF)
+		return real_sem_timedwait(s, t);
+	SEM_ACQUIRE(K_SEM_TIMEDWAIT, sem_res(real_sem_timedwait(s, t)), sem_block(s));
+}
 EXPORT int sem_post(sem_t *s) { RELEASE(K_SEM_POST, real_sem_post(s)); }
 
 /* Threads are numbered in the order they are created, which the log
@@ -1763,7 +1962,8 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 	return x;
 }
 
-EXPORT int pthread_join(pthread_t t, void **ret) { ACQUIRE(K_JOIN, real_join(t, ret), real_join(t, ret)); }
+/* a join cannot be undone: the thread has ended, and only its turn is left */
+EXPORT int pthread_join(pthread_t t, void **ret) { ACQUIRE(K_JOIN, join_rec(t, ret), real_join(t, ret), (void)0); }
 
 /* --- start --- */
 
