@@ -83,8 +83,8 @@ int main(void)
 		pthread_join(t[i], NULL);
 	pthread_rwlock_wrlock(&rw);
 	pthread_rwlock_unlock(&rw);
-	printf("finish order=%s\n", last);
+	printf("finished=%s\n", last);
 	printf("mix=%lu n=%d\n", mix, n);
-	printf("order=%.60s\n", order);
+	printf("appends=%.60s\n", order);
 	return 0;
 }

@@ -204,12 +204,16 @@ static long raw_futex(int *w, int op, int v, const struct timespec *ts)
 			 : "rcx", "r11", "memory");
 	return r;
 }
+static int turn_may_change(void);
 static void raw_unlock(void)
 {
+	/* threads waiting for their turn look again when it may be theirs:
+	 * at a thread entry, or where the log ends (not after each entry of
+	 * the thread that has the turn: that woke them all for nothing) */
+	int wake = __atomic_load_n(&turn_waiters, __ATOMIC_ACQUIRE) && turn_may_change();
 	mine = 0;
 	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
-	/* threads waiting for their turn look again */
-	if (__atomic_load_n(&turn_waiters, __ATOMIC_ACQUIRE)) {
+	if (wake) {
 		__atomic_add_fetch(&turn_ticks, 1, __ATOMIC_RELEASE);
 		raw_futex(&turn_ticks, 0x81 /* FUTEX_WAKE_PRIVATE */, 1 << 30, NULL);
 	}
@@ -413,6 +417,14 @@ static const char *call_name(int k) { return k > 0 && k <= K_LAST ? kname[k] : "
  * the entry, which is of kind k), 0 record. A mismatch (the log's next
  * entry is another call) cuts the log and records. */
 static void deliver(int sig);
+
+static int turn_may_change(void)
+{
+	if (!fredlog_ctl || fredlog_pos >= fredlog_ctl->end)
+		return 1;
+	int k = (unsigned char)fredlog_base[fredlog_pos];
+	return k == K_THREAD || k == K_BRANCH;
+}
 
 /* --- turns: on replay every thread waits for its entries' turn ---
  *
