@@ -1672,10 +1672,12 @@ static struct timespec slice(void)
 
 /* The recorded blocking calls, in slices. */
 
+/* (each tries first: a free lock needs no deadline) */
 static int mutex_rec(pthread_mutex_t *m)
 {
-	if (!real_mutex_clocklock)
-		return real_mutex_lock(m);
+	int x = real_mutex_trylock(m);
+	if (x != EBUSY || !real_mutex_clocklock)
+		return x != EBUSY ? x : real_mutex_lock(m);
 	for (;;) {
 		struct timespec t = slice();
 		int x = real_mutex_clocklock(m, CLOCK_MONOTONIC, &t);
@@ -1687,6 +1689,9 @@ static int mutex_rec(pthread_mutex_t *m)
 }
 static int rw_rec(pthread_rwlock_t *l, int wr)
 {
+	int x = wr ? real_rw_trywrlock(l) : real_rw_tryrdlock(l);
+	if (x != EBUSY)
+		return x;
 	if (!real_rw_clockrdlock || !real_rw_clockwrlock)
 		return wr ? real_rw_wrlock(l) : real_rw_rdlock(l);
 	for (;;) {
@@ -1724,6 +1729,8 @@ static int sem_block(sem_t *s)
 }
 static int sem_rec(sem_t *s)
 {
+	if (real_sem_trywait(s) == 0)
+		return 0;
 	if (!real_sem_clockwait)
 		return sem_block(s) ? -errno : 0;
 	for (;;) {
