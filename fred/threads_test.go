@@ -123,7 +123,7 @@ func TestThreadsReplayOrder(t *testing.T) {
 			ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", noLog)
 			ts.must("break main", `Breakpoint 1`)
 			ts.must("run", `snapshot 1 taken at the first stop`)
-			ts.must("break 73", `Breakpoint 2`)
+			ts.must("break 78", `Breakpoint 2`)
 			ts.must("continue", `Breakpoint 2, main`)
 			ts.must("fred-checkpoint", `snapshot 2 taken`)
 			ts.must("delete", ``)
@@ -167,5 +167,28 @@ func TestThreadsReplayOrder(t *testing.T) {
 			}
 			ts.must("fred-log 4", `(?s)pthread_join +0.*pthread_rwlock_unlock +0.*sync events`)
 		})
+	}
+}
+
+// TestThreadsReplayDiverges: after a restore the person makes one thread
+// take another path (it skips a lock once): fred says once that the
+// program left the log, and the threads, which would otherwise wait for
+// turns that never come, record on to the end.
+func TestThreadsReplayDiverges(t *testing.T) {
+	testutil.Require(t, "gdb")
+	ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", false)
+	ts.must("break 78", `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, main`)
+	ts.must("fred-checkpoint", `snapshot \d+ taken`)
+	ts.must("delete", ``)
+	ts.must("continue", `exited normally`)
+	ts.must("fred-restart 1", `main`)
+	ts.do("set var other = 1")
+	out := ts.must("continue", `exited normally`)
+	if n := strings.Count(out, "diverged"); n != 1 || !strings.Contains(out, "it called pthread_mutex_lock where the log has pthread_rwlock_rdlock") {
+		t.Fatalf("want one divergence naming the calls:\n%s", out)
+	}
+	if !strings.Contains(mtOutcome(out), "n=1200") {
+		t.Fatalf("the run did not finish:\n%s", out)
 	}
 }

@@ -451,8 +451,18 @@ func TestLibraryThreadOrder(t *testing.T) {
 	}
 
 	other := run(append(with, "FREDLOG_REPLAY=1", "MT_OTHER=1", "FREDLOG_QUIET=0")...)
-	if strings.Count(other, "diverged from the log") != 1 || !strings.Contains(other, "n=1200") {
+	if strings.Count(other, "diverged from the log") != 1 || !strings.Contains(other, "it called pthread_mutex_lock where the log has pthread_rwlock_rdlock") ||
+		!strings.Contains(other, "n=1200") {
 		t.Fatalf("another path:\n%s", other)
+	}
+	// A thread that stalls outside the log (a sleep, a spin) while the
+	// others wait for its turn: the wait is bounded, said once, and the
+	// run records on from there.
+	run(with...)
+	stall := run(append(with, "FREDLOG_REPLAY=1", "MT_OTHER=2", "FREDLOG_QUIET=0", "FREDLOG_TURN_MS=100")...)
+	if strings.Count(stall, "diverged from the log") != 1 || !regexp.MustCompile(`thread \d waits to call pthread_\w+, but thread 4, whose turn it is, has not taken it`).MatchString(stall) ||
+		!strings.Contains(stall, "n=1200") {
+		t.Fatalf("a stalled thread:\n%s", stall)
 	}
 }
 

@@ -24,7 +24,9 @@ char order[THREADS * ROUNDS + 1];
 int n, done;
 unsigned long mix = 1;
 int pipefd[2];
-int other; /* MT_OTHER set: thread 2 takes another path once */
+/* MT_OTHER=1: thread 2 takes another path once; 2: it stalls once. A
+ * debugger can set it too. */
+int other;
 
 void *worker(void *arg)
 {
@@ -42,8 +44,10 @@ void *worker(void *arg)
 		order[n++] = (char)('0' + id);
 		mix = mix * 31 + (unsigned long)id;
 		pthread_mutex_unlock(&mu);
-		if (other && id == 2 && i == ROUNDS / 3)
+		if (other == 1 && id == 2 && i == ROUNDS / 3)
 			continue; /* another path: the replay diverges here */
+		if (other == 2 && id == 2 && i == ROUNDS / 3)
+			usleep(500000); /* stalls: the others' turns wait for it */
 		pthread_rwlock_rdlock(&rw);
 		pthread_rwlock_unlock(&rw);
 	}
@@ -60,7 +64,8 @@ void *worker(void *arg)
 int main(void)
 {
 	pthread_t t[THREADS];
-	other = getenv("MT_OTHER") != NULL;
+	if (getenv("MT_OTHER"))
+		other = atoi(getenv("MT_OTHER"));
 	sem_init(&started, 0, 0);
 	if (pipe(pipefd) != 0)
 		return 1;

@@ -446,7 +446,7 @@ static int turn_ms = 3000;
 #define MAXTHR 4096
 static unsigned char ended[MAXTHR + 1]; /* threads that returned from their start */
 
-static void diverge(int k, int logged, const char *detail);
+static const char *call_name(int k);
 
 /* wait_turn: lock held; sleeps until the position moves (1), or gives
  * up with a divergence (0: the caller records). */
@@ -456,10 +456,12 @@ static int wait_turn(int k, int owner)
 	int64_t slept = 0; /* ms */
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
-			char d[96];
-			snprintf(d, sizeof d, " in thread %d while thread %d %s", mythr, owner,
-				 slept >= turn_ms ? "did not take its turn" : "has ended");
-			diverge(k, K_THREAD, d);
+			fredlog_ctl->divergences++;
+			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
+			    "whose turn it is, %s; recording a new branch of history from here",
+			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
+			    slept >= turn_ms ? "has not taken it" : "has ended");
+			cut(fredlog_pos);
 			return 0;
 		}
 		int t = __atomic_load_n(&turn_ticks, __ATOMIC_ACQUIRE);
