@@ -1801,12 +1801,14 @@ static int sem_res(int r) { return r < 0 ? -errno : 0; }
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
 EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
+	READY();
 	if (SOFF)
 		return real_mutex_trylock(m);
 	ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m), real_mutex_unlock(m));
 }
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
+	READY();
 	if (SOFF)
 		return real_mutex_timedlock(m, t);
 	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m), real_mutex_unlock(m));
@@ -1817,24 +1819,28 @@ EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
 EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
+	READY();
 	if (SOFF)
 		return real_rw_tryrdlock(l);
 	ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l), real_rw_unlock(l));
 }
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
+	READY();
 	if (SOFF)
 		return real_rw_trywrlock(l);
 	ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l), real_rw_unlock(l));
 }
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
+	READY();
 	if (SOFF)
 		return real_rw_timedrdlock(l, t);
 	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l), real_rw_unlock(l));
 }
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
+	READY();
 	if (SOFF)
 		return real_rw_timedwrlock(l, t);
 	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l), real_rw_unlock(l));
@@ -1922,12 +1928,14 @@ EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const s
 EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(K_SEM_WAIT, sem_rec(s), real_sem_wait(s)); }
 EXPORT int sem_trywait(sem_t *s)
 {
+	READY();
 	if (SOFF)
 		return real_sem_trywait(s);
 	SEM_ACQUIRE(K_SEM_TRYWAIT, sem_res(real_sem_trywait(s)), sem_block(s));
 }
 EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
 {
+	READY();
 	if (SOFF)
 		return real_sem_timedwait(s, t);
 	SEM_ACQUIRE(K_SEM_TIMEDWAIT, sem_res(real_sem_timedwait(s, t)), sem_block(s));
