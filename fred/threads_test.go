@@ -192,3 +192,37 @@ func TestThreadsReplayDiverges(t *testing.T) {
 		t.Fatalf("the run did not finish:\n%s", out)
 	}
 }
+
+// TestThreadsReverseInWorker: stopped in one worker in the middle of the
+// run (a snapshot with every thread somewhere in its loop), a few
+// statements forward and one back: the reverse step lands where it should,
+// with the buffer as it was then, and running on from there, or from the
+// restored snapshot, ends as the recorded run did.
+func TestThreadsReverseInWorker(t *testing.T) {
+	testutil.Require(t, "gdb")
+	ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", false)
+	ts.must("break 44 if id == 1 && i == 100", `Breakpoint 1`)
+	ts.must("run", `(?s)44\s+order\[n\+\+\].*snapshot 1 taken at the first stop`)
+	ts.must("delete", ``)
+	ts.must("next", `45\s+mix`)
+	n := ts.must("print n", `= \d+`)
+	ts.must("next", `46\s+pthread_mutex_unlock`)
+	ts.must("next", `47\s+if`)
+	ts.must("fred-reverse-step", `46\s+pthread_mutex_unlock`)
+	ts.must("print i", `= 100`)
+	value := regexp.MustCompile(`= (\d+)`)
+	if again := ts.must("print n", `= \d+`); value.FindString(again) != value.FindString(n) {
+		t.Errorf("n after the reverse step: %q, before: %q", again, n)
+	}
+	first := mtOutcome(ts.must("continue", `exited normally`))
+	if !strings.Contains(first, "n=1200") {
+		t.Fatalf("the run did not finish:\n%s", first)
+	}
+	for i := 0; i < 2; i++ {
+		ts.must("fred-restart 1", `44\s+order\[n\+\+\]`)
+		out := ts.must("continue", `exited normally`)
+		if again := mtOutcome(out); again != first || strings.Contains(out, "diverged") {
+			t.Fatalf("restore %d:\n%s\nthe first run from there:\n%s", i, out, first)
+		}
+	}
+}
