@@ -437,7 +437,8 @@ static int turn_may_change(void)
  * Waiting must end: a program with a race, or one that took another path,
  * may never give the turn to the thread that has it. So a wait with no
  * progress of the log for FREDLOG_TURN_MS (default 3000 ms of the waiter's
- * own sleeping, which stops while gdb holds the program), or for a turn
+ * own sleeping, which stops while gdb holds the program; and not while
+ * gdb holds the thread whose turn it is), or for a turn
  * that belongs to a thread that has ended, is a divergence: reported once,
  * and the log is cut there so that every thread records. */
 /* turn_ticks (futex word) changes when a thread lets the log go;
@@ -445,6 +446,28 @@ static int turn_may_change(void)
 static int turn_ms = 3000;
 #define MAXTHR 4096
 static unsigned char ended[MAXTHR + 1]; /* threads that returned from their start */
+static pid_t tids[MAXTHR + 1];          /* kernel ids (CRIU restores the same) */
+
+/* held: the thread is stopped by the debugger (gdb's scheduler locking
+ * runs one thread and holds the others; the person sits at the prompt):
+ * its turn is not late, only paused. */
+static int held(int owner)
+{
+	if (owner <= 0 || owner > MAXTHR || !tids[owner])
+		return 0;
+	char path[64], b[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tids[owner]);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = syscall(SYS_read, fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	char *p = strrchr(b, ')'); /* the name may hold spaces */
+	return p && p[1] == ' ' && (p[2] == 't' || p[2] == 'T');
+}
 
 static const char *call_name(int k);
 
@@ -455,6 +478,8 @@ static int wait_turn(int k, int owner)
 	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
 	int64_t slept = 0; /* ms */
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
+		if (slept >= turn_ms && held(owner))
+			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
 			fredlog_ctl->divergences++;
 			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
@@ -1956,6 +1981,8 @@ static void *thread_start(void *p)
 	struct start s = *(struct start *)p;
 	free(p);
 	mythr = s.id;
+	if (s.id <= MAXTHR)
+		tids[s.id] = (pid_t)syscall(SYS_gettid);
 	void *r = s.fn(s.arg);
 	if (s.id <= MAXTHR)
 		__atomic_store_n(&ended[s.id], 1, __ATOMIC_RELEASE);
@@ -2041,6 +2068,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
 	mythr = nthreads = 1; /* the main thread */
+	tids[1] = (pid_t)syscall(SYS_gettid);
 	uint64_t size = 256ull << 20;
 	if (getenv("FREDLOG_SIZE"))
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);
