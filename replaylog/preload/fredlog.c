@@ -1631,6 +1631,15 @@ static struct timespec slice(void)
 	return t;
 }
 
+/* ahead: a look without the lock at whether the log may be ahead of us
+ * (replaying). Recording, the answer is no and the lock is taken once per
+ * call, not twice; a wrong no is caught by late() after the call. */
+static int ahead(void)
+{
+	return __atomic_load_n(&fredlog_pos, __ATOMIC_RELAXED) < __atomic_load_n(&fredlog_ctl->end, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&fredlog_ctl->ncuts, __ATOMIC_RELAXED) != fredlog_mycuts;
+}
+
 /* ACQUIRE: CALL is the program's call as recorded (SWITCH when a restore
  * put the log ahead of it), BLOCK takes the lock for good, UNDO gives back
  * what CALL took when the log turned out to be ahead. */
@@ -1643,9 +1652,12 @@ static struct timespec slice(void)
 		int x_;                                            \
 		struct held h_;                                    \
 		inlib = 1;                                         \
-		lock();                                            \
-		int rep_ = take_turn(K, &r_, &h_);                 \
-		unlock();                                          \
+		int rep_ = 0;                                      \
+		if (ahead()) {                                     \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+		}                                                  \
 		if (!rep_) {                                       \
 			x_ = CALL;                                 \
 			lock();                                    \
@@ -1781,9 +1793,12 @@ static int sem_res(int r) { return r < 0 ? -errno : 0; }
 		int x_;                                            \
 		struct held h_;                                    \
 		inlib = 1;                                         \
-		lock();                                            \
-		int rep_ = take_turn(K, &r_, &h_);                 \
-		unlock();                                          \
+		int rep_ = 0;                                      \
+		if (ahead()) {                                     \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+		}                                                  \
 		if (!rep_) {                                       \
 			x_ = CALL;                                 \
 			lock();                                    \
