@@ -113,9 +113,6 @@ func startCounter(t *testing.T) *inferior {
 	// The test reaps by pid with wait4, restored incarnations included.
 	cmd.Process.Release()
 	in.cond = sync.NewCond(&in.mu)
-	// Besides 0, 1, 2 the fixture may hold fds the test binary inherited
-	// without close-on-exec from whatever started it.
-	in.fds = procFds(t, in.pid)
 	go func() {
 		defer close(in.done)
 		buf := make([]byte, 4096)
@@ -136,6 +133,11 @@ func startCounter(t *testing.T) *inferior {
 		slave.Close()
 		<-in.done
 	})
+	// Besides 0, 1, 2 the fixture may hold fds the test binary inherited
+	// without close-on-exec from whatever started it. Read once it runs:
+	// while it starts, the dynamic loader has libraries open.
+	in.waitTicks(t, 0, 1)
+	in.fds = procFds(t, in.pid)
 	return in
 }
 

@@ -190,13 +190,8 @@ var (
 // Take makes a paused copy of program pid, which is stopped in gdb.
 func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 	start := time.Now()
-	if len(f.snaps) >= f.opt.Max {
-		return nil, fmt.Errorf("fork snapshots: %d held already (the most this session keeps); drop some first", len(f.snaps))
-	}
-	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
-		return nil, fmt.Errorf("fork snapshots: %w", err)
-	} else if len(tasks) > 1 {
-		return nil, fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, len(tasks))
+	if err := canFork(pid, len(f.snaps), f.opt.Max); err != nil {
+		return nil, err
 	}
 	if err := f.loadAgent(pid); err != nil {
 		return nil, err
@@ -389,17 +384,20 @@ func (f *Fork) Close() error {
 }
 
 // reap kills pid, a child of this process, and collects it.
-func (f *Fork) reap(pid int) {
-	_ = unix.Kill(pid, unix.SIGKILL)
-	deadline := time.Now().Add(f.opt.Timeout)
-	for {
-		var ws unix.WaitStatus
-		got, err := unix.Wait4(pid, &ws, unix.WNOHANG|unix.WALL, nil)
-		if got == pid || err == unix.ECHILD || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(time.Millisecond)
+func (f *Fork) reap(pid int) { reapChild(pid, f.opt.Timeout) }
+
+// canFork checks that a fork snapshot of pid can be taken with held of max
+// already taken: a copy by fork(2) holds only the thread that forked.
+func canFork(pid, held, max int) error {
+	if held >= max {
+		return fmt.Errorf("fork snapshots: %d held already (the most this session keeps); drop some first", held)
 	}
+	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
+		return fmt.Errorf("fork snapshots: %w", err)
+	} else if len(tasks) > 1 {
+		return fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, len(tasks))
+	}
+	return nil
 }
 
 // fileOffsets reads the offsets of pid's regular files and directories.

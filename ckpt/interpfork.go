@@ -84,13 +84,8 @@ func (f *InterpFork) ThroughDebugger() {}
 // Take makes a waiting copy of process pid, whose debugger is at its prompt.
 func (f *InterpFork) Take(pid, id int) (*Snapshot, error) {
 	start := time.Now()
-	if len(f.snaps) >= f.opt.Max {
-		return nil, fmt.Errorf("fork snapshots: %d held already (the most this session keeps); drop some first", len(f.snaps))
-	}
-	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
-		return nil, fmt.Errorf("fork snapshots: %w", err)
-	} else if len(tasks) > 1 {
-		return nil, fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, len(tasks))
+	if err := canFork(pid, len(f.snaps), f.opt.Max); err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(f.opt.Dir, "snap-"+strconv.Itoa(id))
 	if err := os.MkdirAll(dir, 0o700); err != nil {

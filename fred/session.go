@@ -183,6 +183,9 @@ func Start(opt Options) (*Session, error) {
 		}
 	}
 	s.openSnapshots()
+	// fred's first line: which snapshots, and why (before an in-process
+	// debugger's program takes its first one).
+	s.Printf("%s", s.snapWhy)
 	s.gdbReplayLog()
 	s.ipStarted()
 	return s, nil

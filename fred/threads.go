@@ -27,9 +27,8 @@ var roundRobinMax = 5000
 // Per-statement deadlines for the round-robin: a statement that takes
 // longer waits for another thread, which scheduler locking holds.
 const (
-	rrStep      = 2 * time.Second
-	rrFinish    = 300 * time.Millisecond
-	rrInterrupt = 5 * time.Second // for the interrupted thread to stop
+	rrStep  = 2 * time.Second
+	rrGrace = 3 * time.Second // for an interrupted thread to stop
 )
 
 // ErrNoThread means the round-robin search did not find the thread.
@@ -118,14 +117,16 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				gone[lwp] = true // it has exited
 				continue
 			}
-			// Out of library code first (a wait that may end now), else
-			// one statement.
-			cmd, limit := "step", rrStep
+			// A thread in a wait, or in library code it stepped into, is
+			// not run: returning from there may wait for a held thread,
+			// and gdb does not always report the interrupt that would
+			// stop it (seen after restores).
 			if here[0].Waiting || !s.sourceOnDisk(here[0].File) {
-				cmd, limit = th.Finish, rrFinish
+				continue
 			}
-			st := s.threadStep(fmt.Sprintf(th.Locked, cmd), cmd)
-			out, stuck, err := s.lockedRun(st.Cmd.Line, lwp, limit)
+			cmd, limit := "step", rrStep
+			st := s.threadStep(fmt.Sprintf(th.Locked, cmd, limit.Seconds()), cmd)
+			out, stuck, err := s.lockedRun(cmd, lwp, limit)
 			if err != nil {
 				return P.ThreadInfo{}, err
 			}
@@ -193,28 +194,23 @@ func (s *Session) currentLWP(def int) int {
 }
 
 // lockedRun runs cmd in thread lwp with the other threads held. A command
-// still running after limit waits for one of them: the thread is
-// interrupted (SIGINT to that thread, which gdb keeps from the program)
-// and reported blocked.
+// still running after limit waits for one of them: it is reported
+// blocked. A SIGINT to the thread (which gdb keeps from the program)
+// usually stops it there; if gdb still does not come back, the program is
+// killed, and the caller goes back to a snapshot, which holds everything.
 func (s *Session) lockedRun(cmd string, lwp int, limit time.Duration) (string, bool, error) {
-	out, err := s.queryFor(cmd, limit)
+	pid := s.pid
+	kick := time.AfterFunc(limit, func() { _ = unix.Tgkill(pid, lwp, unix.SIGINT) })
+	out, err := s.queryFor(fmt.Sprintf(s.p.Threads.Locked, cmd, 0.0), limit+rrGrace)
+	kick.Stop()
 	var te *TimeoutError
-	if !errors.As(err, &te) {
-		return out, false, err
-	}
-	if err := unix.Tgkill(s.pid, lwp, unix.SIGINT); err != nil {
-		return out, false, fmt.Errorf("interrupting thread %d: %w", lwp, err)
-	}
-	more, err := s.conn.waitPrompt("", time.Now().Add(rrInterrupt), nil, false, nil, nil)
 	if errors.As(err, &te) {
-		// As a person's Ctrl-C would: gdb stops what it runs.
-		_ = unix.Kill(s.proc.Cmd.Process.Pid, unix.SIGINT)
-		more, err = s.conn.waitPrompt("", time.Now().Add(rrInterrupt), nil, false, nil, nil)
-		if err != nil {
-			return out + more, false, fmt.Errorf("thread %d waits for another under scheduler locking and does not stop: %w", lwp, err)
-		}
+		_ = unix.Kill(pid, unix.SIGKILL)
+		more, err := s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
+		s.running = false
+		return out + more, true, err
 	}
-	return out + more, true, err
+	return out, err == nil && s.p.Threads.Blocked.MatchString(out), err
 }
 
 // sourceOnDisk reports whether file is a source file the person has

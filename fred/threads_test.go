@@ -44,6 +44,12 @@ func TestThreadsSnapshots(t *testing.T) {
 	ts.must("fred-restart 2", `(?s)main \(\).*mt_queue.c:56`)
 	ts.must("info threads", `(?s)\* 1 .*main.* 5 +Thread`)
 	ts.must("print i", `= 0`)
+	// A thread the person selects is selected again by replays.
+	ts.must("thread 3", `Switching to thread 3`)
+	ts.must("thread 1", `Switching to thread 1`)
+	ts.must("next", `55\s+for`)
+	ts.must("fred-reverse-next", `(?s)main \(\).*mt_queue.c:56`)
+	ts.must("info threads", `(?s)\* 1 .*main`)
 	ts.must("delete", ``)
 	out := ts.must("continue", `total=319600`)
 	if strings.Contains(out, "SIGSTOP") || strings.Contains(out, "SIGCONT") {

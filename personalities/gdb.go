@@ -49,7 +49,8 @@ var GDB = &Personality{
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
-		Locked: "python fred_locked('%s')", Finish: "finish", Hold: "set scheduler-locking step"},
+		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
+		Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
@@ -68,6 +69,9 @@ var GDB = &Personality{
 		{Names: []string{"set var[iable]"}, Kind: Mutate, Op: "set var"},
 		{Names: []string{"cal[l]"}, Kind: Mutate, Op: "call"},
 		{Names: []string{"ret[urn]"}, Kind: Mutate, Op: "return"},
+		// The thread the person selects is the one later commands move:
+		// replays select it again.
+		{Names: []string{"t", "thr[ead]"}, Kind: Mutate, Op: "thread"},
 		{Names: []string{"b", "br", "bre[ak]"}, Kind: Breakpoint, Op: "break"},
 		{Names: []string{"tb[reak]"}, Kind: Breakpoint},
 		{Names: []string{"hb[reak]"}, Kind: Breakpoint},
@@ -215,7 +219,7 @@ var GDB = &Personality{
 		// Scheduler locking: the other threads stay where the snapshot
 		// has them while the current one settles.
 		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
-			"python fred_locked('jump *$pc')"}},
+			"python fred_locked('jump *$pc', 0)"}},
 	FrameCmd: "frame",
 }
 
@@ -437,13 +441,23 @@ def fred_thread_now():
     print(fred_where_thread(gdb.selected_thread()))
 # gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
 # as the program is resumed, before CMD's stepping is over; from Python the
-# command runs to its end first.
-def fred_locked(cmd):
+# command runs to its end first. A thread still running after limit
+# seconds waits for one that is held: a SIGINT to it (which gdb keeps from
+# the program) stops it there.
+import threading, ctypes
+def fred_locked(cmd, limit=0):
     old = gdb.parameter('scheduler-locking')
     gdb.execute('set scheduler-locking on')
+    timer = None
+    if limit:
+        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
+        timer = threading.Timer(limit, lambda: ctypes.CDLL(None).syscall(234, pid, lwp, 2))
+        timer.start()
     try:
         gdb.execute(cmd)
     finally:
+        if timer:
+            timer.cancel()
         gdb.execute('set scheduler-locking ' + old)
 def fred_thread(lwp):
     for t in gdb.selected_inferior().threads():

@@ -254,8 +254,12 @@ type Threads struct {
 	List    string // answers one "@fred thread NUM LWP WAITING FUNCTION FILE:LINE" line per thread
 	Current string // answers "@fred thread NUM LWP ..." for the selected thread
 	Select  string // with %d for the LWP
-	Locked  string // with %s for the command: run it with the other threads held
-	Finish  string // return from the current function (out of library code)
+	// Locked runs a command (%s) with the other threads held and the
+	// person's setting back after; a thread still running after the limit
+	// (%g, seconds) waits for a held one and is stopped, which Blocked
+	// matches in the output.
+	Locked  string
+	Blocked *regexp.Regexp
 	Hold    string // what the person types so that step runs the selected thread alone
 }
 

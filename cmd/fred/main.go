@@ -135,7 +135,6 @@ func run(args []string) int {
 		return 1
 	}
 	defer s.Close()
-	fmt.Printf("fred: %s\n", s.SnapshotBackend())
 	if path, why := s.ReplayLog(); path == "" {
 		fmt.Printf("fred: %s\n", why)
 	}

@@ -141,7 +141,6 @@ func Run(opt Options) error {
 		return err
 	}
 	defer s.Close()
-	fmt.Fprintf(out, "fred: %s\n", s.SnapshotBackend())
 	in := bufio.NewReader(opt.In)
 	for i, st := range tour.Steps {
 		fmt.Fprintf(out, "\n--- step %d of %d: %s\n    %s\n", i+1, len(tour.Steps), st.Cmd, st.Why)

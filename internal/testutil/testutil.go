@@ -36,6 +36,9 @@ func Main(m *testing.M) {
 	}
 	// Keep fred's history file out of the tester's home.
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	// Every process this package's tests start inherits the mark, which
+	// tells them from those of packages tested at the same time.
+	os.Setenv("FRED_TEST_RUN", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -88,7 +91,9 @@ func build(t testing.TB, name string, cmd func(out string) *exec.Cmd) string {
 	return out
 }
 
-// Running lists the pids of processes whose command line mentions s.
+// Running lists the pids of processes whose command line mentions s,
+// among those this package's tests started (FRED_TEST_RUN in their
+// environment).
 func Running(s string) []int {
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
@@ -99,6 +104,10 @@ func Running(s string) []int {
 		}
 		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z") {
 			continue
+		}
+		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && dir != "" &&
+			!strings.Contains(string(env), "FRED_TEST_RUN="+dir+"\x00") {
+			continue // another package's test
 		}
 		var pid int
 		fmt.Sscan(e.Name(), &pid)
