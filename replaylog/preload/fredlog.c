@@ -196,13 +196,22 @@ static void lock(void)
 	mine = 1;
 }
 static int turn_ticks, turn_waiters;
+/* raw_futex: the system call itself, not through syscall(), which this
+ * library wraps (it is in every handoff of a turn) */
 static long raw_futex(int *w, int op, int v, const struct timespec *ts)
 {
+#if defined(__x86_64__)
 	long r;
 	register long r10 __asm__("r10") = (long)ts;
 	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_futex), "D"(w), "S"((long)op), "d"((long)v), "r"(r10)
 			 : "rcx", "r11", "memory");
 	return r;
+#else
+	static long (*real)(long, ...);
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(SYS_futex, w, op, v, ts, NULL, 0);
+#endif
 }
 static int turn_may_change(void);
 static void raw_unlock(void)
