@@ -466,6 +466,47 @@ func TestLibraryThreadOrder(t *testing.T) {
 	}
 }
 
+// A pipe between two threads (mt_pipe: 1 MB in 4 KB writes, read in
+// 1000-byte reads): replays give the logged data and still empty the pipe
+// as the writer fills it again, so the writer never blocks for good; they
+// print what the recorded run printed.
+func TestLibraryThreadPipe(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "mt_pipe")
+	logf := filepath.Join(t.TempDir(), "log")
+	run := func(env ...string) string {
+		t.Helper()
+		c := exec.Command(prog)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_QUIET=0"}
+	first := run(with...)
+	if !strings.Contains(first, "total=1048576") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	for i := 0; i < 3; i++ {
+		if again := run(append(with, "FREDLOG_REPLAY=1")...); again != first {
+			t.Fatalf("replay %d:\n%s\nrecorded:\n%s", i, again, first)
+		}
+	}
+	differ := false
+	for i := 0; i < 8 && !differ; i++ {
+		differ = run() != first
+	}
+	if !differ {
+		t.Errorf("eight runs without the library printed what the recorded one did")
+	}
+}
+
 // The readiness and socket calls: poll, select, epoll_wait, pread, accept,
 // recvmsg replay the recorded results.
 func TestLibraryReadiness(t *testing.T) {

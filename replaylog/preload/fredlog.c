@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/random.h>
@@ -138,6 +139,11 @@ static int (*real_getc)(FILE *);
 static int (*real_getchar)(void);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static int (*real_pipe)(int *);
+static int (*real_pipe2)(int *, int);
+static int (*real_close)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
 
 /* The real functions are looked up at the first call, not only in the
  * constructor: other libraries' constructors may run first and call them. */
@@ -151,6 +157,7 @@ static void resolve(void)
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
+	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3);
 	resolve_sync();
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
@@ -479,6 +486,8 @@ static int held(int owner)
 }
 
 static const char *call_name(int k);
+static int maxowed;
+static void drain_all(void);
 
 /* wait_turn: lock held; sleeps until the position moves (1), or gives
  * up with a divergence (0: the caller records). */
@@ -498,6 +507,8 @@ static int wait_turn(int k, int owner)
 			cut(fredlog_pos);
 			return 0;
 		}
+		if (maxowed)
+			drain_all(); /* a writer may wait for room, and have the turn */
 		int t = __atomic_load_n(&turn_ticks, __ATOMIC_ACQUIRE);
 		__atomic_add_fetch(&turn_waiters, 1, __ATOMIC_ACQ_REL);
 		/* let the log go without waking: we are the waiter */
@@ -769,6 +780,164 @@ static int is_tty(int fd)
 	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd);
 }
 
+/* Pipes the program made itself pass data between its threads: on
+ * replay the writer writes again, so the reader, which gets the logged
+ * data, owes the pipe as many bytes, and takes them out when they are
+ * there: at its reads and while any thread waits for its turn (a writer
+ * blocked on a full pipe may be the thread whose turn it is; how much a
+ * pipe holds depends on how its writes and reads fell, so the bytes
+ * cannot be taken at the same moments as when recorded; a read may have
+ * emptied it before the log's turn of the writer that needed the room).
+ * So a waiting thread also takes bytes ahead of the log, keeping them, and
+ * later reads owe that much less; a read recorded again takes what is
+ * still owed first, then gets what was taken ahead. Pipes from outside are
+ * not written again after a restore: those owe nothing. */
+#define MAXPIPEFD 4096
+static unsigned char own_pipe[MAXPIPEFD];
+static int64_t owed[MAXPIPEFD];
+static int maxowed; /* fds below this may owe or hold bytes ahead */
+struct ahead {
+	char *b;
+	size_t len, cap;
+};
+static struct ahead pre[MAXPIPEFD];
+#define AHEAD_MAX (4u << 20)
+/* own_pipe: 1 a read end, 2 a write end */
+static int is_own_pipe(int fd) { return fd >= 0 && fd < MAXPIPEFD && own_pipe[fd] == 1; }
+static void set_own(int fd, int v)
+{
+	if (fd < 0 || fd >= MAXPIPEFD)
+		return;
+	own_pipe[fd] = (unsigned char)v;
+	owed[fd] = 0;
+	pre[fd].len = 0;
+	if (v == 1 && fd >= maxowed)
+		maxowed = fd + 1;
+}
+/* drain takes what fd owes; block: wait for the bytes (recording) */
+static void drain(int fd, int block)
+{
+	char b[4096];
+	int sv = errno;
+	while (fd >= 0 && fd < MAXPIPEFD && owed[fd] > 0) {
+		int avail = 0;
+		if (!block && (ioctl(fd, FIONREAD, &avail) != 0 || avail <= 0))
+			break;
+		int64_t n = owed[fd] < (int64_t)sizeof b ? owed[fd] : (int64_t)sizeof b;
+		if (!block && n > avail)
+			n = avail;
+		ssize_t got = real_read(fd, b, (size_t)n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			owed[fd] = 0;
+			break;
+		}
+		owed[fd] -= got;
+	}
+	errno = sv;
+}
+/* take_ahead keeps what the pipe holds now, beyond what it owes */
+static void take_ahead(int fd)
+{
+	struct ahead *a = &pre[fd];
+	int sv = errno;
+	for (;;) {
+		int avail = 0;
+		if (ioctl(fd, FIONREAD, &avail) != 0 || avail <= 0 || a->len + (size_t)avail > AHEAD_MAX)
+			break;
+		if (a->len + (size_t)avail > a->cap) {
+			size_t c = a->cap ? a->cap : 65536;
+			while (c < a->len + (size_t)avail)
+				c *= 2;
+			char *nb = realloc(a->b, c);
+			if (!nb)
+				break;
+			a->b = nb;
+			a->cap = c;
+		}
+		ssize_t got = real_read(fd, a->b + a->len, (size_t)avail);
+		if (got <= 0)
+			break;
+		a->len += (size_t)got;
+	}
+	errno = sv;
+}
+/* drain_all: lock held; while waiting for a turn */
+static void drain_all(void)
+{
+	for (int fd = 0; fd < maxowed; fd++) {
+		if (!is_own_pipe(fd))
+			continue;
+		if (owed[fd] > 0)
+			drain(fd, 0);
+		if (owed[fd] == 0)
+			take_ahead(fd);
+	}
+}
+static void owe(int fd, int64_t n)
+{
+	if (fd < 0 || fd >= MAXPIPEFD || n <= 0)
+		return;
+	struct ahead *a = &pre[fd];
+	size_t k = a->len < (size_t)n ? a->len : (size_t)n;
+	if (k) {
+		memmove(a->b, a->b + k, a->len - k);
+		a->len -= k;
+		n -= (int64_t)k;
+	}
+	owed[fd] += n;
+	drain(fd, 0);
+}
+/* from_ahead: recording again, a read first gets the bytes taken ahead */
+static ssize_t from_ahead(int fd, void *buf, size_t n)
+{
+	struct ahead *a = &pre[fd];
+	size_t k = a->len < n ? a->len : n;
+	memcpy(buf, a->b, k);
+	memmove(a->b, a->b + k, a->len - k);
+	a->len -= k;
+	return (ssize_t)k;
+}
+EXPORT int pipe(int fd[2])
+{
+	READY();
+	int r = real_pipe(fd);
+	if (r == 0)
+		set_own(fd[0], 1), set_own(fd[1], 2);
+	return r;
+}
+EXPORT int pipe2(int fd[2], int fl)
+{
+	READY();
+	int r = real_pipe2(fd, fl);
+	if (r == 0)
+		set_own(fd[0], 1), set_own(fd[1], 2);
+	return r;
+}
+EXPORT int close(int fd)
+{
+	READY();
+	set_own(fd, 0);
+	return real_close(fd);
+}
+EXPORT int dup2(int a, int b)
+{
+	READY();
+	int r = real_dup2(a, b);
+	if (r >= 0)
+		set_own(b, is_own_pipe(a));
+	return r;
+}
+EXPORT int dup3(int a, int b, int fl)
+{
+	READY();
+	int r = real_dup3(a, b, fl);
+	if (r >= 0)
+		set_own(b, is_own_pipe(a));
+	return r;
+}
+
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
 #define DATA_CALL(K, FD, MAX, BUF, CALL)                             \
 	do {                                                         \
@@ -781,7 +950,12 @@ static int is_tty(int fd)
 		int rep = start(K, &e) && rep_data(&e, K, FD, MAX, BUF, &res); \
 		unlock();                                            \
 		if (!rep) {                                          \
-			res = CALL;                                  \
+			if (K == K_READ && is_own_pipe(FD))          \
+				drain(FD, 1);                        \
+			if (K == K_READ && is_own_pipe(FD) && pre[FD].len) \
+				res = from_ahead(FD, BUF, MAX);      \
+			else                                         \
+				res = CALL;                          \
 			int sv = errno;                              \
 			lock();                                      \
 			log_data(K, FD, res < 0 ? -sv : res, BUF);   \
@@ -790,6 +964,8 @@ static int is_tty(int fd)
 		} else if (res < 0) {                                \
 			errno = (int)-res;                           \
 			res = -1;                                    \
+		} else if (K == K_READ && is_own_pipe(FD)) {         \
+			owe(FD, res);                                \
 		}                                                    \
 		inlib = 0;                                           \
 		return res;                                          \
@@ -1472,6 +1648,11 @@ EXPORT pid_t fork(void)
 	pid_t r = real_fork();
 	if (r == 0 && !fredlog_debugger)
 		fredlog_active = 0;
+	/* a pipe shared with another process is not written again after a
+	 * restore: no pipe made so far is the threads' own */
+	if (r >= 0 && !fredlog_debugger)
+		for (int fd = 0; fd < maxowed; fd++)
+			set_own(fd, 0);
 	return r;
 }
 
