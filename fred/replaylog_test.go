@@ -132,7 +132,7 @@ func TestReplayLogGDB(t *testing.T) {
 				// Reverse commands replay too: back one statement, forward
 				// again, same values.
 				out := ts.must("fred-log all", `time\s+\d+`)
-				for _, want := range []string{"clock_gettime", "getrandom", "read           fd 3: 8 bytes", "getpid", `stdio read     fd 3: 6 bytes "first\n"`, `recv           fd 3: 13 bytes "connection-1\n"`} {
+				for _, want := range []string{"clock_gettime", "getrandom", "read" + strings.Repeat(" ", 23) + "fd 3: 8 bytes", "getpid", `stdio read                 fd 3: 6 bytes "first\n"`, `recv                       fd 3: 13 bytes "connection-1\n"`} {
 					if !strings.Contains(out, want) {
 						t.Errorf("fred-log lacks %q:\n%s", want, out)
 					}

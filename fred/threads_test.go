@@ -1,8 +1,14 @@
 package fred
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/replaylog"
 )
 
 // The atomicity violation of MySQL bug 12228 (mt_atomic.c), its turns
@@ -97,5 +103,132 @@ func TestThreadsReverseWatch(t *testing.T) {
 				t.Fatalf("one step of the named thread: %s is %s, want 0", tc.expr, v)
 			}
 		})
+	}
+}
+
+// mtOutcome is what mt_interleave printed: the order the threads
+// finished in, the mix of their appends, a slice of them.
+// (gdb's thread messages may share their lines.)
+var mtOutcomeRe = regexp.MustCompile(`(finished|mix|appends)=\S+( n=\d+)?`)
+
+func mtOutcome(out string) string {
+	return strings.Join(mtOutcomeRe.FindAllString(strings.ReplaceAll(out, "\r", ""), -1), "\n")
+}
+
+// TestThreadsReplayOrder: four threads append to a buffer under a mutex,
+// nothing forcing their turns (mt_interleave). Recorded once under gdb;
+// restoring a snapshot taken before the threads exist, or one taken
+// while they wait in a condition, and running on prints the same thing
+// each time: the replay log gives every thread its lock in the recorded
+// order, on two cores. Without the log at least one of the re-runs
+// prints something else, so the test can fail.
+func TestThreadsReplayOrder(t *testing.T) {
+	for _, noLog := range []bool{false, true} {
+		t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
+			testutil.Require(t, "gdb")
+			ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", noLog)
+			ts.must("break main", `Breakpoint 1`)
+			ts.must("run", `snapshot 1 taken at the first stop`)
+			ts.must("break 78", `Breakpoint 2`)
+			ts.must("continue", `Breakpoint 2, main`)
+			ts.must("fred-checkpoint", `snapshot 2 taken`)
+			ts.must("delete", ``)
+			first := mtOutcome(ts.must("continue", `exited normally`))
+			if !strings.Contains(first, "n=1200") {
+				t.Fatalf("first run:\n%s", first)
+			}
+			differ := 0
+			for i := 0; i < 6; i++ {
+				snap := 1 + i%2
+				ts.must(fmt.Sprintf("fred-restart %d", snap), `main`)
+				out := ts.must("continue", `exited normally`)
+				again := mtOutcome(out)
+				if strings.Contains(out, "diverged") || strings.Contains(out, "did not take its turn") {
+					t.Errorf("restore %d (snapshot %d): %s", i, snap, out)
+				}
+				if again == first {
+					continue
+				}
+				differ++
+				if !noLog {
+					t.Fatalf("restore %d (snapshot %d) printed:\n%s\nthe recorded run:\n%s", i, snap, again, first)
+				}
+			}
+			if noLog {
+				if differ == 0 {
+					t.Errorf("six re-runs without the replay log printed what the first run did: the fixture does not depend on the schedule")
+				}
+				return
+			}
+			log, _ := ts.ReplayLog()
+			l, err := replaylog.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Divergences != 0 {
+				t.Errorf("%d divergences: %s", l.Divergences, l.Notice)
+			}
+			if st := l.SyncStats(); st.Events < 4800 || st.PerEvent() > 8 {
+				t.Errorf("%d sync events, %.2f bytes each", st.Events, st.PerEvent())
+			}
+			ts.must("fred-log 4", `(?s)pthread_join +0.*pthread_rwlock_unlock +0.*sync events`)
+		})
+	}
+}
+
+// TestThreadsReplayDiverges: after a restore the person makes one thread
+// take another path (it skips a lock once): fred says once that the
+// program left the log, and the threads, which would otherwise wait for
+// turns that never come, record on to the end.
+func TestThreadsReplayDiverges(t *testing.T) {
+	testutil.Require(t, "gdb")
+	ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", false)
+	ts.must("break 78", `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, main`)
+	ts.must("fred-checkpoint", `snapshot \d+ taken`)
+	ts.must("delete", ``)
+	ts.must("continue", `exited normally`)
+	ts.must("fred-restart 1", `main`)
+	ts.do("set var other = 1")
+	out := ts.must("continue", `exited normally`)
+	if n := strings.Count(out, "diverged"); n != 1 || !strings.Contains(out, "it called pthread_mutex_lock where the log has pthread_rwlock_rdlock") {
+		t.Fatalf("want one divergence naming the calls:\n%s", out)
+	}
+	if !strings.Contains(mtOutcome(out), "n=1200") {
+		t.Fatalf("the run did not finish:\n%s", out)
+	}
+}
+
+// TestThreadsReverseInWorker: stopped in one worker in the middle of the
+// run (a snapshot with every thread somewhere in its loop), a few
+// statements forward and one back: the reverse step lands where it should,
+// with the buffer as it was then, and running on from there, or from the
+// restored snapshot, ends as the recorded run did.
+func TestThreadsReverseInWorker(t *testing.T) {
+	testutil.Require(t, "gdb")
+	ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", false)
+	ts.must("break 44 if id == 1 && i == 100", `Breakpoint 1`)
+	ts.must("run", `(?s)44\s+order\[n\+\+\].*snapshot 1 taken at the first stop`)
+	ts.must("delete", ``)
+	ts.must("next", `45\s+mix`)
+	n := ts.must("print n", `= \d+`)
+	ts.must("next", `46\s+pthread_mutex_unlock`)
+	ts.must("next", `47\s+if`)
+	ts.must("fred-reverse-step", `46\s+pthread_mutex_unlock`)
+	ts.must("print i", `= 100`)
+	value := regexp.MustCompile(`= (\d+)`)
+	if again := ts.must("print n", `= \d+`); value.FindString(again) != value.FindString(n) {
+		t.Errorf("n after the reverse step: %q, before: %q", again, n)
+	}
+	first := mtOutcome(ts.must("continue", `exited normally`))
+	if !strings.Contains(first, "n=1200") {
+		t.Fatalf("the run did not finish:\n%s", first)
+	}
+	for i := 0; i < 2; i++ {
+		ts.must("fred-restart 1", `44\s+order\[n\+\+\]`)
+		out := ts.must("continue", `exited normally`)
+		if again := mtOutcome(out); again != first || strings.Contains(out, "diverged") {
+			t.Fatalf("restore %d:\n%s\nthe first run from there:\n%s", i, out, first)
+		}
 	}
 }

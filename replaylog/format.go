@@ -38,9 +38,18 @@
 //	thread:                  uv thread number: later entries are that thread's
 //	branch:                  nothing: a new branch of history follows; deltas restart
 //	signal:                  uv signal number: its handler ran here
+//	pthread_mutex_lock ... pthread_join (the sync kinds, 19 to 39):
+//	                         sv result: 0, an errno, or for pthread_create
+//	                         the new thread's number
 //
 // A clock read is 3 to 6 bytes, a time() 2, a getpid 3, a read's header 3
-// to 5 bytes before its data, which is stored once.
+// to 5 bytes before its data, which is stored once. A sync event is 2
+// bytes, and 2 more when another thread logged the entry before it.
+//
+// Threads are numbered in the order they are created (the main thread is
+// 1), and the log holds the order of all threads' entries: on replay each
+// thread waits until the log's next entry is its own, so threads take
+// their locks in the recorded order (FReD paper, 4.3).
 package replaylog
 
 import (
@@ -74,11 +83,37 @@ const (
 	Branch
 	Stdio
 	Signal
-	maxKind = Signal
+	MutexLock
+	MutexTrylock
+	MutexTimedlock
+	MutexUnlock
+	RWRdlock
+	RWWrlock
+	RWTryrdlock
+	RWTrywrlock
+	RWTimedrdlock
+	RWTimedwrlock
+	RWUnlock
+	CondWait
+	CondTimedwait
+	CondSignal
+	CondBroadcast
+	SemWait
+	SemTrywait
+	SemTimedwait
+	SemPost
+	Create
+	Join
+	maxKind = Join
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
-	"recv", "accept", "poll", "select", "epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"}
+	"recv", "accept", "poll", "select", "epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal",
+	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_timedlock", "pthread_mutex_unlock",
+	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
+	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -86,6 +121,10 @@ func (k Kind) String() string {
 	}
 	return kindNames[k]
 }
+
+// IsSync: the kind is a synchronisation call (a lock, a condition, a
+// semaphore, thread create or join), whose order the log keeps.
+func (k Kind) IsSync() bool { return k >= MutexLock && k <= Join }
 
 // hasData: entries of these kinds carry fd, result and the result's bytes.
 func (k Kind) hasData() bool {
@@ -295,6 +334,8 @@ func (d *decoder) next() (Entry, bool, error) {
 		}
 	case k == Branch:
 		d.time, d.tv, d.clock = 0, 0, [16]int64{}
+	case k.IsSync():
+		e.Result, err = d.sv()
 	default:
 		return e, false, &FormatError{e.Offset, fmt.Sprintf("unknown entry kind %d", byte(k))}
 	}

@@ -140,6 +140,8 @@ func (w *Writer) Add(e Entry) {
 		// As the library: bases restart, and a thread entry follows.
 		w.time, w.tv, w.clock = 0, 0, [16]int64{}
 		w.thread = 0
+	case k.IsSync():
+		w.buf = binary.AppendVarint(w.buf, e.Result)
 	default:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 		res := e.Result
@@ -185,9 +187,9 @@ func Dump(out io.Writer, path string, last int) error {
 		fmt.Fprintf(out, "  ... %d earlier entries\n", len(es)-last)
 		es = es[len(es)-last:]
 	}
-	fmt.Fprintf(out, "  %-7s %-6s %-14s %s\n", "seq", "thread", "call", "result")
+	fmt.Fprintf(out, "  %-7s %-6s %-26s %s\n", "seq", "thread", "call", "result")
 	for _, e := range es {
-		fmt.Fprintf(out, "  %-7d %-6d %-14s %s\n", e.Seq, e.Thread, e.Kind, e.Describe())
+		fmt.Fprintf(out, "  %-7d %-6d %-26s %s\n", e.Seq, e.Thread, e.Kind, e.Describe())
 	}
 	fmt.Fprintln(out, Summary(l))
 	return err
@@ -205,10 +207,44 @@ func Summary(l *Log) string {
 		per = float64(l.Bytes()-data) / float64(n)
 	}
 	s := fmt.Sprintf("%d entries, %d bytes (%.1f bytes per entry besides %d bytes of data)", n, l.Bytes(), per, data)
+	if st := l.SyncStats(); st.Events > 0 {
+		s += fmt.Sprintf("; %d sync events, %.1f bytes per sync event (thread switches included)", st.Events, st.PerEvent())
+	}
 	if l.Divergences > 0 {
 		s += fmt.Sprintf(", %d divergences", l.Divergences)
 	}
 	return s
+}
+
+// SyncStats is what a log's synchronisation events cost.
+type SyncStats struct {
+	Events int    // sync entries
+	Bytes  uint64 // their bytes, with the thread entries just before them
+}
+
+// PerEvent is the average size of a sync event, thread switches included.
+func (s SyncStats) PerEvent() float64 {
+	if s.Events == 0 {
+		return 0
+	}
+	return float64(s.Bytes) / float64(s.Events)
+}
+
+// SyncStats counts the sync events and their bytes. A thread entry
+// counts with the sync entry that follows it: it is there because of it.
+func (l *Log) SyncStats() SyncStats {
+	var st SyncStats
+	for i, e := range l.Entries {
+		if !e.Kind.IsSync() {
+			continue
+		}
+		st.Events++
+		st.Bytes += uint64(e.Len)
+		if i > 0 && l.Entries[i-1].Kind == Thread {
+			st.Bytes += uint64(l.Entries[i-1].Len)
+		}
+	}
+	return st
 }
 
 // Describe is an entry's result, readable.
@@ -226,6 +262,19 @@ func (e Entry) Describe() string {
 		return fmt.Sprintf("clock %d: %d.%09d", e.ClockID, e.Value/1e9, e.Value%1e9)
 	case Thread:
 		return fmt.Sprintf("thread %d runs", e.Thread)
+	case Create:
+		return fmt.Sprintf("thread %d", e.Result)
+	case SemWait, SemTrywait, SemTimedwait, SemPost:
+		if e.Result < 0 {
+			return fmt.Sprintf("-1 (%s)", errName(-e.Result))
+		}
+		return "0"
+	case MutexLock, MutexTrylock, MutexTimedlock, MutexUnlock, RWRdlock, RWWrlock, RWTryrdlock, RWTrywrlock,
+		RWTimedrdlock, RWTimedwrlock, RWUnlock, CondWait, CondTimedwait, CondSignal, CondBroadcast, Join:
+		if e.Result != 0 {
+			return errName(e.Result)
+		}
+		return "0"
 	case Branch:
 		return "a new branch of history starts here"
 	case Signal:
@@ -265,6 +314,16 @@ func (e Entry) Describe() string {
 		return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
 	}
 	return fmt.Sprintf("fd %d: %d bytes %s", e.Fd, e.Result, quote(e.Data))
+}
+
+// errName is an errno's name (EBUSY), or its number.
+func errName(n int64) string {
+	if n > 0 && n < 4096 {
+		if name := unix.ErrnoName(syscall.Errno(n)); name != "" {
+			return name
+		}
+	}
+	return fmt.Sprintf("errno %d", n)
 }
 
 // quote shows data as text when it is text, else as hex; long data is cut.

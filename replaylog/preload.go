@@ -35,7 +35,9 @@ func Env(path string, tty bool) []string {
 		// (perl5db at every prompt), and CRIU restores the same one.
 		// Signals neither: the interpreter's handlers only take note,
 		// and SIGINT is how the person stops the program.
-		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0")
+		// Nor the order of lock calls: the interpreter's own (Python's
+		// GIL) follow the person at the prompt, not the program.
+		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0", "FREDLOG_SYNC=0")
 	}
 	return env
 }

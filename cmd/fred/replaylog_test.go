@@ -30,7 +30,7 @@ func TestReplaylogDump(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"replaylog", "dump", good}, 0, "0       1      time           1700000000\n  1       1      read           fd 3: 4 bytes \"abc\\n\"\n2 entries"},
+		{[]string{"replaylog", "dump", good}, 0, "0       1      time                       1700000000\n  1       1      read                       fd 3: 4 bytes \"abc\\n\"\n2 entries"},
 		{[]string{"replaylog", "dump", bad}, 1, "fred: " + bad + ": replay log: at byte 0: the file has 9 bytes, less than a header\n"},
 		{[]string{"replaylog", "dump"}, 2, "usage: fred replaylog dump FILE"},
 	} {

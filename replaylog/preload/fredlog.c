@@ -33,6 +33,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/random.h>
@@ -60,10 +63,24 @@ enum {
 	K_TIME = 1, K_TIMEOFDAY, K_CLOCK, K_RANDOM, K_READ, K_PREAD, K_RECV,
 	K_ACCEPT, K_POLL, K_SELECT, K_EPOLL, K_GETPID, K_GETPPID, K_MMAP,
 	K_THREAD, K_BRANCH, K_STDIO, K_SIGNAL,
+	/* synchronisation: kind byte, sv result (0, an errno, or for
+	 * pthread_create the new thread's number) */
+	K_MUTEX_LOCK, K_MUTEX_TRYLOCK, K_MUTEX_TIMEDLOCK, K_MUTEX_UNLOCK,
+	K_RW_RDLOCK, K_RW_WRLOCK, K_RW_TRYRDLOCK, K_RW_TRYWRLOCK,
+	K_RW_TIMEDRDLOCK, K_RW_TIMEDWRLOCK, K_RW_UNLOCK,
+	K_COND_WAIT, K_COND_TIMEDWAIT, K_COND_SIGNAL, K_COND_BROADCAST,
+	K_SEM_WAIT, K_SEM_TRYWAIT, K_SEM_TIMEDWAIT, K_SEM_POST,
+	K_CREATE, K_JOIN,
+	K_LAST = K_JOIN,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
-	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal"};
+	"epoll_wait", "getpid", "getppid", "mmap", "thread", "branch", "stdio read", "signal",
+	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_timedlock", "pthread_mutex_unlock",
+	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
+	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -122,10 +139,16 @@ static int (*real_getc)(FILE *);
 static int (*real_getchar)(void);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static int (*real_pipe)(int *);
+static int (*real_pipe2)(int *, int);
+static int (*real_close)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
 
 /* The real functions are looked up at the first call, not only in the
  * constructor: other libraries' constructors may run first and call them. */
 static int resolved;
+static void resolve_sync(void);
 #define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
 static void resolve(void)
 {
@@ -134,6 +157,8 @@ static void resolve(void)
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
+	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3);
+	resolve_sync();
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
 #define READY()                                                  \
@@ -177,10 +202,37 @@ static void lock(void)
 		syscall(SYS_sched_yield);
 	mine = 1;
 }
+static int turn_ticks, turn_waiters;
+/* raw_futex: the system call itself, not through syscall(), which this
+ * library wraps (it is in every handoff of a turn) */
+static long raw_futex(int *w, int op, int v, const struct timespec *ts)
+{
+#if defined(__x86_64__)
+	long r;
+	register long r10 __asm__("r10") = (long)ts;
+	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_futex), "D"(w), "S"((long)op), "d"((long)v), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+#else
+	static long (*real)(long, ...);
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(SYS_futex, w, op, v, ts, NULL, 0);
+#endif
+}
+static int turn_may_change(void);
 static void raw_unlock(void)
 {
+	/* threads waiting for their turn look again when it may be theirs:
+	 * at a thread entry, or where the log ends (not after each entry of
+	 * the thread that has the turn: that woke them all for nothing) */
+	int wake = __atomic_load_n(&turn_waiters, __ATOMIC_ACQUIRE) && turn_may_change();
 	mine = 0;
 	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	if (wake) {
+		__atomic_add_fetch(&turn_ticks, 1, __ATOMIC_RELEASE);
+		raw_futex(&turn_ticks, 0x81 /* FUTEX_WAKE_PRIVATE */, 1 << 30, NULL);
+	}
 }
 /* due: a replayed call was followed by a signal in the log; its handler
  * runs as the lock is let go, when the call's own work is done (as the
@@ -375,12 +427,106 @@ struct ent {
 	uint64_t at; /* next field */
 };
 
-static const char *call_name(int k) { return k > 0 && k <= K_SIGNAL ? kname[k] : "?"; }
+static const char *call_name(int k) { return k > 0 && k <= K_LAST ? kname[k] : "?"; }
 
 /* begin decides, lock held, whether this call replays: 1 replay (e holds
  * the entry, which is of kind k), 0 record. A mismatch (the log's next
  * entry is another call) cuts the log and records. */
 static void deliver(int sig);
+
+static int turn_may_change(void)
+{
+	if (!fredlog_ctl || fredlog_pos >= fredlog_ctl->end)
+		return 1;
+	int k = (unsigned char)fredlog_base[fredlog_pos];
+	return k == K_THREAD || k == K_BRANCH;
+}
+
+/* --- turns: on replay every thread waits for its entries' turn ---
+ *
+ * The log is one sequence for all threads, so replaying it in order
+ * gives each thread its own answers and makes threads take their locks in
+ * the recorded order (FReD paper, 4.3): a program free of data races then
+ * runs the same on any number of cores. A thread whose next entry is not
+ * yet due sleeps on a futex that every move of the position wakes.
+ *
+ * Waiting must end: a program with a race, or one that took another path,
+ * may never give the turn to the thread that has it. So a wait with no
+ * progress of the log for FREDLOG_TURN_MS (default 3000 ms of the waiter's
+ * own sleeping, which stops while gdb holds the program; and not while
+ * gdb holds the thread whose turn it is), or for a turn
+ * that belongs to a thread that has ended, is a divergence: reported once,
+ * and the log is cut there so that every thread records. */
+/* turn_ticks (futex word) changes when a thread lets the log go;
+ * turn_waiters counts the sleepers (both declared by raw_unlock) */
+static int turn_ms = 3000;
+#define MAXTHR 4096
+static unsigned char ended[MAXTHR + 1]; /* threads that returned from their start */
+static pid_t tids[MAXTHR + 1];          /* kernel ids (CRIU restores the same) */
+
+/* held: the thread is stopped by the debugger (gdb's scheduler locking
+ * runs one thread and holds the others; the person sits at the prompt):
+ * its turn is not late, only paused. */
+static int held(int owner)
+{
+	if (owner <= 0 || owner > MAXTHR || !tids[owner])
+		return 0;
+	char path[64], b[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tids[owner]);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = syscall(SYS_read, fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	char *p = strrchr(b, ')'); /* the name may hold spaces */
+	return p && p[1] == ' ' && (p[2] == 't' || p[2] == 'T');
+}
+
+static const char *call_name(int k);
+static int maxowed;
+static void drain_all(void);
+
+/* wait_turn: lock held; sleeps until the position moves (1), or gives
+ * up with a divergence (0: the caller records). */
+static int wait_turn(int k, int owner)
+{
+	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
+	int64_t slept = 0; /* ms */
+	while (fredlog_pos == pos && fredlog_ctl->end == end) {
+		if (slept >= turn_ms && held(owner))
+			slept = 0;
+		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
+			fredlog_ctl->divergences++;
+			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
+			    "whose turn it is, %s; recording a new branch of history from here",
+			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
+			    slept >= turn_ms ? "has not taken it" : "has ended");
+			cut(fredlog_pos);
+			return 0;
+		}
+		if (maxowed)
+			drain_all(); /* a writer may wait for room, and have the turn */
+		int t = __atomic_load_n(&turn_ticks, __ATOMIC_ACQUIRE);
+		__atomic_add_fetch(&turn_waiters, 1, __ATOMIC_ACQ_REL);
+		/* let the log go without waking: we are the waiter */
+		mine = 0;
+		__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+		struct timespec a, b, ts = {0, 10 * 1000000};
+		real_clock_gettime(CLOCK_MONOTONIC, &a);
+		raw_futex(&turn_ticks, 0x80 /* FUTEX_WAIT_PRIVATE */, t, &ts);
+		real_clock_gettime(CLOCK_MONOTONIC, &b);
+		__atomic_sub_fetch(&turn_waiters, 1, __ATOMIC_ACQ_REL);
+		lock();
+		/* at most one sleep's worth per round: a stop by gdb is not waiting */
+		int64_t ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+		slept += ms < 0 ? 0 : ms > 10 ? 10 : ms;
+		sync_cuts();
+	}
+	return 1;
+}
 
 static int begin(int k, struct ent *e)
 {
@@ -391,10 +537,22 @@ static int begin(int k, struct ent *e)
 		uint64_t at = fredlog_pos;
 		int got = (unsigned char)fredlog_base[at++];
 		if (got == K_THREAD) {
-			get_uv(&at);
+			int t = (int)get_uv(&at);
+			if (t != mythr) {
+				/* another thread's turn: the order is the log's */
+				if (!wait_turn(k, t))
+					return 0;
+				continue;
+			}
 			fredlog_pos = at;
 			fredlog_seq++;
-			continue; /* one thread today: the order is the log's */
+			lastthr = t;
+			continue;
+		}
+		if (lastthr && lastthr != mythr && got != K_BRANCH) {
+			if (!wait_turn(k, lastthr))
+				return 0;
+			continue;
 		}
 		if (got == K_BRANCH) {
 			/* what follows is another history's: ours ends here */
@@ -622,6 +780,164 @@ static int is_tty(int fd)
 	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd);
 }
 
+/* Pipes the program made itself pass data between its threads: on
+ * replay the writer writes again, so the reader, which gets the logged
+ * data, owes the pipe as many bytes, and takes them out when they are
+ * there: at its reads and while any thread waits for its turn (a writer
+ * blocked on a full pipe may be the thread whose turn it is; how much a
+ * pipe holds depends on how its writes and reads fell, so the bytes
+ * cannot be taken at the same moments as when recorded; a read may have
+ * emptied it before the log's turn of the writer that needed the room).
+ * So a waiting thread also takes bytes ahead of the log, keeping them, and
+ * later reads owe that much less; a read recorded again takes what is
+ * still owed first, then gets what was taken ahead. Pipes from outside are
+ * not written again after a restore: those owe nothing. */
+#define MAXPIPEFD 4096
+static unsigned char own_pipe[MAXPIPEFD];
+static int64_t owed[MAXPIPEFD];
+static int maxowed; /* fds below this may owe or hold bytes ahead */
+struct ahead {
+	char *b;
+	size_t len, cap;
+};
+static struct ahead pre[MAXPIPEFD];
+#define AHEAD_MAX (4u << 20)
+/* own_pipe: 1 a read end, 2 a write end */
+static int is_own_pipe(int fd) { return fd >= 0 && fd < MAXPIPEFD && own_pipe[fd] == 1; }
+static void set_own(int fd, int v)
+{
+	if (fd < 0 || fd >= MAXPIPEFD)
+		return;
+	own_pipe[fd] = (unsigned char)v;
+	owed[fd] = 0;
+	pre[fd].len = 0;
+	if (v == 1 && fd >= maxowed)
+		maxowed = fd + 1;
+}
+/* drain takes what fd owes; block: wait for the bytes (recording) */
+static void drain(int fd, int block)
+{
+	char b[4096];
+	int sv = errno;
+	while (fd >= 0 && fd < MAXPIPEFD && owed[fd] > 0) {
+		int avail = 0;
+		if (!block && (ioctl(fd, FIONREAD, &avail) != 0 || avail <= 0))
+			break;
+		int64_t n = owed[fd] < (int64_t)sizeof b ? owed[fd] : (int64_t)sizeof b;
+		if (!block && n > avail)
+			n = avail;
+		ssize_t got = real_read(fd, b, (size_t)n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			owed[fd] = 0;
+			break;
+		}
+		owed[fd] -= got;
+	}
+	errno = sv;
+}
+/* take_ahead keeps what the pipe holds now, beyond what it owes */
+static void take_ahead(int fd)
+{
+	struct ahead *a = &pre[fd];
+	int sv = errno;
+	for (;;) {
+		int avail = 0;
+		if (ioctl(fd, FIONREAD, &avail) != 0 || avail <= 0 || a->len + (size_t)avail > AHEAD_MAX)
+			break;
+		if (a->len + (size_t)avail > a->cap) {
+			size_t c = a->cap ? a->cap : 65536;
+			while (c < a->len + (size_t)avail)
+				c *= 2;
+			char *nb = realloc(a->b, c);
+			if (!nb)
+				break;
+			a->b = nb;
+			a->cap = c;
+		}
+		ssize_t got = real_read(fd, a->b + a->len, (size_t)avail);
+		if (got <= 0)
+			break;
+		a->len += (size_t)got;
+	}
+	errno = sv;
+}
+/* drain_all: lock held; while waiting for a turn */
+static void drain_all(void)
+{
+	for (int fd = 0; fd < maxowed; fd++) {
+		if (!is_own_pipe(fd))
+			continue;
+		if (owed[fd] > 0)
+			drain(fd, 0);
+		if (owed[fd] == 0)
+			take_ahead(fd);
+	}
+}
+static void owe(int fd, int64_t n)
+{
+	if (fd < 0 || fd >= MAXPIPEFD || n <= 0)
+		return;
+	struct ahead *a = &pre[fd];
+	size_t k = a->len < (size_t)n ? a->len : (size_t)n;
+	if (k) {
+		memmove(a->b, a->b + k, a->len - k);
+		a->len -= k;
+		n -= (int64_t)k;
+	}
+	owed[fd] += n;
+	drain(fd, 0);
+}
+/* from_ahead: recording again, a read first gets the bytes taken ahead */
+static ssize_t from_ahead(int fd, void *buf, size_t n)
+{
+	struct ahead *a = &pre[fd];
+	size_t k = a->len < n ? a->len : n;
+	memcpy(buf, a->b, k);
+	memmove(a->b, a->b + k, a->len - k);
+	a->len -= k;
+	return (ssize_t)k;
+}
+EXPORT int pipe(int fd[2])
+{
+	READY();
+	int r = real_pipe(fd);
+	if (r == 0)
+		set_own(fd[0], 1), set_own(fd[1], 2);
+	return r;
+}
+EXPORT int pipe2(int fd[2], int fl)
+{
+	READY();
+	int r = real_pipe2(fd, fl);
+	if (r == 0)
+		set_own(fd[0], 1), set_own(fd[1], 2);
+	return r;
+}
+EXPORT int close(int fd)
+{
+	READY();
+	set_own(fd, 0);
+	return real_close(fd);
+}
+EXPORT int dup2(int a, int b)
+{
+	READY();
+	int r = real_dup2(a, b);
+	if (r >= 0)
+		set_own(b, is_own_pipe(a));
+	return r;
+}
+EXPORT int dup3(int a, int b, int fl)
+{
+	READY();
+	int r = real_dup3(a, b, fl);
+	if (r >= 0)
+		set_own(b, is_own_pipe(a));
+	return r;
+}
+
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
 #define DATA_CALL(K, FD, MAX, BUF, CALL)                             \
 	do {                                                         \
@@ -634,7 +950,12 @@ static int is_tty(int fd)
 		int rep = start(K, &e) && rep_data(&e, K, FD, MAX, BUF, &res); \
 		unlock();                                            \
 		if (!rep) {                                          \
-			res = CALL;                                  \
+			if (K == K_READ && is_own_pipe(FD))          \
+				drain(FD, 1);                        \
+			if (K == K_READ && is_own_pipe(FD) && pre[FD].len) \
+				res = from_ahead(FD, BUF, MAX);      \
+			else                                         \
+				res = CALL;                          \
 			int sv = errno;                              \
 			lock();                                      \
 			log_data(K, FD, res < 0 ? -sv : res, BUF);   \
@@ -643,6 +964,8 @@ static int is_tty(int fd)
 		} else if (res < 0) {                                \
 			errno = (int)-res;                           \
 			res = -1;                                    \
+		} else if (K == K_READ && is_own_pipe(FD)) {         \
+			owe(FD, res);                                \
 		}                                                    \
 		inlib = 0;                                           \
 		return res;                                          \
@@ -1325,8 +1648,583 @@ EXPORT pid_t fork(void)
 	pid_t r = real_fork();
 	if (r == 0 && !fredlog_debugger)
 		fredlog_active = 0;
+	/* a pipe shared with another process is not written again after a
+	 * restore: no pipe made so far is the threads' own */
+	if (r >= 0 && !fredlog_debugger)
+		for (int fd = 0; fd < maxowed; fd++)
+			set_own(fd, 0);
 	return r;
 }
+
+/* --- synchronisation: the order threads take locks (FReD paper, 4.3) ---
+ *
+ * Each call is one entry: its kind byte and its result (sv: 0, an errno,
+ * or for pthread_create the new thread's number), 2 bytes, plus a thread
+ * entry (2 bytes) when another thread logged last. Acquisitions are
+ * logged after the real call returns (the lock held, so the log's order
+ * is the lock's), releases before the real release. On replay a thread
+ * waits for its entry's turn (begin), then acquires for real: the lock is
+ * free by then, or about to be (its last holder has logged its release),
+ * so the real call blocks at most briefly. A try or timed call that
+ * failed when recorded fails again without trying; one that succeeded
+ * takes the lock blocking. A condition wait on replay lets the mutex go,
+ * waits for its turn and takes the mutex again: to the program it is a
+ * wakeup, which POSIX allows at any time, and the program's own loop
+ * around the wait does the rest as it did when recorded.
+ *
+ * Off with FREDLOG_SYNC=0 (interpreters: the GIL's waits follow the
+ * person at the debugger's prompt, not the program). */
+HIDDEN int fredlog_sync;
+#define SOFF (OFF || !fredlog_sync)
+
+static int (*real_mutex_lock)(pthread_mutex_t *);
+static int (*real_mutex_trylock)(pthread_mutex_t *);
+static int (*real_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+static int (*real_mutex_unlock)(pthread_mutex_t *);
+static int (*real_rw_rdlock)(pthread_rwlock_t *);
+static int (*real_rw_wrlock)(pthread_rwlock_t *);
+static int (*real_rw_tryrdlock)(pthread_rwlock_t *);
+static int (*real_rw_trywrlock)(pthread_rwlock_t *);
+static int (*real_rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_rw_unlock)(pthread_rwlock_t *);
+static int (*real_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*real_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static int (*real_cond_signal)(pthread_cond_t *);
+static int (*real_cond_broadcast)(pthread_cond_t *);
+static int (*real_sem_wait)(sem_t *);
+static int (*real_sem_trywait)(sem_t *);
+static int (*real_sem_timedwait)(sem_t *, const struct timespec *);
+static int (*real_sem_post)(sem_t *);
+static int (*real_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_join)(pthread_t, void **);
+static int (*real_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_rw_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_rw_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+static int (*real_timedjoin)(pthread_t, void **, const struct timespec *);
+
+/* The condition variable calls have an old version (GLIBC_2.2.5) that
+ * plain dlsym may find: ask for the current one. */
+static void *vsym(const char *name, const char *ver)
+{
+	void *p = dlvsym(RTLD_NEXT, name, ver);
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+static void resolve_sync(void)
+{
+	real_mutex_lock = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	real_mutex_trylock = dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+	real_mutex_timedlock = dlsym(RTLD_NEXT, "pthread_mutex_timedlock");
+	real_mutex_unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	real_rw_rdlock = dlsym(RTLD_NEXT, "pthread_rwlock_rdlock");
+	real_rw_wrlock = dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
+	real_rw_tryrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_tryrdlock");
+	real_rw_trywrlock = dlsym(RTLD_NEXT, "pthread_rwlock_trywrlock");
+	real_rw_timedrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedrdlock");
+	real_rw_timedwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedwrlock");
+	real_rw_unlock = dlsym(RTLD_NEXT, "pthread_rwlock_unlock");
+	real_cond_wait = vsym("pthread_cond_wait", "GLIBC_2.3.2");
+	real_cond_timedwait = vsym("pthread_cond_timedwait", "GLIBC_2.3.2");
+	real_cond_signal = vsym("pthread_cond_signal", "GLIBC_2.3.2");
+	real_cond_broadcast = vsym("pthread_cond_broadcast", "GLIBC_2.3.2");
+	real_sem_wait = dlsym(RTLD_NEXT, "sem_wait");
+	real_sem_trywait = dlsym(RTLD_NEXT, "sem_trywait");
+	real_sem_timedwait = dlsym(RTLD_NEXT, "sem_timedwait");
+	real_sem_post = dlsym(RTLD_NEXT, "sem_post");
+	real_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_join = dlsym(RTLD_NEXT, "pthread_join");
+	real_mutex_clocklock = dlsym(RTLD_NEXT, "pthread_mutex_clocklock");
+	real_rw_clockrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockrdlock");
+	real_rw_clockwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockwrlock");
+	real_cond_clockwait = vsym("pthread_cond_clockwait", "GLIBC_2.34");
+	real_sem_clockwait = dlsym(RTLD_NEXT, "sem_clockwait");
+	real_timedjoin = dlsym(RTLD_NEXT, "pthread_timedjoin_np");
+}
+
+static void sync_log(int k, int64_t res)
+{
+	unsigned char h[12];
+	h[0] = (unsigned char)k;
+	append(h, 1 + put_sv(h + 1, res), NULL, 0);
+}
+
+/* sync_turn, lock held: 1 when this call replays (it waited for its turn;
+ * *res is the logged result), 0 when it records. */
+static int sync_turn(int k, int64_t *res)
+{
+	struct ent e;
+	if (!start(k, &e))
+		return 0;
+	*res = get_sv(&e.at);
+	done(&e);
+	return 1;
+}
+
+/* An acquisition keeps its turn until it holds the lock for real: were
+ * the turn passed on first, the next thread's entry (on the same lock,
+ * after a release that has no entry, inside a condition wait) could take
+ * the lock before us. Blocking while holding the turn is safe: whoever
+ * holds the lock has passed its release's turn already. */
+struct held {
+	struct ent e;
+	uint64_t from; /* where the entry starts */
+	int k;
+};
+static int take_turn(int k, int64_t *res, struct held *h)
+{
+	if (!start(k, &h->e))
+		return 0;
+	h->from = fredlog_pos;
+	h->k = k;
+	*res = get_sv(&h->e.at);
+	return 1;
+}
+/* give_turn: lock held; the real call is done. If the log was cut
+ * meanwhile (a thread gave up waiting), this call is recorded instead. */
+static void give_turn(struct held *h, int64_t res)
+{
+	sync_cuts();
+	if (fredlog_pos == h->from && h->e.at <= fredlog_ctl->end)
+		done(&h->e);
+	else if (fredlog_pos >= fredlog_ctl->end)
+		sync_log(h->k, res);
+}
+
+/* Recording, a blocking call waits in slices (WAIT_SLICE): a snapshot
+ * may be taken while it blocks and restored later, and then the log has
+ * this call's entry ahead. The thread must then take the call in its
+ * turn, not whenever the real lock comes free: it may not hold a lock
+ * that threads due before it need. late says so, lock held. */
+#define WAIT_SLICE 200 /* ms */
+#define SWITCH (-4242) /* the slice ended and the log is ahead: replay */
+static int late(void)
+{
+	sync_cuts();
+	return fredlog_pos < fredlog_ctl->end;
+}
+static int now_late(void)
+{
+	lock();
+	int r = late();
+	unlock();
+	return r;
+}
+static struct timespec slice(void)
+{
+	struct timespec t;
+	real_clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_nsec += WAIT_SLICE * 1000000L;
+	t.tv_sec += t.tv_nsec / 1000000000L;
+	t.tv_nsec %= 1000000000L;
+	return t;
+}
+
+/* ahead: a look without the lock at whether the log may be ahead of us
+ * (replaying). Recording, the answer is no and the lock is taken once per
+ * call, not twice; a wrong no is caught by late() after the call. */
+static int ahead(void)
+{
+	return __atomic_load_n(&fredlog_pos, __ATOMIC_RELAXED) < __atomic_load_n(&fredlog_ctl->end, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&fredlog_ctl->ncuts, __ATOMIC_RELAXED) != fredlog_mycuts;
+}
+
+/* ACQUIRE: CALL is the program's call as recorded (SWITCH when a restore
+ * put the log ahead of it), BLOCK takes the lock for good, UNDO gives back
+ * what CALL took when the log turned out to be ahead. */
+#define ACQUIRE(K, CALL, BLOCK, UNDO)                              \
+	do {                                                       \
+		READY();                                           \
+		if (SOFF)                                          \
+			return BLOCK;                              \
+		int64_t r_;                                        \
+		int x_;                                            \
+		struct held h_;                                    \
+		inlib = 1;                                         \
+		int rep_ = 0;                                      \
+		if (ahead()) {                                     \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+		}                                                  \
+		if (!rep_) {                                       \
+			x_ = CALL;                                 \
+			lock();                                    \
+			if (!late()) {                             \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				return x_;                         \
+			}                                          \
+			unlock();                                  \
+			if (x_ == 0)                               \
+				UNDO;                              \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			if (!rep_) {                               \
+				unlock();                          \
+				x_ = BLOCK;                        \
+				lock();                            \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				return x_;                         \
+			}                                          \
+			unlock();                                  \
+		}                                                  \
+		x_ = r_ ? (int)r_ : (BLOCK);                       \
+		lock();                                            \
+		give_turn(&h_, r_);                                \
+		unlock();                                          \
+		inlib = 0;                                         \
+		return x_;                                         \
+	} while (0)
+
+/* RELEASE: logged before the call, so that it comes before the next
+ * acquisition that it allows. */
+#define RELEASE(K, CALL)                       \
+	do {                                   \
+		READY();                       \
+		if (SOFF)                      \
+			return CALL;           \
+		int64_t r_;                    \
+		inlib = 1;                     \
+		lock();                        \
+		if (!sync_turn(K, &r_))        \
+			sync_log(K, 0);        \
+		unlock();                      \
+		int x_ = CALL;                 \
+		inlib = 0;                     \
+		return x_;                     \
+	} while (0)
+
+/* The recorded blocking calls, in slices. */
+
+/* (each tries first: a free lock needs no deadline) */
+static int mutex_rec(pthread_mutex_t *m)
+{
+	int x = real_mutex_trylock(m);
+	if (x != EBUSY || !real_mutex_clocklock)
+		return x != EBUSY ? x : real_mutex_lock(m);
+	for (;;) {
+		struct timespec t = slice();
+		int x = real_mutex_clocklock(m, CLOCK_MONOTONIC, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int rw_rec(pthread_rwlock_t *l, int wr)
+{
+	int x = wr ? real_rw_trywrlock(l) : real_rw_tryrdlock(l);
+	if (x != EBUSY)
+		return x;
+	if (!real_rw_clockrdlock || !real_rw_clockwrlock)
+		return wr ? real_rw_wrlock(l) : real_rw_rdlock(l);
+	for (;;) {
+		struct timespec t = slice();
+		int x = wr ? real_rw_clockwrlock(l, CLOCK_MONOTONIC, &t) : real_rw_clockrdlock(l, CLOCK_MONOTONIC, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int join_rec(pthread_t th, void **ret)
+{
+	if (!real_timedjoin)
+		return real_join(th, ret);
+	for (;;) {
+		struct timespec t;
+		real_clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_sec += WAIT_SLICE / 1000 + 1;
+		int x = real_timedjoin(th, ret, &t);
+		if (x != ETIMEDOUT)
+			return x;
+		if (now_late())
+			return SWITCH;
+	}
+}
+
+/* Semaphores say -1 and errno; the log has -errno. */
+static int sem_block(sem_t *s)
+{
+	int r;
+	while ((r = real_sem_wait(s)) != 0 && errno == EINTR)
+		;
+	return r;
+}
+static int sem_rec(sem_t *s)
+{
+	if (real_sem_trywait(s) == 0)
+		return 0;
+	if (!real_sem_clockwait)
+		return sem_block(s) ? -errno : 0;
+	for (;;) {
+		struct timespec t = slice();
+		if (real_sem_clockwait(s, CLOCK_MONOTONIC, &t) == 0)
+			return 0;
+		if (errno != ETIMEDOUT && errno != EINTR)
+			return -errno;
+		if (now_late())
+			return SWITCH;
+	}
+}
+static int sem_res(int r) { return r < 0 ? -errno : 0; }
+/* SEM_ACQUIRE: CALL gives 0 or -errno (or SWITCH). */
+#define SEM_ACQUIRE(K, CALL, BLOCK)                                \
+	do {                                                       \
+		READY();                                           \
+		if (SOFF)                                          \
+			return BLOCK;                              \
+		int64_t r_;                                        \
+		int x_;                                            \
+		struct held h_;                                    \
+		inlib = 1;                                         \
+		int rep_ = 0;                                      \
+		if (ahead()) {                                     \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+		}                                                  \
+		if (!rep_) {                                       \
+			x_ = CALL;                                 \
+			lock();                                    \
+			if (!late()) {                             \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				if (x_ < 0)                        \
+					errno = -x_;               \
+				return x_ < 0 ? -1 : 0;            \
+			}                                          \
+			unlock();                                  \
+			if (x_ == 0)                               \
+				real_sem_post(s);                  \
+			lock();                                    \
+			rep_ = take_turn(K, &r_, &h_);             \
+			unlock();                                  \
+			if (!rep_) {                               \
+				x_ = sem_res(BLOCK);               \
+				lock();                            \
+				sync_log(K, x_);                   \
+				unlock();                          \
+				inlib = 0;                         \
+				if (x_ < 0)                        \
+					errno = -x_;               \
+				return x_ < 0 ? -1 : 0;            \
+			}                                          \
+		}                                                  \
+		x_ = r_ ? -1 : (BLOCK);                            \
+		lock();                                            \
+		give_turn(&h_, r_);                                \
+		unlock();                                          \
+		inlib = 0;                                         \
+		if (r_)                                            \
+			errno = (int)-r_;                          \
+		return x_;                                         \
+	} while (0)
+
+/* SOFF calls BLOCK: for the try and timed calls, SOFF's own below */
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	READY();
+	if (SOFF)
+		return real_mutex_trylock(m);
+	ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m), real_mutex_unlock(m));
+}
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_mutex_timedlock(m, t);
+	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m), real_mutex_unlock(m));
+}
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	READY();
+	if (SOFF)
+		return real_rw_tryrdlock(l);
+	ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l), real_rw_unlock(l));
+}
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	READY();
+	if (SOFF)
+		return real_rw_trywrlock(l);
+	ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l), real_rw_unlock(l));
+}
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_rw_timedrdlock(l, t);
+	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l), real_rw_unlock(l));
+}
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_rw_timedwrlock(l, t);
+	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l), real_rw_unlock(l));
+}
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c) { RELEASE(K_COND_SIGNAL, real_cond_signal(c)); }
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST, real_cond_broadcast(c)); }
+
+static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	inlib = 1;
+	lock();
+	sync_cuts();
+	int replaying = fredlog_pos < fredlog_ctl->end;
+	unlock();
+	int64_t r;
+	if (replaying) {
+		/* the mutex goes first: threads due before us may need it */
+		real_mutex_unlock(m);
+		struct held h;
+		lock();
+		int rep = take_turn(k, &r, &h);
+		unlock();
+		real_mutex_lock(m);
+		lock();
+		if (rep) {
+			give_turn(&h, r);
+		} else {
+			r = 0; /* recording from here: a wakeup like any other */
+			sync_log(k, 0);
+		}
+		unlock();
+	} else {
+		/* A wait ends after a slice, as a wakeup (the program looks at
+		 * its condition again): so a restore that put the log ahead of
+		 * this wait is noticed, and no wakeup is lost between slices. */
+		if (k == K_COND_WAIT && real_cond_clockwait) {
+			struct timespec ts = slice();
+			r = real_cond_clockwait(c, m, CLOCK_MONOTONIC, &ts);
+			if (r == ETIMEDOUT)
+				r = 0;
+		} else {
+			r = k == K_COND_WAIT ? real_cond_wait(c, m) : real_cond_timedwait(c, m, t);
+		}
+		lock();
+		if (!late()) {
+			sync_log(k, r);
+			unlock();
+		} else {
+			/* replay it: the mutex goes, the turn comes, the mutex again */
+			unlock();
+			real_mutex_unlock(m);
+			struct held h;
+			lock();
+			int rep = take_turn(k, &r, &h);
+			unlock();
+			real_mutex_lock(m);
+			lock();
+			if (rep)
+				give_turn(&h, r);
+			else
+				sync_log(k, r = 0);
+			unlock();
+		}
+	}
+	inlib = 0;
+	return (int)r;
+}
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	READY();
+	if (SOFF)
+		return real_cond_wait(c, m);
+	return cond_common(K_COND_WAIT, c, m, NULL);
+}
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_cond_timedwait(c, m, t);
+	return cond_common(K_COND_TIMEDWAIT, c, m, t);
+}
+
+EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(K_SEM_WAIT, sem_rec(s), real_sem_wait(s)); }
+EXPORT int sem_trywait(sem_t *s)
+{
+	READY();
+	if (SOFF)
+		return real_sem_trywait(s);
+	SEM_ACQUIRE(K_SEM_TRYWAIT, sem_res(real_sem_trywait(s)), sem_block(s));
+}
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+	READY();
+	if (SOFF)
+		return real_sem_timedwait(s, t);
+	SEM_ACQUIRE(K_SEM_TIMEDWAIT, sem_res(real_sem_timedwait(s, t)), sem_block(s));
+}
+EXPORT int sem_post(sem_t *s) { RELEASE(K_SEM_POST, real_sem_post(s)); }
+
+/* Threads are numbered in the order they are created, which the log
+ * keeps: the same thread has the same number when recorded and replayed
+ * (kernel thread ids differ between runs; CRIU keeps them only across a
+ * restore). The main thread is 1. */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	int id;
+};
+static void *thread_start(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	mythr = s.id;
+	if (s.id <= MAXTHR)
+		tids[s.id] = (pid_t)syscall(SYS_gettid);
+	void *r = s.fn(s.arg);
+	if (s.id <= MAXTHR)
+		__atomic_store_n(&ended[s.id], 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	READY();
+	if (SOFF)
+		return real_create(t, a, fn, arg);
+	struct start *s = malloc(sizeof *s);
+	if (!s)
+		return EAGAIN;
+	inlib = 1;
+	lock();
+	if (!mythr)
+		mythr = ++nthreads;
+	int64_t r;
+	int id = ++nthreads;
+	if (!sync_turn(K_CREATE, &r))
+		sync_log(K_CREATE, id);
+	else if (r != id)
+		say("thread %d created thread %d where the log has thread %lld", mythr, id, (long long)r);
+	unlock();
+	s->fn = fn;
+	s->arg = arg;
+	s->id = id;
+	int x = real_create(t, a, thread_start, s);
+	if (x)
+		free(s);
+	inlib = 0;
+	return x;
+}
+
+/* a join cannot be undone: the thread has ended, and only its turn is left */
+EXPORT int pthread_join(pthread_t t, void **ret) { ACQUIRE(K_JOIN, join_rec(t, ret), real_join(t, ret), (void)0); }
 
 /* --- start --- */
 
@@ -1371,6 +2269,11 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
 	fredlog_sig = !getenv("FREDLOG_SIG") || strcmp(getenv("FREDLOG_SIG"), "0");
+	fredlog_sync = !getenv("FREDLOG_SYNC") || strcmp(getenv("FREDLOG_SYNC"), "0");
+	if (getenv("FREDLOG_TURN_MS"))
+		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
+	mythr = nthreads = 1; /* the main thread */
+	tids[1] = (pid_t)syscall(SYS_gettid);
 	uint64_t size = 256ull << 20;
 	if (getenv("FREDLOG_SIZE"))
 		size = strtoull(getenv("FREDLOG_SIZE"), NULL, 0);

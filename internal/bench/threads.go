@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fred-debugger/fred/replaylog"
+)
+
+// The replay log's thread order (issue #8; FReD paper, 4.3): a 4-thread
+// program (bench_mt) runs natively, recording (every lock, unlock,
+// condition and semaphore call logged) and replaying (each thread waits
+// for its turn in the log). Two programs: one that does some work between
+// its locks, and one that does nothing but take the lock, the worst case.
+// Replays must print what the recording printed (the mix depends on the
+// order the threads took the lock in); the log's bytes per sync event
+// count the thread entries that a switch of thread puts before them.
+
+const threadsSection = "Replay log: thread order (4 threads, preload library)"
+
+func (b *bench) threadOrder() {
+	lib, err := replaylog.Preload(b.tmp)
+	if err != nil {
+		b.fail(threadsSection, "building the replay log library", "", err)
+		return
+	}
+	if b.bins["bench_mt"] == "" {
+		p, err := compile(b.root, b.tmp, "bench_mt")
+		if err != nil {
+			b.fail(threadsSection, "bench_mt", "", err)
+			return
+		}
+		b.bins["bench_mt"] = p
+	}
+	reps := 7
+	if *quick {
+		reps = 3
+	}
+	for _, c := range []struct {
+		what string
+		argv []string
+	}{
+		{"4 threads x 20,000 lock/unlock pairs, 5,000 loop iterations of work between", []string{b.bins["bench_mt"], "20000", "5000"}},
+		{"4 threads x 100,000 lock/unlock pairs, no work between (worst case)", []string{b.bins["bench_mt"], "100000", "0"}},
+	} {
+		progress("thread order: %s", c.what)
+		logf := filepath.Join(b.tmp, "bench-mt.replaylog")
+		var native, rec, rep sample
+		var l *replaylog.Log
+		for i := 0; i < reps; i++ {
+			if _, t, err := runEnv(c.argv, nil); err != nil {
+				b.fail(threadsSection, c.what, "", err)
+				return
+			} else {
+				native = append(native, t)
+			}
+			os.Remove(logf)
+			env := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+			outR, t, err := runEnv(c.argv, env)
+			if err != nil {
+				b.fail(threadsSection, c.what+", recording", "", err)
+				return
+			}
+			rec = append(rec, t)
+			outP, t, err := runEnv(c.argv, append(env, "FREDLOG_REPLAY=1"))
+			if err != nil {
+				b.fail(threadsSection, c.what+", replaying", "", err)
+				return
+			}
+			rep = append(rep, t)
+			if !bytes.Equal(outR, outP) {
+				b.fail(threadsSection, c.what+", replaying", "", fmt.Errorf("replay printed %q, the recording %q", outP, outR))
+				return
+			}
+			if i == reps-1 {
+				if l, err = replaylog.ReadFile(logf); err != nil {
+					b.fail(threadsSection, c.what+", the log", "", err)
+					return
+				}
+				if l.Divergences > 0 {
+					b.fail(threadsSection, c.what+", the log", "", fmt.Errorf("%d divergences: %s", l.Divergences, l.Notice))
+					return
+				}
+			}
+		}
+		os.Remove(logf)
+		st := l.SyncStats()
+		ratio := rec.median() / native.median()
+		v := "meets"
+		if ratio > 1.1 {
+			v = "MISSES"
+		}
+		b.add(row{section: threadsSection, measure: c.what + ": native / recording / replaying",
+			fred: "1.2x (single-threaded)", target: "recording at most 1.1x (set for single-threaded programs)",
+			got: fmt.Sprintf("%s / %s (%.2fx) / %s (%.2fx)", secs(native.median()), secs(rec.median()), ratio,
+				secs(rep.median()), rep.median()/native.median()),
+			verdict: v, comments: replaylog.Summary(l)})
+		v = "meets"
+		if st.PerEvent() > 8 {
+			v = "MISSES"
+		}
+		b.add(row{section: threadsSection, measure: c.what + ": bytes per sync event",
+			fred: "79 bytes", target: "at most 8 bytes", got: fmt.Sprintf("%.2f bytes", st.PerEvent()), verdict: v,
+			comments: fmt.Sprintf("%d sync events, %d bytes with their thread entries; %.0f events/s recording, %.0f events/s replaying",
+				st.Events, st.Bytes, float64(st.Events)/rec.median(), float64(st.Events)/rep.median())})
+		fmt.Fprintf(&b.details, "\n%s:\n  native %s\n  recording %s\n  replaying %s\n", c.what, native.list(), rec.list(), rep.list())
+	}
+}
