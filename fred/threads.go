@@ -100,22 +100,26 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			if err := ctx.Err(); err != nil {
 				return P.ThreadInfo{}, err
 			}
-			try := steps
+			sel := s.threadStep(fmt.Sprintf(th.Select, lwp), "thread")
 			if lwp != selected {
-				sel := s.threadStep(fmt.Sprintf(th.Select, lwp), "thread")
 				if _, err := s.query(sel.Cmd.Line); err != nil {
 					return P.ThreadInfo{}, err
 				}
-				try = with(try, sel)
 			}
 			now, err := s.query(th.Current)
 			if err != nil {
 				return P.ThreadInfo{}, err
 			}
 			here := P.ParseThreads(now)
-			if len(here) != 1 {
+			if len(here) != 1 || here[0].LWP != lwp {
 				gone[lwp] = true // it has exited
 				continue
+			}
+			if lwp != selected {
+				// Recorded even if the thread does not run: gdb has it
+				// selected from now on.
+				steps, selected = with(steps, sel), lwp
+				s.Timeline.Steps = steps
 			}
 			// A thread in a wait, or in library code it stepped into, is
 			// not run: returning from there may wait for a held thread,
@@ -145,7 +149,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			}
 			n++
 			moved = true
-			steps, selected = with(try, st), lwp
+			steps = with(steps, st)
 			s.Timeline.Steps = steps
 			if s.p.Ended(out) {
 				return P.ThreadInfo{}, errors.New("the program ended during the search for the thread")
