@@ -197,8 +197,10 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 
 // settle brings an interrupted program to a statement boundary and says
 // why the last step stopped ("done" when it got there).
-func (s *Session) settle() (string, error) {
-	out, err := s.query(s.p.Stepper.Settle)
+// settle brings the program to the start of a statement with source, at
+// most depth frames deep (0: any depth).
+func (s *Session) settle(depth int) (string, error) {
+	out, err := s.query(fmt.Sprintf("%s %d", s.p.Stepper.Settle, depth))
 	if err != nil {
 		return "", err
 	}
@@ -373,6 +375,7 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 		}
 		w.st.probes++
 		off := start + r.ran
+
 		if r.stop != P.StopSignal || !r.fired {
 			// The continue ended before the interrupt: now its length is
 			// known. An interrupt sent too late may still be pending.
@@ -386,10 +389,18 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 				s.running = false
 			}
 			if st.pb == nil && r.stop == P.StopBreakpoint && !r.fired {
-				// Measured from the start, as every probe is.
-				w.ends[w.endKey(st)] = off
-				st.offB = off
-				if off <= st.offA+minNative {
+				// The continue ended before the interrupt was due: its end
+				// lies before start+target. A run of a millisecond or two
+				// can slip between two looks at the program, so the
+				// measured time is a lower bound only; the bound that
+				// holds is the interrupt's time.
+				end := off
+				if r.ran < target/2 {
+					end = start + target
+				}
+				w.ends[w.endKey(st)] = end
+				st.offB = end
+				if end <= st.offA+minNative {
 					return nil, nil // short, or a too near the end to tell apart
 				}
 			} else {
@@ -397,7 +408,11 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 			}
 			continue
 		}
-		why, err := s.settle()
+		d0 := s.Timeline.Start.Depth
+		if len(st.base) > 0 {
+			d0 = st.base[len(st.base)-1].Depth
+		}
+		why, err := s.settle(d0)
 		if err != nil {
 			return nil, err
 		}

@@ -143,16 +143,23 @@ class FredSettle(gdb.Command):
     def __init__(self):
         super().__init__('fred-settle', gdb.COMMAND_RUNNING)
     def invoke(self, arg, tty):
+        self.depth = int(arg) if arg.strip() else 0
         fred_quiet(self.run)
     def run(self):
+        # Out of code without source, out of frames deeper than the
+        # depth asked for (the counting walks from probe to probe are
+        # nexts at that depth), then to the start of a statement.
         why = 'done'
         for _ in range(200):
             f = gdb.newest_frame()
             sal = f.find_sal()
-            if sal.symtab is None or sal.line == 0 or not os.path.exists(sal.symtab.fullname()):
+            d, g = 0, f
+            while g is not None:
+                d, g = d + 1, g.older()
+            if sal.symtab is None or sal.line == 0 or not os.path.exists(sal.symtab.fullname()) or (self.depth and d > self.depth):
                 why = fred_run('finish')
             elif sal.pc != f.pc():
-                why = fred_run('step')
+                why = fred_run('next' if self.depth else 'step')
             else:
                 break
             if why != 'done':
