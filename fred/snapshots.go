@@ -243,7 +243,8 @@ func (s *Session) reattach(pid, lwp int) error {
 	if err != nil {
 		return err
 	}
-	if lwp != 0 && s.p.Threads != nil {
+	// gdb selects the main thread on attach: only another needs selecting.
+	if lwp != 0 && lwp != pid && s.p.Threads != nil {
 		if _, err := s.query(fmt.Sprintf(s.p.Threads.Select, lwp)); err != nil {
 			return err
 		}

@@ -30,13 +30,9 @@ func (b *bench) replayLog() {
 		return
 	}
 	for _, name := range []string{"bench_dag", "bench_read"} {
-		if b.bins[name] == "" {
-			p, err := compile(b.root, b.tmp, name)
-			if err != nil {
-				b.fail(rlogSection, name, "", err)
-				return
-			}
-			b.bins[name] = p
+		if _, err := b.binary(name); err != nil {
+			b.fail(rlogSection, name, "", err)
+			return
 		}
 	}
 	data := filepath.Join(b.tmp, "read.data")

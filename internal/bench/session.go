@@ -452,3 +452,15 @@ func (t *tracer) close() {
 	syscall.Close(t.fd)
 	os.RemoveAll(filepath.Dir(t.path))
 }
+
+// binary is fixture name, compiled once per bench run.
+func (b *bench) binary(name string) (string, error) {
+	if p := b.bins[name]; p != "" {
+		return p, nil
+	}
+	p, err := compile(b.root, b.tmp, name)
+	if err == nil {
+		b.bins[name] = p
+	}
+	return p, err
+}

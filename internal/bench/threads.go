@@ -26,13 +26,9 @@ func (b *bench) threadOrder() {
 		b.fail(threadsSection, "building the replay log library", "", err)
 		return
 	}
-	if b.bins["bench_mt"] == "" {
-		p, err := compile(b.root, b.tmp, "bench_mt")
-		if err != nil {
-			b.fail(threadsSection, "bench_mt", "", err)
-			return
-		}
-		b.bins["bench_mt"] = p
+	if _, err := b.binary("bench_mt"); err != nil {
+		b.fail(threadsSection, "bench_mt", "", err)
+		return
 	}
 	reps := 7
 	if *quick {

@@ -166,12 +166,10 @@ func (p watchPoint) statements() int { return 2 * p.edges } // main's loop: two 
 
 func (b *bench) reverseWatch() {
 	sec := dagSection
-	bin, err := compile(b.root, b.tmp, "bench_dag")
-	if err != nil {
+	if _, err := b.binary("bench_dag"); err != nil {
 		b.fail(sec, "compile testdata/bench_dag.c", "-", err)
 		return
 	}
-	b.bins["bench_dag"] = bin
 	reps := 5
 	scales := []int{1, 2, 4, 8}
 	watchSizes := []int{dagWatchBase, 2 * dagWatchBase, 4 * dagWatchBase, 8 * dagWatchBase}
