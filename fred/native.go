@@ -50,6 +50,9 @@ type probe struct {
 // busy machine, far more than the stretch left to divide.
 var nativeProbes = os.Getenv("FRED_NATIVE_PROBES") == "1"
 
+// debugProbes prints each timed run on stderr (FRED_DEBUG_PROBES=1).
+var debugProbes = os.Getenv("FRED_DEBUG_PROBES") == "1"
+
 // minNative is the shortest stretch (in program CPU time) fred divides by
 // native probes; below it, interrupting lands too unevenly, and counting
 // `next`s in the debugger is cheaper.
@@ -120,6 +123,41 @@ func waited(pid int, buf []byte) (time.Duration, error) {
 	return time.Duration(w), err
 }
 
+// cpuTime is the CPU time all of pid's threads have used, from
+// /proc/PID/task/*/schedstat. For a running thread the kernel brings the
+// figure up to date only at scheduler ticks, but for a stopped one it is
+// exact to the nanosecond: read before a resume and after the stop, it
+// says how far the program ran.
+func cpuTime(pid int, buf []byte) (time.Duration, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		f, err := os.Open(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread has exited
+		}
+		n, err := f.Read(buf)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		b := buf[:n]
+		if i := bytes.IndexByte(b, ' '); i > 0 {
+			b = b[:i]
+		}
+		ns, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("cannot read %s/%s/schedstat", dir, t.Name())
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
+}
+
 // runResult is how a timed run ended.
 type runResult struct {
 	stop  P.Stop
@@ -139,6 +177,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 	pid := s.pid
 	var fired atomic.Bool
 	var ran time.Duration
+	cpu0, cerr := cpuTime(pid, make([]byte, 512))
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -192,6 +231,14 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 		return runResult{}, err
 	}
 	r := runResult{stop: s.stopOf(out), fired: fired.Load(), ran: ran}
+	// The poller's figure only decides when to interrupt; where the
+	// program got to is its exact CPU time, now that it is stopped.
+	if cpu1, err := cpuTime(pid, make([]byte, 512)); err == nil && cerr == nil && cpu1 > cpu0 {
+		r.ran = cpu1 - cpu0
+	}
+	if debugProbes {
+		fmt.Fprintf(os.Stderr, "fred-probe: target %v polled %v cpu %v fired %v stop %v\n", d, ran, r.ran, r.fired, r.stop)
+	}
 	return r, nil
 }
 
@@ -331,14 +378,28 @@ func (w *watchProgram) endKey(st stretch) string {
 	return strconv.Itoa(len(st.base)) + " " + st.cont.Cmd.Line
 }
 
-// Between is watch.Bisector: a probe about halfway (in run time) through
-// a stretch of one `continue`, with the program left there.
+// Between is watch.Bisector: a moment about halfway through a stretch of
+// one `continue`, found by run time (a probe) while the stretch is long,
+// then by counting executions (hits.go); the program is left there.
 func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Moment, error) {
 	s := w.s
 	if !nativeProbes || s.p.Stepper == nil || s.p.Tracer == nil || w.noNative {
 		return nil, nil
 	}
 	am, bm := a.(moment), b.(moment)
+	if hitOf(am) == nil && hitOf(bm) == nil {
+		m, err := w.timeBetween(ctx, am, bm)
+		if m != nil || err != nil {
+			return m, err
+		}
+	}
+	return w.hitsScan(ctx, am, bm)
+}
+
+// timeBetween is a probe about halfway, in run time, through a stretch of
+// one `continue`, or nil when the stretch is too short for that.
+func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Moment, error) {
+	s := w.s
 	st, ok := w.stretchOf(am, bm)
 	if !ok {
 		return nil, nil

@@ -92,7 +92,12 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 	var rest []Step
 	if bestDone > 0 {
 		part := steps[bestAt]
-		rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps))
+		if part.Cmd.Op == opHits {
+			addr, _ := strconv.ParseUint(strings.TrimPrefix(part.Cmd.Args, "0x"), 16, 64)
+			rest = append(rest, hitsStep(addr, part.Cmd.Count-bestDone, part.Bps))
+		} else {
+			rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps))
+		}
 		bestAt++
 	}
 	rest = append(rest, steps[bestAt:]...)
@@ -133,7 +138,7 @@ func along(have, want []Step) (at, done int, ok bool) {
 		return 0, 0, false
 	}
 	h, w := have[n-1].Cmd, want[n-1].Cmd
-	if h.Op != w.Op || (h.Op != P.OpNext && h.Op != P.OpStep) || h.Count >= w.Count ||
+	if h.Op != w.Op || (h.Op != P.OpNext && h.Op != P.OpStep && h.Op != opHits) || h.Args != w.Args && h.Op == opHits || h.Count >= w.Count ||
 		have[n-1].Stop != P.StopDone || strings.Join(have[n-1].Bps, " ") != strings.Join(want[n-1].Bps, " ") {
 		return 0, 0, false
 	}
@@ -209,6 +214,9 @@ func (s *Session) marksFor(steps []Step) []Mark {
 
 // replayStep runs one recorded command again, with the breakpoints it had.
 func (s *Session) replayStep(step Step) (string, error) {
+	if step.Cmd.Op == opHits {
+		return s.replayHits(step)
+	}
 	restore, err := s.useBreakpoints(step.Bps)
 	if err != nil {
 		return "", err

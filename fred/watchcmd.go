@@ -18,6 +18,7 @@ import (
 type moment struct {
 	steps []Step
 	then  *Step
+	hit   *hit // where it lies in a hit count (hits.go), if it is one
 }
 
 func (m moment) String() string {
@@ -44,6 +45,12 @@ type watchProgram struct {
 	// once a probe ran to the end of one (native.go).
 	ends     map[string]time.Duration
 	noNative bool
+	// hitEnds are the counts from a hit count's anchor to the end of its
+	// continue, once a scan ran there; scanStep the next scan's step
+	// (hits.go).
+	hitEnds  map[string]int
+	scanStep map[string]int
+	noHits   bool
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -81,7 +88,8 @@ func (w *watchProgram) evalHere() (string, error) {
 func (w *watchProgram) Keep(m watch.Moment) {
 	// The search now only looks after m: a snapshot there means no stretch
 	// runs more than about twice, and later reverse commands reuse it.
-	if mm := m.(moment); len(mm.steps) > 0 && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
+	// A hit count replays at native speed from its anchor: no snapshot.
+	if mm := m.(moment); len(mm.steps) > 0 && hitOf(mm) == nil && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		}
@@ -90,6 +98,9 @@ func (w *watchProgram) Keep(m watch.Moment) {
 
 func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq, error) {
 	am, bm := a.(moment), b.(moment)
+	if seq, ok, err := w.hitsSplit(ctx, am, bm); ok || err != nil {
+		return seq, err
+	}
 	if pb := w.s.probeOf(bm.steps); pb != nil && w.s.probeOf(am.steps) != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
 		// b is a moment inside a continue that only a snapshot names:
 		// count the statements up to it.
@@ -222,7 +233,7 @@ func (s *Session) reverseWatch(args []string) error {
 	began := time.Now()
 	st := &revStats{}
 	orig := append([]Step(nil), s.Timeline.Steps...)
-	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}}
+	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})

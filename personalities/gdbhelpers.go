@@ -21,6 +21,8 @@ type Stepper struct {
 	// Fingerprint prints the registers, which tell one moment of a loop
 	// from another at the same line.
 	Fingerprint string
+	// Where prints "FREDWHERE PC EFLAGS LWP" for the selected thread.
+	Where string
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a
@@ -166,6 +168,16 @@ class FredSettle(gdb.Command):
                 break
         print('FREDSETTLE %s' % why)
 FredSettle()
+class FredWhere(gdb.Command):
+    # Where the selected thread is, for counting executions of one
+    # instruction: pc, eflags (its resume flag says whether the instruction
+    # there runs without a debug trap) and the thread's LWP.
+    def __init__(self):
+        super().__init__('fred-where', gdb.COMMAND_DATA)
+    def invoke(self, arg, tty):
+        f, t = gdb.newest_frame(), gdb.selected_thread()
+        print('FREDWHERE %d %d %d' % (int(f.pc()), int(gdb.parse_and_eval('$eflags')) & 0xffffffff, t.ptid[1] if t else 0))
+FredWhere()
 class FredFP(gdb.Command):
     def __init__(self):
         super().__init__('fred-fp', gdb.COMMAND_DATA)
@@ -191,4 +203,5 @@ var gdbStepper = &Stepper{
 	},
 	Settle:      "fred-settle",
 	Fingerprint: "fred-fp",
+	Where:       "fred-where",
 }

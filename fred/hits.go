@@ -1,0 +1,345 @@
+package fred
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/watch"
+	"golang.org/x/sys/unix"
+)
+
+// Hit counts: the last stretch of a `continue`, too short to divide by run
+// time, is divided by counting how often the program executes one
+// instruction (the statement a probe settled at, usually a loop's). The
+// kernel counts the executions with a hardware breakpoint (a perf event:
+// debug registers, not the performance counters rr needs) and stops the
+// program with SIGTRAP at the k-th one, so "the k-th execution of PC after
+// this moment" is a moment that replays exactly: it needs no snapshot,
+// costs about 10 µs an execution here (a `next` costs 0.1-1 ms), and
+// bisecting over k needs no counting walk.
+
+// opHits is the Op of the made-up step "fred-hits ADDR K": run until the
+// instruction at ADDR is about to execute for the K-th time.
+const opHits = "fred-hits"
+
+// ErrNoHitCounts says the kernel would not count executions (no debug
+// register free, perf events not allowed): fred counts `next`s instead.
+var ErrNoHitCounts = errors.New("counting executions with a hardware breakpoint is not available")
+
+// perf_event_attr bits x/sys does not name: remove_on_exec and sigtrap.
+const (
+	perfBitRemoveOnExec = 1 << 36
+	perfBitSigtrap      = 1 << 37
+	hwBreakpointX       = 4 // HW_BREAKPOINT_X
+)
+
+// hitCounter is a hardware execution breakpoint counted by the kernel on
+// one thread.
+type hitCounter struct{ fd int }
+
+// openHits counts executions of addr by thread tid. With period k > 0 the
+// thread gets a SIGTRAP (which gdb reports as a stop) just before the k-th.
+func openHits(tid int, addr uint64, k uint64) (*hitCounter, error) {
+	attr := unix.PerfEventAttr{
+		Type:    unix.PERF_TYPE_BREAKPOINT,
+		Size:    uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Bp_type: hwBreakpointX,
+		Ext1:    addr,
+		Ext2:    8, // bp_len: sizeof(long), as the kernel wants for execution breakpoints
+		Sample:  k,
+		Bits:    unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | perfBitRemoveOnExec,
+	}
+	if k > 0 {
+		attr.Bits |= perfBitSigtrap
+	}
+	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("%w: perf_event_open: %v", ErrNoHitCounts, err)
+	}
+	return &hitCounter{fd: fd}, nil
+}
+
+func (h *hitCounter) count() (uint64, error) {
+	var b [8]byte
+	if _, err := unix.Read(h.fd, b[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+func (h *hitCounter) close() { _ = unix.Close(h.fd) }
+
+// where is the selected thread's pc, eflags and LWP.
+func (s *Session) where() (pc, flags uint64, lwp int, err error) {
+	out, err := s.query(s.p.Stepper.Where)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	v, err := P.ParseTagged(out, "FREDWHERE ")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return 0, 0, 0, fmt.Errorf("cannot read %q", v)
+	}
+	pc, err = strconv.ParseUint(f[0], 10, 64)
+	if err == nil {
+		flags, err = strconv.ParseUint(f[1], 10, 64)
+	}
+	if err == nil {
+		lwp, err = strconv.Atoi(f[2])
+	}
+	return pc, flags, lwp, err
+}
+
+// hitRun is how a counted run ended.
+type hitRun struct {
+	reached bool   // stopped just before the k-th execution
+	n       int    // executions counted (k when reached)
+	stop    P.Stop // why the program stopped
+}
+
+// runHits resumes the program with the breakpoints bps until the
+// instruction at addr is about to run for the k-th time from now (k >= 1),
+// unless the program stops by itself first.
+func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duration) (hitRun, error) {
+	pc, flags, lwp, err := s.where()
+	if err != nil {
+		return hitRun{}, err
+	}
+	// Resuming at addr itself traps once more first, unless the resume
+	// flag is set (the program stopped at a previous count's trap): that
+	// execution is the present moment, not one of the k.
+	self := 0
+	if pc == addr && flags&(1<<16) == 0 {
+		self = 1
+	}
+	if lwp == 0 {
+		lwp = s.pid
+	}
+	h, err := openHits(lwp, addr, uint64(k+self))
+	if err != nil {
+		return hitRun{}, err
+	}
+	defer h.close()
+	put, err := s.useBreakpoints(bps)
+	if err != nil {
+		return hitRun{}, err
+	}
+	out, err := s.queryFor("continue", timeout)
+	if perr := put(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return hitRun{}, err
+	}
+	n, err := h.count()
+	if err != nil {
+		return hitRun{}, err
+	}
+	r := hitRun{n: max(0, int(n)-self), stop: s.stopOf(out)}
+	if r.stop == P.StopSignal && r.n >= k && strings.Contains(out, "SIGTRAP") {
+		if pc, _, _, err := s.where(); err == nil && pc == addr {
+			r.reached, r.n = true, k
+		}
+	}
+	if debugProbes {
+		fmt.Fprintf(os.Stderr, "fred-hits: 0x%x k %d self %d: counted %d, reached %v, stop %v\n", addr, k, self, n, r.reached, r.stop)
+	}
+	return r, nil
+}
+
+// hitsStep is the made-up step "fred-hits ADDR K".
+func hitsStep(addr uint64, k int, bps []string) Step {
+	a := "0x" + strconv.FormatUint(addr, 16)
+	return Step{Cmd: P.Command{Line: fmt.Sprintf("%s %s %d", opHits, a, k), Kind: P.Forward, Op: opHits, Count: k, Args: a},
+		Bps: bps, Stop: P.StopDone, Synth: true}
+}
+
+// replayHits runs a fred-hits step again.
+func (s *Session) replayHits(step Step) (string, error) {
+	addr, err := strconv.ParseUint(strings.TrimPrefix(step.Cmd.Args, "0x"), 16, 64)
+	if err != nil {
+		return "", fmt.Errorf("bad step %q", step.Cmd.Line)
+	}
+	r, err := s.runHits(addr, step.Cmd.Count, step.Bps, s.opt.Timeout+3*step.Took+time.Duration(step.Cmd.Count)*50*time.Microsecond)
+	if err != nil {
+		return "", err
+	}
+	if !r.reached {
+		if r.stop == P.StopEnded {
+			s.running = false
+		}
+		return "", &DivergedError{Want: fmt.Sprintf("execution %d of the instruction at %s", step.Cmd.Count, step.Cmd.Args),
+			Got: fmt.Sprintf("a stop after %d", r.n)}
+	}
+	return "", nil
+}
+
+// hit is where a moment lies in a hit count: k executions of addr after
+// the anchor, a moment inside the `continue` cont.
+type hit struct {
+	anchor []Step
+	cont   Step
+	addr   uint64
+	k      int
+}
+
+// hitOf is the hit count a moment ends in, or nil.
+func hitOf(m moment) *hit {
+	n := len(m.steps)
+	if n == 0 || m.steps[n-1].Cmd.Op != opHits || m.hit == nil {
+		return nil
+	}
+	return m.hit
+}
+
+func (h *hit) key() string { return fmt.Sprintf("%d %x", len(h.anchor), h.addr) }
+
+// hitMoment is the moment k executions of h.addr after h.anchor.
+func (w *watchProgram) hitMoment(h *hit, k int) moment {
+	nh := *h
+	nh.k = k
+	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16)))
+	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps)), then: &then, hit: &nh}
+}
+
+// hitsScan is Between once run times cannot divide a stretch further:
+// from a (an anchor, or a hit count), run on to the scan's next count of
+// executions of the instruction at a's anchor, doubling the step each
+// time, until a count lies past the change. Then the search bisects
+// between two counts (Split). nil when hit counts cannot help.
+func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Moment, error) {
+	s := w.s
+	if w.noHits || s.p.Stepper == nil || s.p.Stepper.Where == "" {
+		return nil, nil
+	}
+	if hb := hitOf(bm); hb != nil {
+		return nil, nil // both ends are counts: Split bisects them
+	}
+	h := hitOf(am)
+	if h == nil {
+		st, ok := w.stretchOf(am, bm)
+		if !ok {
+			return nil, nil
+		}
+		if err := s.goTo(am.steps, w.st); err != nil {
+			return nil, err
+		}
+		pc, _, _, err := s.where()
+		if err != nil {
+			return nil, err
+		}
+		h = &hit{anchor: am.steps, cont: st.cont, addr: pc}
+	}
+	if _, ok := w.hitEnds[h.key()]; ok {
+		return nil, nil // counted to the continue's end already
+	}
+	step := w.scanStep[h.key()]
+	if step == 0 {
+		step = 64
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.goTo(am.steps, w.st); err != nil {
+		return nil, err
+	}
+	r, err := s.runHits(h.addr, step, h.cont.Bps, s.opt.Timeout+3*h.cont.Took+time.Duration(step)*50*time.Microsecond)
+	if errors.Is(err, ErrNoHitCounts) {
+		w.noHits = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.st.probes++
+	if !r.reached {
+		// The continue ended first: now the count to its end is known.
+		w.hitEnds[h.key()] = h.k + r.n
+		if r.stop == P.StopBreakpoint {
+			s.Timeline.Steps = with(baseOf(h.anchor), h.cont)
+		} else {
+			s.dirty(h.anchor)
+		}
+		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+		if r.stop == P.StopEnded {
+			s.running = false
+		}
+		return nil, nil
+	}
+	w.scanStep[h.key()] = 2 * step
+	m := w.hitMoment(h, h.k+step)
+	s.Timeline.Steps = m.steps
+	last := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
+	if err := s.learn(last); err != nil {
+		return nil, err
+	}
+	m.steps = append([]Step(nil), s.Timeline.Steps...)
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	return m, nil
+}
+
+// hitsSplit is Split between two moments of one hit count (or its anchor
+// and a count, or a count and the end of the continue when the count to
+// the end is known): the counts in between; and between two consecutive
+// counts, the `next`s of one pass.
+func (w *watchProgram) hitsSplit(ctx context.Context, am, bm moment) (watch.Seq, bool, error) {
+	ha, hb := hitOf(am), hitOf(bm)
+	var h *hit
+	lo, hi := 0, 0
+	switch {
+	case hb != nil && (ha != nil && ha.key() == hb.key() || ha == nil && sameSteps(am.steps, hb.anchor)):
+		h, hi = hb, hb.k
+		if ha != nil {
+			lo = ha.k
+		}
+	case ha != nil:
+		end, ok := w.hitEnds[ha.key()]
+		if !ok || w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(baseOf(ha.anchor), ha.cont)) {
+			return nil, false, nil
+		}
+		h, lo, hi = ha, ha.k, end+1
+		if hi-lo <= 1 {
+			// From the last count to the continue's stop.
+			seq, err := w.refine(ctx, am.steps, ha.cont)
+			return seq, true, err
+		}
+	default:
+		return nil, false, nil
+	}
+	if hi-lo <= 1 {
+		then := w.hitMoment(h, lo+1).then
+		seq, err := w.refine(ctx, am.steps, *then)
+		return seq, true, err
+	}
+	return hitSeq{w: w, h: h, lo: lo, n: hi - lo - 1}, true, nil
+}
+
+// hitSeq is the lazy list of counts lo+1 ... lo+n of one hit count.
+type hitSeq struct {
+	w     *watchProgram
+	h     *hit
+	lo, n int
+}
+
+func (q hitSeq) Len() int              { return q.n }
+func (q hitSeq) At(i int) watch.Moment { return q.w.hitMoment(q.h, q.lo+i+1) }
+
+// baseOf is the history before the continue an anchor lies in: the
+// anchor itself, or the anchor without its probe step.
+func baseOf(anchor []Step) []Step {
+	if n := len(anchor); n > 0 && anchor[n-1].Cmd.Op == opProbe {
+		return anchor[:n-1]
+	}
+	return anchor
+}
