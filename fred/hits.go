@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -152,9 +151,7 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 			r.reached, r.n = true, k
 		}
 	}
-	if debugProbes {
-		fmt.Fprintf(os.Stderr, "fred-hits: 0x%x k %d self %d: counted %d, reached %v, stop %v\n", addr, k, self, n, r.reached, r.stop)
-	}
+	debugf("fred-hits: 0x%x k %d self %d: counted %d, reached %v, stop %v", addr, k, self, n, r.reached, r.stop)
 	return r, nil
 }
 
@@ -192,6 +189,26 @@ type hit struct {
 	cont   Step
 	addr   uint64
 	k      int
+}
+
+// keepHits is how many executions a hit count replays before a snapshot
+// pays: at about 10 µs each, as long as taking one.
+const keepHits = 5000
+
+// replayHits is how many executions reaching m replays from the snapshot
+// nearest before it.
+func (w *watchProgram) replayHits(m moment) int {
+	h := hitOf(m)
+	best := 0
+	for _, sn := range w.s.snaps {
+		if sn.run != w.s.run {
+			continue
+		}
+		if at, done, ok := along(sn.Steps, m.steps); ok && at == len(m.steps)-1 && done > best {
+			best = done
+		}
+	}
+	return h.k - best
 }
 
 // hitOf is the hit count a moment ends in, or nil.

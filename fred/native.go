@@ -41,14 +41,9 @@ type probe struct {
 	step Step   // the step that names it
 }
 
-// nativeProbes turns native probes on (FRED_NATIVE_PROBES=1). They are
-// off by default because on this machine they do not yet divide a stretch
-// finely enough to pay for themselves: a probe cannot start from another
-// probe's snapshot (gdb 13 then ignores the interrupt, taking it for a
-// stale hardware-breakpoint trap), so every probe runs from the
-// continue's start, and run times from there vary by a few percent on a
-// busy machine, far more than the stretch left to divide.
-var nativeProbes = os.Getenv("FRED_NATIVE_PROBES") == "1"
+// nativeProbes: native probes and hit counts divide long continues
+// (FRED_NATIVE_PROBES=0 turns them off, leaving the counting walk).
+var nativeProbes = os.Getenv("FRED_NATIVE_PROBES") != "0"
 
 // debugProbes prints each timed run on stderr (FRED_DEBUG_PROBES=1).
 var debugProbes = os.Getenv("FRED_DEBUG_PROBES") == "1"
@@ -236,9 +231,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 	if cpu1, err := cpuTime(pid, make([]byte, 512)); err == nil && cerr == nil && cpu1 > cpu0 {
 		r.ran = cpu1 - cpu0
 	}
-	if debugProbes {
-		fmt.Fprintf(os.Stderr, "fred-probe: target %v polled %v cpu %v fired %v stop %v\n", d, ran, r.ran, r.fired, r.stop)
-	}
+	debugf("fred-probe: target %v polled %v cpu %v fired %v stop %v", d, ran, r.ran, r.fired, r.stop)
 	return r, nil
 }
 
@@ -449,19 +442,15 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			if r.stop == P.StopEnded {
 				s.running = false
 			}
-			if st.pb == nil && r.stop == P.StopBreakpoint && !r.fired {
-				// The continue ended before the interrupt was due: its end
-				// lies before start+target. A run of a millisecond or two
-				// can slip between two looks at the program, so the
-				// measured time is a lower bound only; the bound that
-				// holds is the interrupt's time.
-				end := off
-				if r.ran < target/2 {
-					end = start + target
-				}
-				w.ends[w.endKey(st)] = end
-				st.offB = end
-				if end <= st.offA+minNative {
+			if st.pb == nil && r.stop == P.StopBreakpoint {
+				// The run reached the continue's end: its distance from
+				// this run's start is exact now. It replaces any earlier
+				// figure, measured from another start: runs from
+				// different snapshots differ a little, and the
+				// differences add up along a chain of probes.
+				w.ends[w.endKey(st)] = off
+				st.offB = off
+				if off <= st.offA+minNative {
 					return nil, nil // short, or a too near the end to tell apart
 				}
 			} else {
@@ -570,4 +559,13 @@ func (s *Session) hasSnapshotAt(steps []Step) bool {
 		}
 	}
 	return false
+}
+
+var debugStart = time.Now()
+
+// debugf prints a line of the search's trace (FRED_DEBUG_PROBES=1).
+func debugf(format string, args ...any) {
+	if debugProbes {
+		fmt.Fprintf(os.Stderr, "%8.3f "+format+"\n", append([]any{time.Since(debugStart).Seconds()}, args...)...)
+	}
 }

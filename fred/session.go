@@ -67,6 +67,9 @@ type Session struct {
 
 	snap     ckpt.Snapshotter // nil when snapshots are unavailable
 	snapWhy  string           // which backend, or why none
+	// lean: attaches skip separate debug information (lean.go);
+	// leanAttached: gdb attached since.
+	lean, leanAttached bool
 	dir      string
 	ownDir   bool
 	snaps    map[int]*snap

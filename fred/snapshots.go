@@ -223,6 +223,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, err
 	}
 	cs.Took = time.Since(start)
+	debugf("fred-snapshot %d: %v", id, cs.Took)
 	s.nextSnap = id
 	s.Timeline.Mark(id)
 	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp,
@@ -242,6 +243,9 @@ func (s *Session) reattach(pid, lwp int) error {
 	out, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Attach, pid)))
 	if err != nil {
 		return err
+	}
+	if s.lean {
+		s.leanAttached = true
 	}
 	// gdb selects the main thread on attach: only another needs selecting.
 	if lwp != 0 && lwp != pid && s.p.Threads != nil {
@@ -294,6 +298,10 @@ func (s *Session) restore(sn *snap) error {
 		return nil
 	}
 	pid := sn.Pid
+	if debugProbes {
+		t0 := time.Now()
+		defer func() { debugf("fred-restore %d: %v", sn.ID, time.Since(t0)) }()
+	}
 	if s.running && s.pid != 0 {
 		if t := s.p.Tracer; t != nil {
 			if _, err := s.query(s.p.Quiet(t.Kill)); err != nil {

@@ -51,6 +51,7 @@ type watchProgram struct {
 	hitEnds  map[string]int
 	scanStep map[string]int
 	noHits   bool
+	leave    func() error // ends lean attaches (lean.go)
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -61,7 +62,16 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 	if err := w.s.goTo(mm.steps, w.st); err != nil {
 		return "", err
 	}
-	return w.evalHere()
+	v, err := w.evalHere()
+	debugf("eval at %v: %q %v", mm, v, err)
+	if err != nil && w.s.lean && w.s.leanAttached && w.leave != nil {
+		// It may need symbols a lean attach left out.
+		if lerr := w.leave(); lerr != nil {
+			return "", lerr
+		}
+		v, err = w.evalHere()
+	}
+	return v, err
 }
 
 // evalHere evaluates the expression in the live program.
@@ -88,8 +98,9 @@ func (w *watchProgram) evalHere() (string, error) {
 func (w *watchProgram) Keep(m watch.Moment) {
 	// The search now only looks after m: a snapshot there means no stretch
 	// runs more than about twice, and later reverse commands reuse it.
-	// A hit count replays at native speed from its anchor: no snapshot.
-	if mm := m.(moment); len(mm.steps) > 0 && hitOf(mm) == nil && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
+	// A short hit count replays from its anchor faster than a snapshot
+	// is taken.
+	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.replayHits(mm) > keepHits) && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		}
@@ -236,7 +247,12 @@ func (s *Session) reverseWatch(args []string) error {
 	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
+	leave := s.enterLean()
+	w.leave = leave
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
+	if lerr := leave(); lerr != nil && err == nil {
+		err = lerr
+	}
 	var nt *watch.NoTransitionError
 	if err != nil {
 		// The person goes back to where they were.

@@ -220,7 +220,8 @@ var GDB = &Personality{
 		// Scheduler locking: the other threads stay where the snapshot
 		// has them while the current one settles.
 		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
-			"python fred_locked('jump *$pc', 0)"}},
+			"python fred_locked('jump *$pc', 0)"},
+		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"}},
 	FrameCmd: "frame",
 }
 

@@ -247,6 +247,11 @@ type Tracer struct {
 	// breakpoint again without moving; a stop gdb sees for itself at the
 	// same pc fixes that.
 	Settle []string
+	// DebugDir is the setting that says where separate debug information
+	// is, and Reload reads the libraries' symbols again after it changed
+	// (fred/lean.go).
+	DebugDir string
+	Reload   []string
 }
 
 // Threads is what fred needs of a debugger that shows a program's
