@@ -65,19 +65,19 @@ type Session struct {
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
 
-	snap     ckpt.Snapshotter // nil when snapshots are unavailable
-	snapWhy  string           // which backend, or why none
+	snap    ckpt.Snapshotter // nil when snapshots are unavailable
+	snapWhy string           // which backend, or why none
 	// lean: attaches skip separate debug information (lean.go);
 	// leanAttached: gdb attached since.
 	lean, leanAttached bool
-	dir      string
-	ownDir   bool
-	snaps    map[int]*snap
-	order    []int
-	nextSnap int
-	adopted  map[int]bool // restored programs fred must reap
-	ip       *inproc      // an in-process debugger's process (inprocess.go)
-	rlog     *replayLog   // replaylog.go
+	dir                string
+	ownDir             bool
+	snaps              map[int]*snap
+	order              []int
+	nextSnap           int
+	adopted            map[int]bool // restored programs fred must reap
+	ip                 *inproc      // an in-process debugger's process (inprocess.go)
+	rlog               *replayLog   // replaylog.go
 
 	run      int      // counts the program's runs; snapshots belong to one
 	bps      []string // where enabled breakpoints stop now
