@@ -1,0 +1,89 @@
+package fred
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// A continue over millions of statements: the search divides it by run
+// time, then by counting executions of the loop's line, and lands on the
+// one call that breaks the invariant.
+func TestReverseWatchLongContinue(t *testing.T) { forBackends(t, testReverseWatchLong) }
+
+func testReverseWatchLong(t *testing.T, backend string) {
+	ts := gdbSession(t, "watch_long", backend)
+	ts.do("skip -gfi ./*/*")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("break 26", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, main`)
+	out := ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*watch_long.c:17`)
+	m := regexp.MustCompile(`(\d+) native probes`).FindStringSubmatch(out)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("the search did not divide the continue natively:\n%s", out)
+	}
+	if v := ts.value("flag == 1"); v != "0" {
+		t.Fatalf("after the watch, flag == 1 is %s, want 0", v)
+	}
+	if v := ts.value("i"); v != "2718281" {
+		t.Fatalf("landed in call %s, want 2718281", v)
+	}
+	if !strings.Contains(ts.do("fred-history"), opHits) {
+		t.Fatalf("the history does not name the counted executions:\n%s", ts.do("fred-history"))
+	}
+	ts.must("step", `18\s+}`)
+	if v := ts.value("flag"); v != "1" {
+		t.Fatalf("one step after the landing, flag is %s, want 1", v)
+	}
+	// Back and forth over a history that holds a hit count: reverse-step
+	// replays it (from a snapshot or the anchor) and lands in the same call.
+	ts.must("fred-reverse-step", `17\s+flag = 1;`)
+	if v := ts.value("i"); v != "2718281" {
+		t.Fatalf("reverse-step left call 2718281 for %s", v)
+	}
+	ts.must("fred-reverse-step", `16\s+if \(i == BAD\)`)
+	if v := ts.value("flag"); v != "0" {
+		t.Fatalf("two reverse-steps back, flag is %s, want 0", v)
+	}
+	ts.must("continue", `Breakpoint 2, main`)
+	if v := ts.value("total"); v != strconv.Itoa(3000000/8*28) {
+		t.Fatalf("the run after going back ends with total %s, want %d", v, 3000000/8*28)
+	}
+}
+
+// Without native probes and hit counts the same watch is refused: the
+// continue is too long to count one `next` at a time. This is what the
+// test above would fail on.
+func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
+	old := nativeProbes
+	nativeProbes = false
+	defer func() { nativeProbes = old }()
+	ts := gdbSession(t, "watch_long", "criu")
+	ts.do("skip -gfi ./*/*")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	ts.must("break 26", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, main`)
+	ts.must("fred-reverse-watch flag == 1", `more than 100000 statements`)
+	ts.must("frame", `main \(\) at .*watch_long.c:26`)
+}
+
+// A live hit count serves as the start of a longer one: going from "k
+// executions" to "k+n" runs only n more.
+func TestAlongHitCounts(t *testing.T) {
+	base := []Step{{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}}}
+	at := func(k int, addr uint64) []Step { return with(base, hitsStep(addr, k, nil)) }
+	if at, done, ok := along(at(10, 0x40), at(25, 0x40)); !ok || at != 1 || done != 10 {
+		t.Fatalf("along(hits 10, hits 25) = %d, %d, %v; want 1, 10, true", at, done, ok)
+	}
+	if _, _, ok := along(at(10, 0x40), at(25, 0x48)); ok {
+		t.Fatal("hits of another instruction must not count")
+	}
+	if _, _, ok := along(at(30, 0x40), at(25, 0x40)); ok {
+		t.Fatal("a later count is not on the way to an earlier one")
+	}
+}
