@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A process CRIU restores comes back with its threads' debug status
+// A process CRIU dumps or restores comes back with its threads' debug status
 // register (x86 DR6) reading 0xffff0ff1: breakpoint 0 "hit". A debugger
 // that attaches takes that for a hardware breakpoint and ignores the
 // thread's next stops as late breakpoint traps (gdb: "delayed hardware

@@ -191,6 +191,9 @@ type hit struct {
 	k      int
 }
 
+// maxScanStep bounds the scan's step (about 2.5 s of counting here).
+const maxScanStep = 1 << 18
+
 // keepHits is how many executions a hit count replays before a snapshot
 // pays: at about 10 µs each, as long as taking one.
 const keepHits = 5000
@@ -264,6 +267,11 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	step := w.scanStep[h.key()]
 	if step == 0 {
 		step = 64
+	}
+	if step > maxScanStep {
+		// Run times said the stretch was short, and it is not: leave it
+		// to the counting walk, which refuses what it cannot count.
+		return nil, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

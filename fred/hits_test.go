@@ -59,16 +59,16 @@ func testReverseWatchLong(t *testing.T, backend string) {
 // continue is too long to count one `next` at a time. This is what the
 // test above would fail on.
 func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
-	old := nativeProbes
-	nativeProbes = false
-	defer func() { nativeProbes = old }()
+	old, oldWalk := nativeProbes, maxWalk
+	nativeProbes, maxWalk = false, 3000 // refused sooner, same path
+	defer func() { nativeProbes, maxWalk = old, oldWalk }()
 	ts := gdbSession(t, "watch_long", "criu")
 	ts.do("skip -gfi ./*/*")
 	ts.must("break main", `Breakpoint 1`)
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("break 26", `Breakpoint 2`)
 	ts.must("continue", `Breakpoint 2, main`)
-	ts.must("fred-reverse-watch flag == 1", `more than 100000 statements`)
+	ts.must("fred-reverse-watch flag == 1", `more than 3000 statements`)
 	ts.must("frame", `main \(\) at .*watch_long.c:26`)
 }
 

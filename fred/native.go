@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -14,6 +14,7 @@ import (
 
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
+	"golang.org/x/sys/unix"
 )
 
 // Native probes: a long `continue` is divided by run time, not by counting
@@ -74,50 +75,6 @@ func (s *Session) probeOf(steps []Step) *probe {
 	return s.probes[id]
 }
 
-// running reports whether pid is running (or ready to), rather than
-// stopped by the debugger.
-func running(pid int, buf []byte) (bool, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false, err
-	}
-	n, err := f.Read(buf)
-	f.Close()
-	if err != nil {
-		return false, err
-	}
-	b := buf[:n]
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false, fmt.Errorf("cannot read /proc/%d/stat", pid)
-	}
-	return b[i+2] == 'R', nil
-}
-
-// waited is how long pid has waited for a CPU while ready to run, from
-// /proc/PID/schedstat: a program's progress is the wall time it was
-// running minus that. Another process's CPU-time clock would be the
-// direct measure, but the kernel updates it only at scheduler ticks
-// (4 ms here): too coarse; the wait is exact once the program is back on
-// a CPU, which is enough on a busy machine.
-func waited(pid int, buf []byte) (time.Duration, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/schedstat")
-	if err != nil {
-		return 0, err
-	}
-	n, err := f.Read(buf)
-	f.Close()
-	if err != nil {
-		return 0, err
-	}
-	fs := strings.Fields(string(buf[:n]))
-	if len(fs) < 2 {
-		return 0, fmt.Errorf("cannot read /proc/%d/schedstat", pid)
-	}
-	w, err := strconv.ParseInt(fs[1], 10, 64)
-	return time.Duration(w), err
-}
-
 // cpuTime is the CPU time all of pid's threads have used, from
 // /proc/PID/task/*/schedstat. For a running thread the kernel brings the
 // figure up to date only at scheduler ticks, but for a stopped one it is
@@ -161,78 +118,93 @@ type runResult struct {
 }
 
 // runFor resumes the program with the breakpoints bps and interrupts it
-// once it has run for d, unless it stops by itself first. The clock starts
-// when the program is seen running, not when the debugger is asked to
-// resume it.
+// once it has used d of CPU time, unless it stops by itself first.
+//
+// Nothing outside the program can read its CPU time while it runs (the
+// kernel brings the figure up to date only at scheduler ticks), but once
+// it is stopped the figure is exact. So fred lets it run for a wall-clock
+// window no longer than the CPU time still wanted (a program waiting for
+// a CPU gets less, never more), interrupts it, reads the exact figure and
+// resumes it for the rest, a few rounds at most.
 func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
 	put, err := s.useBreakpoints(bps)
 	if err != nil {
 		return runResult{}, err
 	}
 	pid := s.pid
+	buf := make([]byte, 512)
+	cpu0, err := cpuTime(pid, buf)
+	if err != nil {
+		_ = put()
+		return runResult{}, err
+	}
+	var r runResult
+	for round := 0; ; round++ {
+		fired, out, err := s.continueFor(pid, d-r.ran, timeout)
+		if err != nil {
+			_ = put()
+			return runResult{}, err
+		}
+		r.stop, r.fired = s.stopOf(out), fired
+		if cpu1, err := cpuTime(pid, buf); err == nil {
+			r.ran = cpu1 - cpu0
+		}
+		debugf("  round %d: fired %v stop %v, %v of %v", round, fired, r.stop, r.ran, d)
+		// Close enough, or stopped by itself (or by a signal of its own).
+		if !fired || r.stop != P.StopSignal || r.ran >= d-d/16 || round == 5 {
+			break
+		}
+	}
+	debugf("fred-probe: target %v cpu %v fired %v stop %v", d, r.ran, r.fired, r.stop)
+	return r, put()
+}
+
+// continueFor resumes the program and interrupts it after the wall-clock
+// window w, unless it stops first; it says whether it sent the interrupt.
+func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (bool, string, error) {
 	var fired atomic.Bool
-	var ran time.Duration
-	cpu0, cerr := cpuTime(pid, make([]byte, 512))
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		buf := make([]byte, 512)
-		var t0, last time.Time
-		var w0, w time.Duration
-		defer func() {
-			if !t0.IsZero() {
-				ran = last.Sub(t0) - (w - w0)
+		// On a busy machine an ordinary thread can wait milliseconds for
+		// a CPU, far longer than the windows it times: ask for real-time
+		// priority (root only). The OS thread ends with the goroutine,
+		// priority and all.
+		runtime.LockOSThread()
+		_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0)
+		deadline := time.Now().Add(w)
+		if w > 2*time.Millisecond {
+			// Sleep most of a long window; spin the end of it, as a
+			// timer's wake-up is late by tens of microseconds.
+			select {
+			case <-done:
+				return
+			case <-time.After(w - time.Millisecond):
 			}
-		}()
-		for {
+		}
+		for time.Now().Before(deadline) {
 			select {
 			case <-done:
 				return
 			default:
 			}
-			r, err := running(pid, buf)
-			if err != nil {
-				return
-			}
-			now := time.Now()
-			if !r {
-				continue
-			}
-			if w, err = waited(pid, buf); err != nil {
-				return
-			}
-			if t0.IsZero() {
-				t0, w0 = now, w
-			}
-			last = now
-			if now.Sub(t0)-(w-w0) >= d {
-				// One signal only: a second could still be pending when
-				// gdb reports the first, and stop a later command.
-				fired.Store(true)
-				_ = syscall.Tgkill(pid, pid, syscall.SIGINT)
-				return
-			}
 		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+		// One signal only: a second could still be pending when gdb
+		// reports the first, and stop a later command.
+		fired.Store(true)
+		_ = syscall.Tgkill(pid, pid, syscall.SIGINT)
 	}()
 	out, err := s.queryFor("continue", timeout)
 	close(done)
 	wg.Wait()
-	if perr := put(); err == nil {
-		err = perr
-	}
-	if err != nil {
-		return runResult{}, err
-	}
-	r := runResult{stop: s.stopOf(out), fired: fired.Load(), ran: ran}
-	// The poller's figure only decides when to interrupt; where the
-	// program got to is its exact CPU time, now that it is stopped.
-	if cpu1, err := cpuTime(pid, make([]byte, 512)); err == nil && cerr == nil && cpu1 > cpu0 {
-		r.ran = cpu1 - cpu0
-	}
-	debugf("fred-probe: target %v polled %v cpu %v fired %v stop %v", d, ran, r.ran, r.fired, r.stop)
-	return r, nil
+	return fired.Load(), out, err
 }
 
 // settle brings an interrupted program to a statement boundary and says
@@ -397,21 +369,29 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	if !ok {
 		return nil, nil
 	}
-	if st.offB < 0 {
+	measured := st.offB >= 0
+	if !measured {
 		// Not run natively to its end yet: the person's continue took
 		// this long, debugger included, so the program's part is less.
 		st.offB = st.cont.Took
 	}
+	debugf("time stage: %v .. %v (continue took %v)", st.offA, st.offB, st.cont.Took)
 	shrink := 1.0
 	for try := 0; try < 8; try++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		span := st.offB - st.offA
-		if span < minNative {
-			return nil, nil
-		}
 		target := time.Duration(float64(span) / 2 * shrink)
+		if span < minNative {
+			if measured || st.pb != nil {
+				return nil, nil
+			}
+			// Only an estimate says the stretch is short, and counting
+			// executions over a long one is slow: run to the end
+			// first, which measures it.
+			target, measured = time.Hour, true
+		}
 		// From a's probe when there is one (its snapshot, kept by the
 		// search), else from the continue's start; offsets count from the
 		// continue's start either way.
@@ -449,7 +429,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 				// different snapshots differ a little, and the
 				// differences add up along a chain of probes.
 				w.ends[w.endKey(st)] = off
-				st.offB = off
+				st.offB, measured = off, true
 				if off <= st.offA+minNative {
 					return nil, nil // short, or a too near the end to tell apart
 				}

@@ -23,7 +23,7 @@ import (
 var ErrAtStart = errors.New("already at the first snapshot: there is no earlier moment to go back to")
 
 // maxWalk bounds how many commands a refinement may run forward.
-const maxWalk = 100000
+var maxWalk = 100000 // a variable so that tests can lower it
 
 // revStats counts the work of one reverse command.
 type revStats struct {

@@ -236,7 +236,7 @@ type loopPoint struct {
 // `continue` covers at most (maxWalk, read from fred's source; 0 if not
 // found).
 func (b *bench) fredMaxWalk() int {
-	re := regexp.MustCompile(`(?m)^\s*(?:const\s+)?maxWalk\s*=\s*([0-9_]+)`)
+	re := regexp.MustCompile(`(?m)^\s*(?:const\s+|var\s+)?maxWalk\s*=\s*([0-9_]+)`)
 	files, _ := filepath.Glob(filepath.Join(b.root, "fred", "*.go"))
 	for _, f := range files {
 		if m := re.FindStringSubmatch(readFile(f)); m != nil {

@@ -1,0 +1,66 @@
+package fred
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+)
+
+// Lean attaches: a search snapshots and restores the program many times,
+// and gdb reads every library's separate debug information again at each
+// attach (libc's alone is about 50 ms of a 110 ms restore here). While a
+// search runs, and the program is single-threaded (gdb's thread support
+// wants libc's symbols), fred points gdb's debug-file-directory nowhere,
+// and reads the libraries' symbols again once at the end. An expression
+// that needs those symbols (a call of a libc function) fails once; fred
+// then leaves lean mode and evaluates it again.
+
+var quotedRe = regexp.MustCompile(`"(.*)"`)
+
+// enterLean starts lean attaches if the debugger can; leave ends them.
+func (s *Session) enterLean() (leave func() error) {
+	t := s.p.Tracer
+	noop := func() error { return nil }
+	if t == nil || t.DebugDir == "" || !s.running || s.pid == 0 || os.Getenv("FRED_FULL_ATTACH") == "1" {
+		return noop
+	}
+	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(s.pid) + "/task"); err != nil || len(tasks) != 1 {
+		return noop
+	}
+	out, err := s.query("show " + t.DebugDir)
+	if err != nil {
+		return noop
+	}
+	m := quotedRe.FindStringSubmatch(out)
+	if m == nil {
+		return noop
+	}
+	if _, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", t.DebugDir, s.dir+"/no-debug-info"))); err != nil {
+		return noop
+	}
+	s.lean, s.leanAttached = true, false
+	return func() error { return s.leaveLean(m[1]) }
+}
+
+// leaveLean puts the debug-file-directory back and, if gdb attached
+// meanwhile, has it read the libraries' symbols again.
+func (s *Session) leaveLean(dir string) error {
+	if !s.lean {
+		return nil
+	}
+	s.lean = false
+	if _, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", s.p.Tracer.DebugDir, dir))); err != nil {
+		return err
+	}
+	if !s.leanAttached || !s.running {
+		return nil
+	}
+	s.leanAttached = false
+	for _, c := range s.p.Tracer.Reload {
+		if _, err := s.query(s.p.Quiet(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
