@@ -127,6 +127,7 @@ static int (*real_accept)(int, struct sockaddr *, socklen_t *);
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
 static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static ssize_t (*real_getrandom)(void *, size_t, unsigned);
@@ -153,7 +154,7 @@ static void resolve_sync(void);
 static void resolve(void)
 {
 	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
-	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(epoll_wait);
+	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
@@ -1344,11 +1345,15 @@ struct selarg {
 	struct timeval *tv;
 	char *buf;
 	size_t len;
+	int ps; /* pselect, with: */
+	const struct timespec *pts;
+	const sigset_t *mask;
 };
 static int64_t call_select(void *p)
 {
 	struct selarg *x = p;
-	int r = real_select(x->n, x->s[0], x->s[1], x->s[2], x->tv);
+	int r = x->ps ? real_pselect(x->n, x->s[0], x->s[1], x->s[2], x->pts, x->mask)
+		      : real_select(x->n, x->s[0], x->s[1], x->s[2], x->tv);
 	int sv = errno;
 	size_t b = (x->n + 7) / 8;
 	for (int i = 0; i < 3; i++)
@@ -1366,6 +1371,26 @@ EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
 	char buf[3 * FD_SETSIZE / 8 + 4];
 	size_t b = (n + 7) / 8;
 	struct selarg x = {n, {r, w, ex}, tv, buf, 3 * b + 4};
+	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
+	if (res < 0)
+		return res;
+	for (int i = 0; i < 3; i++)
+		if (x.s[i])
+			memcpy(x.s[i], buf + i * b, b);
+	memcpy(&res, buf + 3 * b, 4);
+	return res;
+}
+
+/* pselect: GNU readline waits for each key with it (Python's input()
+ * under pdb): logged as select, so a replayed key does not wait. */
+EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *ex, const struct timespec *ts, const sigset_t *mask)
+{
+	READY();
+	if (OFF || n < 0 || n > FD_SETSIZE)
+		return real_pselect(n, r, w, ex, ts, mask);
+	char buf[3 * FD_SETSIZE / 8 + 4];
+	size_t b = (n + 7) / 8;
+	struct selarg x = {n, {r, w, ex}, NULL, buf, 3 * b + 4, 1, ts, mask};
 	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
 	if (res < 0)
 		return res;
