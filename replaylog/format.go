@@ -31,6 +31,8 @@
 //	                         value (math.MinInt64: the call failed)
 //	getrandom, read, pread,
 //	recv, stdio read:        uv fd+1, sv result (-errno on error), result bytes of data
+//	                         (readv and preadv are logged as read and pread of
+//	                         the bytes gathered; pselect as select)
 //	poll, select, epoll_wait: uv key+1 (nfds, nfds, epfd), sv length, length bytes:
 //	                         the ready sets, then the call's int32 result
 //	accept, getpid, getppid: uv fd+1 (0), sv result

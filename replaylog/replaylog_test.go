@@ -760,3 +760,61 @@ func TestLibraryFileReads(t *testing.T) {
 		t.Fatalf("the changed file gives the same output: the test cannot fail")
 	}
 }
+
+// TestLibraryReadv: readv and preadv are logged (a small file's data, a
+// large file's by reference) and replayed, scattered into the program's
+// pieces again.
+func TestLibraryReadv(t *testing.T) {
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "readv")
+	dir := t.TempDir()
+	small, large, logf := filepath.Join(dir, "small"), filepath.Join(dir, "large"), filepath.Join(dir, "log")
+	content := make([]byte, 1<<18)
+	rand.New(rand.NewSource(2)).Read(content)
+	if err := os.WriteFile(large, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(value string, env ...string) string {
+		t.Helper()
+		if err := os.WriteFile(small, []byte(value+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(prog, small, large)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_RACY_NS=0"}
+	first := run("first value", with...)
+	if !strings.Contains(first, "small=first value\n") || !strings.Contains(first, "large=8192 bytes") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	if again := run("second value", append(with, "FREDLOG_REPLAY=1")...); again != first {
+		t.Fatalf("replay differs:\n%s\nfirst:\n%s", again, first)
+	}
+	if plain := run("second value"); plain == first || !strings.Contains(plain, "small=second value") {
+		t.Fatalf("without the library the output should differ:\n%s", plain)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads, files int
+	for _, e := range l.Entries {
+		switch {
+		case e.Kind == Read && e.Result > 0:
+			reads++
+		case e.Kind == FileRead && e.Pread && e.FileOffset == 100000 && e.Result == 8192:
+			files++
+		}
+	}
+	if reads < 2 || files != 1 {
+		t.Fatalf("want the readv()s as reads and the preadv() as a file read:\n%+v", l.Entries)
+	}
+}

@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -1181,6 +1182,67 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CAL
 EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, off, n, buf, real_pread(fd, buf, n, off)); }
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, -1, n, buf, real_recv(fd, buf, n, fl)); }
 EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, -1, n, buf, real_getrandom(buf, n, fl)); }
+
+/* readv, preadv: logged as read and pread of the bytes gathered (a
+ * replay scatters them again), so a program may read a stream either way
+ * on replay. */
+static ssize_t (*real_readv)(int, const struct iovec *, int);
+static ssize_t (*real_preadv)(int, const struct iovec *, int, off_t);
+static void scatter(const struct iovec *iov, int cnt, const char *from, size_t n)
+{
+	for (int i = 0; i < cnt && n > 0; i++) {
+		size_t c = iov[i].iov_len < n ? iov[i].iov_len : n;
+		memcpy(iov[i].iov_base, from, c);
+		from += c;
+		n -= c;
+	}
+}
+static ssize_t readv_gather(int fd, const struct iovec *iov, int cnt, off_t off, int p, char *tmp)
+{
+	ssize_t r = p ? real_preadv(fd, iov, cnt, off) : real_readv(fd, iov, cnt);
+	int sv = errno;
+	for (int i = 0, got = 0; r > 0 && i < cnt && got < r; i++) {
+		size_t c = iov[i].iov_len < (size_t)(r - got) ? iov[i].iov_len : (size_t)(r - got);
+		memcpy(tmp + got, iov[i].iov_base, c);
+		got += (int)c;
+	}
+	errno = sv;
+	return r;
+}
+static ssize_t readv_log(int fd, const struct iovec *iov, int cnt, size_t max, char *tmp)
+{
+	DATA_CALL(K_READ, fd, -1, max, tmp, readv_gather(fd, iov, cnt, 0, 0, tmp));
+}
+static ssize_t preadv_log(int fd, const struct iovec *iov, int cnt, off_t off, size_t max, char *tmp)
+{
+	DATA_CALL(K_PREAD, fd, off, max, tmp, readv_gather(fd, iov, cnt, off, 1, tmp));
+}
+static ssize_t readv_common(int fd, const struct iovec *iov, int cnt, off_t off, int p)
+{
+	if (!real_readv) {
+		real_readv = (__typeof__(real_readv))dlsym(RTLD_NEXT, "readv");
+		real_preadv = (__typeof__(real_preadv))dlsym(RTLD_NEXT, "preadv");
+	}
+	size_t max = 0;
+	int ok = cnt > 0 && cnt <= IOV_MAX;
+	for (int i = 0; ok && i < cnt; i++) {
+		ok = iov[i].iov_len <= (size_t)SSIZE_MAX - max;
+		max += iov[i].iov_len;
+	}
+	char *tmp = NULL;
+	if (OFF || !ok || is_tty(fd) || !(tmp = malloc(max ? max : 1)))
+		return p ? real_preadv(fd, iov, cnt, off) : real_readv(fd, iov, cnt);
+	ssize_t r = p ? preadv_log(fd, iov, cnt, off, max, tmp) : readv_log(fd, iov, cnt, max, tmp);
+	int sv = errno;
+	if (r > 0)
+		scatter(iov, cnt, tmp, (size_t)r);
+	free(tmp);
+	errno = sv;
+	return r;
+}
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) { READY(); return readv_common(fd, iov, cnt, 0, 0); }
+EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off) { READY(); return readv_common(fd, iov, cnt, off, 1); }
+EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off) { READY(); return readv_common(fd, iov, cnt, off, 1); }
 
 /* recvfrom: the sender's address is not logged (replays leave it as it
  * is); the data is. */
