@@ -813,11 +813,16 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
  *
  * fstat costs a microsecond, more than the read of 4 KB it describes, so
  * a descriptor's file identity is looked up at its first read and kept
- * (fcache) until the program closes or replaces the descriptor. A stale
+ * (fcache) until the program closes or replaces the descriptor, or a
+ * read does not start where the last one ended (a seek, or a descriptor
+ * closed and opened again out of our sight, as fclose does). A stale
  * one is safe all the same: a file that changed after the lookup has a
  * newer ctime than the logged one, and another file has another inode,
  * so the replay reports a divergence; it cannot read other bytes. The
- * offset is asked for at each read (lseek is cheap), never assumed.
+ * offset is asked for at each read (lseek is cheap), never assumed; once
+ * the program has threads or children (fd_shared), which may move a
+ * shared offset between that question and the read, it is asked again
+ * after the read, and a read that did not start there is stored.
  *
  * Entry: kind K_FILE, uv fd+1, sv result (> 0), uv flags, then [uv offset]
  * when FR_OFF, [uv dev, uv ino, uv size, sv mtime, sv ctime] when FR_ID.
@@ -828,9 +833,12 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 #define FR_ID 2
 #define FR_PREAD 4
 static int64_t store_below = 64 << 10; /* FREDLOG_STORE */
+static int fd_shared; /* the program has made threads or children */
+HIDDEN int fredlog_sync; /* off in interpreters, whose threads fred does not see (below) */
 static struct {
 	unsigned char known, ok; /* ok: a regular file, unchanged since the start */
 	struct fid id;
+	int64_t next; /* where the last read by reference ended */
 } fcache[MAXFILEFD];
 static void forget_fd(int fd)
 {
@@ -854,14 +862,15 @@ static int file_pre(int fd, int64_t off, size_t n, struct fid *id, int64_t *at)
 {
 	if (store_below < 0 || fd < 0 || fd >= MAXFILEFD)
 		return 0;
-	if (off < 0) {
+	int seq = off < 0;
+	if (seq) {
 		off = lseek(fd, 0, SEEK_CUR); /* fails (ESPIPE) on pipes, sockets, terminals */
 		if (off < 0)
 			return 0;
 	}
 	if (off + (int64_t)n <= store_below)
 		return 0;
-	if (!fcache[fd].known) {
+	if (!fcache[fd].known || (seq && off != fcache[fd].next)) {
 		struct stat st;
 		if (fstat(fd, &st) != 0)
 			return 0;
@@ -902,6 +911,8 @@ static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int
 	}
 	b->id = *id;
 	b->end = (uint64_t)(off + res);
+	if (!pr)
+		fcache[fd].next = off + res;
 	append(h, n, NULL, 0);
 }
 
@@ -1160,6 +1171,9 @@ EXPORT int dup3(int a, int b, int fl)
 			else                                         \
 				res = CALL;                          \
 			int sv = errno;                              \
+			if (ref && res > 0 && (OFFARG) < 0 && (fd_shared || !fredlog_sync) \
+			    && lseek(FD, 0, SEEK_CUR) != at + res)    \
+				ref = 0;                             \
 			lock();                                      \
 			if (ref && res > 0 && at + res > store_below) \
 				log_file(FD, res, at, &id, K == K_PREAD); \
@@ -1948,6 +1962,7 @@ EXPORT long syscall(long n, ...)
 EXPORT pid_t fork(void)
 {
 	READY();
+	fd_shared = 1;
 	pid_t r = real_fork();
 	if (r == 0 && !fredlog_debugger)
 		fredlog_active = 0;
@@ -2500,6 +2515,7 @@ static void *thread_start(void *p)
 EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
 	READY();
+	fd_shared = 1;
 	if (SOFF)
 		return real_create(t, a, fn, arg);
 	struct start *s = malloc(sizeof *s);
