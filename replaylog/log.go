@@ -243,6 +243,15 @@ func Summary(l *Log) string {
 		per = float64(l.Bytes()-data) / float64(n)
 	}
 	s := fmt.Sprintf("%d entries, %d bytes (%.1f bytes per entry besides %d bytes of data)", n, l.Bytes(), per, data)
+	var byRef int64
+	for _, e := range l.Entries {
+		if e.Kind == FileRead {
+			byRef += e.Result
+		}
+	}
+	if byRef > 0 {
+		s += fmt.Sprintf("; %d bytes of file reads logged by reference", byRef)
+	}
 	if st := l.SyncStats(); st.Events > 0 {
 		s += fmt.Sprintf("; %d sync events, %.1f bytes per sync event (thread switches included)", st.Events, st.PerEvent())
 	}
