@@ -948,8 +948,8 @@ static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, 
 	}
 	if (!ok) {
 		char d[160];
-		snprintf(d, sizeof d, " (fd %d: the file, inode %llu, is not the version read then, and only where it read"
-			 " was logged: FREDLOG_STORE)", fd, (unsigned long long)id.ino);
+		snprintf(d, sizeof d, " (fd %d: the file, inode %llu, changed since; the log has where it read, not"
+			 " the data)", fd, (unsigned long long)id.ino);
 		diverge(pr ? K_PREAD : K_READ, K_FILE, d);
 		return 0;
 	}
