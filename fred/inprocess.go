@@ -118,10 +118,18 @@ func (s *Session) ipInput(b []byte) {
 }
 
 // ipAfterInput takes a snapshot after a command during which the program
-// read what the person typed: fred cannot give it that input again yet,
-// so later replays start after it.
+// read what the person typed, when there is no replay log to give it that
+// input again: later replays start after it. With the log, the program's
+// reads of the terminal are in it (the bootstrap tells the library when
+// the person talks to the debugger instead) and replays need nobody.
 func (s *Session) ipAfterInput() {
 	if s.ip == nil {
+		return
+	}
+	if s.rlog != nil && s.rlog.path != "" {
+		s.ip.mu.Lock()
+		s.ip.typed = false
+		s.ip.mu.Unlock()
 		return
 	}
 	s.ip.mu.Lock()

@@ -57,7 +57,7 @@ func (s *Session) openReplayLog() []string {
 	if !s.p.InProcess {
 		return nil
 	}
-	return append(replaylog.Env(s.rlog.path, false), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	return append(replaylog.Env(s.rlog.path, true), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
 }
 
 // gdbReplayLog puts the library into the environment gdb gives the
@@ -77,7 +77,7 @@ func (s *Session) gdbReplayLog() {
 		old = strings.TrimSpace(m[1])
 	}
 	cmds := []string{"set environment LD_PRELOAD " + joinPreload(s.rlog.lib, old)}
-	for _, kv := range replaylog.Env(s.rlog.path, true) {
+	for _, kv := range replaylog.Env(s.rlog.path, false) {
 		k, v, _ := strings.Cut(kv, "=")
 		cmds = append(cmds, "set environment "+k+" "+v)
 	}

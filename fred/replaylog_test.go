@@ -304,3 +304,97 @@ func TestReplayLogDivergencePDB(t *testing.T) {
 	}
 	ts.must("continue", `extra='[0-9a-f]{8}'`)
 }
+
+// TestReplayLogProgramInputPDB: under pdb the program's own reads of the
+// terminal (input()) are logged, the debugger's are not: after a restore
+// to before the read, the program gets the line the person typed the
+// first time without asking again. Without the log it asks again, so the
+// test can fail.
+func TestReplayLogProgramInputPDB(t *testing.T) {
+	testReplayLogProgramInput(t, P.PDB, []string{"python3", "-m", "pdb", script("input.py")}, "b 16", "c", `input.py\(16\)main\(\)`)
+}
+
+func TestReplayLogProgramInputPerl(t *testing.T) {
+	testReplayLogProgramInput(t, P.Perl, []string{"perl", "-d", script("input.pl")}, "b 14", "c", `input.pl:14\)`)
+}
+
+func testReplayLogProgramInput(t *testing.T, p *P.Personality, argv []string, brk, cont, at string) {
+	forBackends(t, func(t *testing.T, backend string) {
+		for _, noLog := range []bool{false, true} {
+			t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
+				ts, in := inputSession(t, p, argv, backend, noLog)
+				ts.do(brk)
+				in.type_("fred\n")
+				ts.must(cont, `name\? fred\r?\nhello fred \(3 words\)(?s).*`+at)
+				ts.must("fred-restart 1", `\(1\)<module>|:5\)`)
+				if noLog {
+					// The program asks the person again, and gets another
+					// answer.
+					in.type_("other\n")
+					ts.must(cont, `hello other \(3 words\)(?s).*`+at)
+					return
+				}
+				// The line comes from the log. Should the program ask the
+				// person again, it gets another line and the test fails
+				// (rather than waiting for ever); when it does not ask, the
+				// debugger or fred's resync takes that line, harmlessly.
+				in.type_("other\n")
+				out := ts.must(cont, at)
+				if !strings.Contains(out, "hello fred (3 words)") || strings.Contains(out, "hello other") {
+					t.Fatalf("the replayed run did not get the line typed the first time:\n%s", out)
+				}
+				// What the program read from the terminal is in the log;
+				// what the debugger read there (its commands) is not.
+				path, _ := ts.ReplayLog()
+				l, err := replaylog.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var typed []byte
+				for _, e := range l.Entries {
+					if (e.Kind == replaylog.Read || e.Kind == replaylog.Stdio) && e.Fd == 0 {
+						typed = append(typed, e.Data...)
+					}
+				}
+				if string(typed) != "fred\n" {
+					t.Fatalf("the log's reads of the terminal: %q, want the program's line alone", typed)
+				}
+			})
+		}
+	})
+}
+
+// inputSession is inprocSession with or without the replay log.
+func inputSession(t *testing.T, p *P.Personality, argv []string, backend string, noLog bool) (*tsession, *feeder) {
+	t.Helper()
+	testutil.Require(t, argv[0])
+	prog := argv[len(argv)-1]
+	out := &syncBuf{}
+	f := &feeder{}
+	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: backend, Dir: t.TempDir(), NoReplayLog: noLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.s = s
+	f.mu.Unlock()
+	ts := &tsession{Session: s, t: t, out: out, backend: backend}
+	t.Cleanup(func() {
+		pid := s.ip.pid
+		s.Close()
+		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
+			t.Errorf("interpreter pid %d still there after Close", pid)
+		}
+		if left := testutil.Running(prog); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	if s.snap == nil {
+		t.Fatalf("no %s snapshots: %s; run 'make deps' as root", backend, s.snapWhy)
+	}
+	if path, why := s.ReplayLog(); noLog != (path == "") {
+		t.Fatalf("replay log: %q (%s)", path, why)
+	}
+	return ts, f
+}

@@ -31,6 +31,8 @@
 //	                         value (math.MinInt64: the call failed)
 //	getrandom, read, pread,
 //	recv, stdio read:        uv fd+1, sv result (-errno on error), result bytes of data
+//	                         (readv and preadv are logged as read and pread of
+//	                         the bytes gathered; pselect as select)
 //	poll, select, epoll_wait: uv key+1 (nfds, nfds, epfd), sv length, length bytes:
 //	                         the ready sets, then the call's int32 result
 //	accept, getpid, getppid: uv fd+1 (0), sv result
@@ -41,9 +43,21 @@
 //	pthread_mutex_lock ... pthread_join (the sync kinds, 19 to 39):
 //	                         sv result: 0, an errno, or for pthread_create
 //	                         the new thread's number
+//	file read (40):          uv fd+1, sv result (> 0), uv flags (1: an offset
+//	                         follows, 2: an identity follows, 4: pread), then
+//	                         [uv offset], [uv dev, uv ino, uv size, sv mtime ns,
+//	                         sv ctime ns]: a read of a regular file past its
+//	                         first FREDLOG_STORE bytes (64 KiB), logged by
+//	                         where it read and which version of the file it
+//	                         was, not its data; replayed by reading the file
+//	                         again when it is still that version. Without an
+//	                         offset the read starts where the fd's last file
+//	                         read ended; without an identity the file is that
+//	                         read's (per fd; restarting at a branch)
 //
 // A clock read is 3 to 6 bytes, a time() 2, a getpid 3, a read's header 3
-// to 5 bytes before its data, which is stored once. A sync event is 2
+// to 5 bytes before its data, which is stored once; a sequential read of a
+// large file 5 bytes and no data. A sync event is 2
 // bytes, and 2 more when another thread logged the entry before it.
 //
 // Threads are numbered in the order they are created (the main thread is
@@ -104,7 +118,8 @@ const (
 	SemPost
 	Create
 	Join
-	maxKind = Join
+	FileRead
+	maxKind = FileRead
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -113,7 +128,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
-	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join"}
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -172,6 +187,31 @@ type Entry struct {
 	ClockID int
 	Failed  bool   // a clock_gettime that failed
 	Data    []byte // the data the call returned (reads, getrandom, ready sets)
+	// A file read: where it read, whether by pread, and the file's
+	// version; its Result bytes are in the file, not in the log.
+	FileOffset uint64
+	Pread      bool
+	File       FileID
+}
+
+// FileID is which version of a file a file read read: a write to the file
+// changes its ctime.
+type FileID struct {
+	Dev, Ino, Size uint64
+	Mtime, Ctime   int64 // ns since the epoch
+}
+
+// File-read flags.
+const (
+	frOff   = 1
+	frID    = 2
+	frPread = 4
+)
+
+// fileBase is what a file read without an offset or identity refers to.
+type fileBase struct {
+	id  FileID
+	end uint64
 }
 
 // ErrFormat is wrapped by every error about a malformed log.
@@ -241,6 +281,7 @@ type decoder struct {
 	time    int64
 	tv      int64
 	clock   [16]int64
+	files   map[int]fileBase
 	started bool
 }
 
@@ -333,9 +374,11 @@ func (d *decoder) next() (Entry, bool, error) {
 			e.Result = int64(sig)
 		}
 	case k == Branch:
-		d.time, d.tv, d.clock = 0, 0, [16]int64{}
+		d.time, d.tv, d.clock, d.files = 0, 0, [16]int64{}, nil
 	case k.IsSync():
 		e.Result, err = d.sv()
+	case k == FileRead:
+		err = d.fileRead(&e)
 	default:
 		return e, false, &FormatError{e.Offset, fmt.Sprintf("unknown entry kind %d", byte(k))}
 	}
@@ -350,4 +393,47 @@ func (d *decoder) next() (Entry, bool, error) {
 	e.Len = d.off - start
 	d.seq++
 	return e, true, nil
+}
+
+// fileRead decodes a file read's fields after its kind byte.
+func (d *decoder) fileRead(e *Entry) error {
+	fd, err := d.uv()
+	if err != nil {
+		return err
+	}
+	e.Fd = int(fd) - 1
+	if e.Result, err = d.sv(); err != nil {
+		return err
+	}
+	flags, err := d.uv()
+	if err != nil {
+		return err
+	}
+	b := d.files[e.Fd]
+	e.Pread = flags&frPread != 0
+	e.FileOffset = b.end
+	if flags&frOff != 0 {
+		if e.FileOffset, err = d.uv(); err != nil {
+			return err
+		}
+	}
+	e.File = b.id
+	if flags&frID != 0 {
+		id := &e.File
+		for _, p := range []*uint64{&id.Dev, &id.Ino, &id.Size} {
+			if *p, err = d.uv(); err != nil {
+				return err
+			}
+		}
+		for _, p := range []*int64{&id.Mtime, &id.Ctime} {
+			if *p, err = d.sv(); err != nil {
+				return err
+			}
+		}
+	}
+	if d.files == nil {
+		d.files = map[int]fileBase{}
+	}
+	d.files[e.Fd] = fileBase{e.File, e.FileOffset + uint64(e.Result)}
+	return nil
 }

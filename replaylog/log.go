@@ -93,6 +93,7 @@ type Writer struct {
 	time   int64
 	tv     int64
 	clock  [16]int64
+	files  map[int]fileBase
 	Size   uint64 // the file size to declare (default: just large enough)
 }
 
@@ -138,10 +139,12 @@ func (w *Writer) Add(e Entry) {
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Result))
 	case k == Branch:
 		// As the library: bases restart, and a thread entry follows.
-		w.time, w.tv, w.clock = 0, 0, [16]int64{}
+		w.time, w.tv, w.clock, w.files = 0, 0, [16]int64{}, nil
 		w.thread = 0
 	case k.IsSync():
 		w.buf = binary.AppendVarint(w.buf, e.Result)
+	case k == FileRead:
+		w.fileRead(e)
 	default:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 		res := e.Result
@@ -157,6 +160,39 @@ func (w *Writer) Add(e Entry) {
 		}
 	}
 	w.count++
+}
+
+// fileRead writes a file read's fields, against the fd's last one as the
+// library does.
+func (w *Writer) fileRead(e Entry) {
+	b := w.files[e.Fd]
+	flags := uint64(0)
+	if e.Pread {
+		flags |= frPread
+	}
+	if e.FileOffset != b.end {
+		flags |= frOff
+	}
+	if e.File != b.id {
+		flags |= frID
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
+	w.buf = binary.AppendVarint(w.buf, e.Result)
+	w.buf = binary.AppendUvarint(w.buf, flags)
+	if flags&frOff != 0 {
+		w.buf = binary.AppendUvarint(w.buf, e.FileOffset)
+	}
+	if flags&frID != 0 {
+		for _, v := range []uint64{e.File.Dev, e.File.Ino, e.File.Size} {
+			w.buf = binary.AppendUvarint(w.buf, v)
+		}
+		w.buf = binary.AppendVarint(w.buf, e.File.Mtime)
+		w.buf = binary.AppendVarint(w.buf, e.File.Ctime)
+	}
+	if w.files == nil {
+		w.files = map[int]fileBase{}
+	}
+	w.files[e.Fd] = fileBase{e.File, e.FileOffset + uint64(e.Result)}
 }
 
 // Bytes is the whole file: header, entries and zero padding to Size.
@@ -207,6 +243,15 @@ func Summary(l *Log) string {
 		per = float64(l.Bytes()-data) / float64(n)
 	}
 	s := fmt.Sprintf("%d entries, %d bytes (%.1f bytes per entry besides %d bytes of data)", n, l.Bytes(), per, data)
+	var byRef int64
+	for _, e := range l.Entries {
+		if e.Kind == FileRead {
+			byRef += e.Result
+		}
+	}
+	if byRef > 0 {
+		s += fmt.Sprintf("; %d bytes of file reads logged by reference", byRef)
+	}
 	if st := l.SyncStats(); st.Events > 0 {
 		s += fmt.Sprintf("; %d sync events, %.1f bytes per sync event (thread switches included)", st.Events, st.PerEvent())
 	}
@@ -304,6 +349,12 @@ func (e Entry) Describe() string {
 			key = "epfd"
 		}
 		return fmt.Sprintf("%s %d: %d ready", key, e.Fd, r)
+	case FileRead:
+		how := "read"
+		if e.Pread {
+			how = "pread"
+		}
+		return fmt.Sprintf("fd %d: %d bytes at offset %d of inode %d (%s; in the file, not the log)", e.Fd, e.Result, e.FileOffset, e.File.Ino, how)
 	case Random:
 		if e.Result < 0 {
 			return errno(e.Result)

@@ -20,15 +20,17 @@ func Preload(dir string) (string, error) {
 // to record into the log file at path (LD_PRELOAD aside). The library
 // leaves its messages in the log's header for fred to show (Header.Notice)
 // rather than on the program's stderr, which fred hides during replays.
-// Reads from a
-// terminal are logged only when tty is true: under gdb the program alone
-// reads it; pdb and perl -d read their commands from it in the same
-// process, and those must pass through.
-func Env(path string, tty bool) []string {
-	env := []string{"FREDLOG_FILE=" + path, "FREDLOG_QUIET=1"}
-	if tty {
-		env = append(env, "FREDLOG_TTY=1")
-	} else {
+//
+// Reads from a terminal are logged in both cases: what the person typed
+// to the program while it ran is fed again on replay. Under gdb the
+// program alone reads the terminal. An in-process debugger (inProcess:
+// pdb, perl -d) reads its commands from the same terminal in the same
+// process, so its bootstrap tells the library when the person is at the
+// debugger's prompt (FREDLOG_SYSCALL in fredlog.c), and nothing is logged
+// or replayed then: the debugger's own traffic passes through.
+func Env(path string, inProcess bool) []string {
+	env := []string{"FREDLOG_FILE=" + path, "FREDLOG_QUIET=1", "FREDLOG_TTY=1"}
+	if inProcess {
 		// The interpreter's allocations follow what the person asks the
 		// debugger, which differs between runs: their addresses are not
 		// logged. Nor is the pid: the debugger asks for it as it likes

@@ -61,6 +61,12 @@ func sample() []Entry {
 		{Kind: CondSignal, Fd: -1}, {Kind: CondBroadcast, Fd: -1},
 		{Kind: SemWait, Fd: -1}, {Kind: SemTrywait, Fd: -1, Result: -11}, {Kind: SemTimedwait, Fd: -1, Result: -110},
 		{Kind: SemPost, Fd: -1, Thread: 2}, {Kind: Join, Fd: -1, Thread: 2},
+		// file reads: the first of a file, one that goes on from it, a
+		// pread, and one of another file on the same fd
+		{Kind: FileRead, Fd: 3, Result: 4096, FileOffset: 65536, File: FileID{2049, 131, 1 << 25, 1795312259149501000, 1795312259149501001}, Thread: 2},
+		{Kind: FileRead, Fd: 3, Result: 100, FileOffset: 65536 + 4096, File: FileID{2049, 131, 1 << 25, 1795312259149501000, 1795312259149501001}, Thread: 2},
+		{Kind: FileRead, Fd: 3, Result: 7, FileOffset: 1 << 20, Pread: true, File: FileID{2049, 131, 1 << 25, 1795312259149501000, 1795312259149501001}, Thread: 2},
+		{Kind: FileRead, Fd: 3, Result: 9, FileOffset: 1<<20 + 7, File: FileID{2049, 132, 5, -1, 0}, Thread: 2},
 	}
 }
 
@@ -88,6 +94,9 @@ func same(t *testing.T, want []Entry, got []Entry) {
 		}
 		if w.Kind != Clock && w.Kind != Time && w.Kind != TimeOfDay && w.Kind != Branch && (e.Fd != w.Fd || e.Result != w.Result) {
 			t.Fatalf("entry %d: got fd %d result %d, want %d %d", i, e.Fd, e.Result, w.Fd, w.Result)
+		}
+		if e.FileOffset != w.FileOffset || e.File != w.File || e.Pread != w.Pread {
+			t.Fatalf("entry %d: got file read %+v, want %+v", i, e, w)
 		}
 	}
 }
@@ -128,7 +137,9 @@ func TestRoundTrip(t *testing.T) {
 		row(29, 2, "pthread_create", "thread 3"), row(31, 3, "pthread_mutex_lock", "0"), row(32, 3, "pthread_mutex_trylock", "EBUSY"),
 		row(34, 2, "pthread_mutex_timedlock", "ETIMEDOUT"), row(47, 4, "pthread_cond_timedwait", "ETIMEDOUT"),
 		row(52, 1, "sem_trywait", "-1 (EAGAIN)"), row(56, 2, "pthread_join", "0"),
-		"21 sync events, 2.8 bytes per sync event"} {
+		row(57, 2, "file read", "fd 3: 4096 bytes at offset 65536 of inode 131 (read; in the file, not the log)"),
+		row(59, 2, "file read", "fd 3: 7 bytes at offset 1048576 of inode 131 (pread; in the file, not the log)"),
+		"21 sync events, 2.8 bytes per sync event", "; 4212 bytes of file reads logged by reference"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dump lacks %q:\n%s", want, out.String())
 		}
@@ -144,12 +155,13 @@ func TestCompact(t *testing.T) {
 		w.Add(Entry{Kind: Time, Value: 1795312259 + int64(i/100)})
 		w.Add(Entry{Kind: GetPid, Fd: -1, Result: 123456})
 		w.Add(Entry{Kind: Read, Fd: 3, Data: make([]byte, 100)})
+		w.Add(Entry{Kind: FileRead, Fd: 4, Result: 4096, FileOffset: 1<<16 + uint64(i)*4096, File: FileID{2049, 131, 1 << 25, 1795312259149501000, 1795312259149501001}})
 	}
 	l, err := Parse(Header{Size: 1 << 30, End: uint64(HeaderSize + len(w.buf))}, w.buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range l.Entries[4:] { // the first are absolute
+	for _, e := range l.Entries[5:] { // the first are absolute
 		if n := e.Len - len(e.Data); n > 8 {
 			t.Errorf("%s entry takes %d bytes besides its data", e.Kind, n)
 		}
@@ -197,7 +209,7 @@ func TestSyncCompact(t *testing.T) {
 // encoding gives the whole entries before it and a FormatError, never a
 // panic or a wrong entry.
 func TestRandomLogs(t *testing.T) {
-	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal}
+	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal, FileRead}
 	for k := MutexLock; k <= Join; k++ {
 		kinds = append(kinds, k)
 	}
@@ -205,6 +217,7 @@ func TestRandomLogs(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		var es []Entry
 		w := NewWriter()
+		lastFile := map[int]Entry{}
 		for i := 0; i < 1+r.Intn(40); i++ {
 			k := kinds[r.Intn(len(kinds))]
 			e := Entry{Kind: k, Thread: 1 + r.Intn(3), Fd: r.Intn(1000) - 1}
@@ -222,6 +235,15 @@ func TestRandomLogs(t *testing.T) {
 			case Signal:
 				e.Result = int64(1 + r.Intn(64))
 			case Branch:
+			case FileRead:
+				// few fds, so that reads go on from earlier ones
+				e.Fd, e.Result, e.Pread = r.Intn(3), 1+r.Int63n(1<<20), r.Intn(4) == 0
+				e.FileOffset = uint64(r.Int63n(1 << 40))
+				e.File = FileID{uint64(r.Intn(3)), uint64(r.Intn(3)), uint64(r.Int63()), r.Int63() - r.Int63(), r.Int63() - r.Int63()}
+				if prev, ok := lastFile[e.Fd]; ok && r.Intn(2) == 0 {
+					e.FileOffset, e.File = prev.FileOffset+uint64(prev.Result), prev.File
+				}
+				lastFile[e.Fd] = e
 			default:
 				if k.hasData() && r.Intn(5) > 0 {
 					e.Data = make([]byte, r.Intn(300))
@@ -647,5 +669,152 @@ func TestLibraryDiskFull(t *testing.T) {
 	out, err := c.CombinedOutput()
 	if err != nil || strings.Count(string(out), "cannot extend the log") != 1 || !strings.Contains(string(out), "read: 64 chunks") {
 		t.Fatalf("%v:\n%s", err, out)
+	}
+}
+
+// TestLibraryFileReads: reads of a large regular file past its first
+// 64 KiB are logged by reference (where, and which version of the file),
+// not copied; a replay reads the file again and gets the same bytes. A
+// file changed since is a divergence, never other data; with
+// FREDLOG_STORE=-1 everything is stored and a changed file replays too.
+func TestLibraryFileReads(t *testing.T) {
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "bench_read")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	content := make([]byte, 1<<20)
+	rand.New(rand.NewSource(1)).Read(content)
+	if err := os.WriteFile(data, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env ...string) string {
+		t.Helper()
+		c := exec.Command(prog, data, "2") // two passes: the fd is closed and opened again
+		// The file was written just now: by default it would count as
+		// changed since the program started, and be stored.
+		c.Env = append(os.Environ(), append([]string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_RACY_NS=0"}, env...)...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	first := run()
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored, byRef int64
+	for _, e := range l.Entries {
+		switch {
+		case e.Kind == Read && e.Fd == 3:
+			stored += int64(len(e.Data))
+		case e.Kind == FileRead:
+			byRef += e.Result
+			if e.Fd != 3 || e.Pread || e.FileOffset < 60<<10 {
+				t.Fatalf("file read entry %+v", e)
+			}
+		}
+	}
+	if stored != 2*64<<10 || byRef != 2*(1<<20-64<<10) {
+		t.Fatalf("%d bytes stored, %d by reference; want the first 64 KiB of each pass stored", stored, byRef)
+	}
+	if per := float64(l.Bytes()-uint64(stored)) / float64(len(l.Entries)); per > 8 {
+		t.Errorf("%.1f bytes per entry besides the data", per)
+	}
+	if again := run("FREDLOG_REPLAY=1"); again != first {
+		t.Fatalf("replay differs:\n%s\nfirst:\n%s", again, first)
+	}
+
+	// Another version of the file (another size, so that its ctime
+	// could not hide the change, even within one tick): the replay
+	// stops at the first read by reference and says why.
+	changed := append([]byte{}, content...)
+	changed[100<<10] ^= 0xff
+	if err := os.WriteFile(data, append(changed, 'x'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := run("FREDLOG_REPLAY=1")
+	if strings.Count(out, "diverged") != 1 || !strings.Contains(out, "it called read (fd 3: the file, inode") || !strings.Contains(out, "where the log has file read") {
+		t.Fatalf("a replay over a changed file:\n%s", out)
+	}
+	if out == first {
+		t.Fatalf("a replay over a changed file gave the first run's output")
+	}
+
+	// Everything stored: the changed file does not matter.
+	if err := os.WriteFile(data, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first = run("FREDLOG_STORE=-1")
+	if err := os.WriteFile(data, changed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if again := run("FREDLOG_STORE=-1", "FREDLOG_REPLAY=1"); again != first {
+		t.Fatalf("replay with everything stored differs:\n%s\nfirst:\n%s", again, first)
+	}
+	if plain := run("FREDLOG_STORE=-1"); plain == first {
+		t.Fatalf("the changed file gives the same output: the test cannot fail")
+	}
+}
+
+// TestLibraryReadv: readv and preadv are logged (a small file's data, a
+// large file's by reference) and replayed, scattered into the program's
+// pieces again.
+func TestLibraryReadv(t *testing.T) {
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "readv")
+	dir := t.TempDir()
+	small, large, logf := filepath.Join(dir, "small"), filepath.Join(dir, "large"), filepath.Join(dir, "log")
+	content := make([]byte, 1<<18)
+	rand.New(rand.NewSource(2)).Read(content)
+	if err := os.WriteFile(large, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(value string, env ...string) string {
+		t.Helper()
+		if err := os.WriteFile(small, []byte(value+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(prog, small, large)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_RACY_NS=0"}
+	first := run("first value", with...)
+	if !strings.Contains(first, "small=first value\n") || !strings.Contains(first, "large=8192 bytes") {
+		t.Fatalf("first run:\n%s", first)
+	}
+	if again := run("second value", append(with, "FREDLOG_REPLAY=1")...); again != first {
+		t.Fatalf("replay differs:\n%s\nfirst:\n%s", again, first)
+	}
+	if plain := run("second value"); plain == first || !strings.Contains(plain, "small=second value") {
+		t.Fatalf("without the library the output should differ:\n%s", plain)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads, files int
+	for _, e := range l.Entries {
+		switch {
+		case e.Kind == Read && e.Result > 0:
+			reads++
+		case e.Kind == FileRead && e.Pread && e.FileOffset == 100000 && e.Result == 8192:
+			files++
+		}
+	}
+	if reads < 2 || files != 1 {
+		t.Fatalf("want the readv()s as reads and the preadv() as a file read:\n%+v", l.Entries)
 	}
 }

@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -71,7 +72,8 @@ enum {
 	K_COND_WAIT, K_COND_TIMEDWAIT, K_COND_SIGNAL, K_COND_BROADCAST,
 	K_SEM_WAIT, K_SEM_TRYWAIT, K_SEM_TIMEDWAIT, K_SEM_POST,
 	K_CREATE, K_JOIN,
-	K_LAST = K_JOIN,
+	K_FILE, /* a read of a regular file, by reference (file_ref) */
+	K_LAST = K_FILE,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -80,7 +82,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
-	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join"};
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -127,6 +129,7 @@ static int (*real_accept)(int, struct sockaddr *, socklen_t *);
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
 static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static ssize_t (*real_getrandom)(void *, size_t, unsigned);
@@ -153,7 +156,7 @@ static void resolve_sync(void);
 static void resolve(void)
 {
 	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
-	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(epoll_wait);
+	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
@@ -279,11 +282,25 @@ static int64_t get_sv(uint64_t *at)
 
 /* --- the log --- */
 
+/* The file-read entries' bases (file_ref): per descriptor, the last
+ * identity and where the last read ended. */
+#define MAXFILEFD 4096
+struct fid {
+	uint64_t dev, ino, size;
+	int64_t mtime, ctime; /* ns */
+};
+struct fbase {
+	struct fid id;
+	uint64_t end;
+};
+static struct fbase fbases[MAXFILEFD];
+
 static void reset_bases(void)
 {
 	last_time = last_tv = 0;
 	memset(last_clock, 0, sizeof last_clock);
 	lastthr = 0;
+	memset(fbases, 0, sizeof fbases);
 }
 
 static void cut(uint64_t at)
@@ -573,8 +590,8 @@ static int begin(int k, struct ent *e)
 			sync_cuts();
 			continue;
 		}
-		if (got == k) {
-			e->kind = k;
+		if (got == k || (got == K_FILE && (k == K_READ || k == K_PREAD))) {
+			e->kind = got;
 			e->at = at;
 			return 1;
 		}
@@ -772,6 +789,194 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 	return 1;
 }
 
+/* --- reads of regular files, by reference ---
+ *
+ * Copying every byte a program reads from its files into the log costs
+ * as much as the reads themselves (a 32 MB read-heavy program ran 1.65x
+ * slower recording). Beyond the first FREDLOG_STORE bytes of a file
+ * (default 64 KiB: small files, which are the ones people change between
+ * runs, are stored whole), a read of a regular file that has not changed
+ * since the program started is logged as where it read (offset, length)
+ * and which version of the file it was: device, inode, size, mtime and
+ * ctime. On replay, if the file is still that version, the same bytes are
+ * read from it again; any write to a file moves its ctime, which nobody
+ * can set back, so a file changed since is a divergence (reported, then
+ * recorded anew), never wrong data.
+ *
+ * Files changed while the program runs (by the program itself, say,
+ * which writes them again on replay) are stored, as is a file changed
+ * just before it started (FREDLOG_RACY_NS, default 50 ms): a ctime is
+ * only as fine as a timer tick, so a write in the same tick might not
+ * move it (git's "racily clean" files). The identity is taken before the
+ * read, so a write racing with the read makes the logged ctime older than
+ * the file's: a divergence on replay, not a silent mismatch.
+ *
+ * fstat costs a microsecond, more than the read of 4 KB it describes, so
+ * a descriptor's file identity is looked up at its first read and kept
+ * (fcache) until the program closes or replaces the descriptor, or a
+ * read does not start where the last one ended (a seek, or a descriptor
+ * closed and opened again out of our sight, as fclose does). A stale
+ * one is safe all the same: a file that changed after the lookup has a
+ * newer ctime than the logged one, and another file has another inode,
+ * so the replay reports a divergence; it cannot read other bytes. The
+ * offset is asked for at each read (lseek is cheap), never assumed; once
+ * the program has threads or children (fd_shared), which may move a
+ * shared offset between that question and the read, it is asked again
+ * after the read, and a read that did not start there is stored.
+ *
+ * Entry: kind K_FILE, uv fd+1, sv result (> 0), uv flags, then [uv offset]
+ * when FR_OFF, [uv dev, uv ino, uv size, sv mtime, sv ctime] when FR_ID.
+ * Without FR_OFF the read starts where the fd's last file read ended,
+ * without FR_ID the file is the one of the fd's last file read (fbases,
+ * reset with the other bases), so a sequential read takes 5 bytes. */
+#define FR_OFF 1
+#define FR_ID 2
+#define FR_PREAD 4
+static int64_t store_below = 64 << 10; /* FREDLOG_STORE */
+static int fd_shared; /* the program has made threads or children */
+HIDDEN int fredlog_sync; /* off in interpreters, whose threads fred does not see (below) */
+static struct {
+	unsigned char known, ok; /* ok: a regular file, unchanged since the start */
+	struct fid id;
+	int64_t next; /* where the last read by reference ended */
+} fcache[MAXFILEFD];
+static void forget_fd(int fd)
+{
+	if (fd >= 0 && fd < MAXFILEFD)
+		fcache[fd].known = 0;
+}
+static int64_t unchanged_before;       /* ns: files changed later are stored */
+
+static void fid_of(const struct stat *st, struct fid *id)
+{
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	id->ctime = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/* file_pre: before a read of n bytes at off (-1: the fd's own offset),
+ * whether it may be logged by reference; fills id and *at (the offset). */
+static int file_pre(int fd, int64_t off, size_t n, struct fid *id, int64_t *at)
+{
+	if (store_below < 0 || fd < 0 || fd >= MAXFILEFD)
+		return 0;
+	int seq = off < 0;
+	if (seq) {
+		off = lseek(fd, 0, SEEK_CUR); /* fails (ESPIPE) on pipes, sockets, terminals */
+		if (off < 0)
+			return 0;
+	}
+	if (off + (int64_t)n <= store_below)
+		return 0;
+	if (!fcache[fd].known || (seq && off != fcache[fd].next)) {
+		struct stat st;
+		if (fstat(fd, &st) != 0)
+			return 0;
+		fid_of(&st, &fcache[fd].id);
+		/* a file changed lately is stored */
+		fcache[fd].ok = S_ISREG(st.st_mode) && fcache[fd].id.ctime < unchanged_before;
+		fcache[fd].known = 1;
+	}
+	if (!fcache[fd].ok)
+		return 0;
+	*id = fcache[fd].id;
+	*at = off;
+	return 1;
+}
+
+/* log_file records a read of res bytes at off, lock held. */
+static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int pr)
+{
+	struct fbase *b = &fbases[fd];
+	unsigned char h[80];
+	int flags = pr ? FR_PREAD : 0;
+	if ((uint64_t)off != b->end)
+		flags |= FR_OFF;
+	if (memcmp(&b->id, id, sizeof *id) != 0)
+		flags |= FR_ID;
+	h[0] = K_FILE;
+	int n = 1 + put_uv(h + 1, (uint64_t)(fd + 1));
+	n += put_sv(h + n, res);
+	n += put_uv(h + n, (uint64_t)flags);
+	if (flags & FR_OFF)
+		n += put_uv(h + n, (uint64_t)off);
+	if (flags & FR_ID) {
+		n += put_uv(h + n, id->dev);
+		n += put_uv(h + n, id->ino);
+		n += put_uv(h + n, id->size);
+		n += put_sv(h + n, id->mtime);
+		n += put_sv(h + n, id->ctime);
+	}
+	b->id = *id;
+	b->end = (uint64_t)(off + res);
+	if (!pr)
+		fcache[fd].next = off + res;
+	append(h, n, NULL, 0);
+}
+
+/* rep_file replays a K_FILE entry (lock held): 1 replayed, 0 diverged. */
+static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, int pr)
+{
+	uint64_t at = e->at;
+	int64_t lfd = (int64_t)get_uv(&at) - 1;
+	int64_t r = get_sv(&at);
+	int flags = (int)get_uv(&at);
+	if (lfd != fd || lfd < 0 || lfd >= MAXFILEFD || r > (int64_t)max || r <= 0 || !(flags & FR_PREAD) != !pr) {
+		char d[64];
+		snprintf(d, sizeof d, lfd != fd ? " (fd %d, the log has fd %lld)" : " (another read of the file)", fd, (long long)lfd);
+		diverge(pr ? K_PREAD : K_READ, K_FILE, d);
+		return 0;
+	}
+	struct fbase *b = &fbases[fd];
+	uint64_t off = flags & FR_OFF ? get_uv(&at) : b->end;
+	struct fid id = b->id;
+	if (flags & FR_ID) {
+		id.dev = get_uv(&at);
+		id.ino = get_uv(&at);
+		id.size = get_uv(&at);
+		id.mtime = get_sv(&at);
+		id.ctime = get_sv(&at);
+	}
+	struct stat st;
+	struct fid now;
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok) {
+		fid_of(&st, &now);
+		ok = !memcmp(&now, &id, sizeof id);
+	}
+	if (!ok) {
+		char d[160];
+		snprintf(d, sizeof d, " (fd %d: the file, inode %llu, changed since; the log has where it read, not"
+			 " the data)", fd, (unsigned long long)id.ino);
+		diverge(pr ? K_PREAD : K_READ, K_FILE, d);
+		return 0;
+	}
+	ssize_t got = 0;
+	while (got < r) {
+		ssize_t k = real_pread(fd, (char *)buf + got, (size_t)(r - got), (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += k;
+	}
+	if (got != r) {
+		diverge(pr ? K_PREAD : K_READ, K_FILE, " (the file reads short)");
+		return 0;
+	}
+	/* a read moves the fd's offset: as it did then */
+	if (!pr)
+		lseek(fd, (off_t)(off + r), SEEK_SET);
+	b->id = id;
+	b->end = off + (uint64_t)r;
+	e->at = at;
+	done(e);
+	*res = r;
+	return 1;
+}
+
 static int is_tty(int fd)
 {
 	if (fredlog_tty)
@@ -919,12 +1124,14 @@ EXPORT int close(int fd)
 {
 	READY();
 	set_own(fd, 0);
+	forget_fd(fd);
 	return real_close(fd);
 }
 EXPORT int dup2(int a, int b)
 {
 	READY();
 	int r = real_dup2(a, b);
+	forget_fd(b);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -933,13 +1140,14 @@ EXPORT int dup3(int a, int b, int fl)
 {
 	READY();
 	int r = real_dup3(a, b, fl);
+	forget_fd(b);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
 }
 
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
-#define DATA_CALL(K, FD, MAX, BUF, CALL)                             \
+#define DATA_CALL(K, FD, OFFARG, MAX, BUF, CALL)                           \
 	do {                                                         \
 		struct ent e;                                        \
 		int64_t res;                                         \
@@ -947,9 +1155,15 @@ EXPORT int dup3(int a, int b, int fl)
 			return CALL;                                 \
 		inlib = 1;                                           \
 		lock();                                              \
-		int rep = start(K, &e) && rep_data(&e, K, FD, MAX, BUF, &res); \
+		int rep = start(K, &e) && (e.kind == K_FILE          \
+			? rep_file(&e, FD, MAX, BUF, &res, K == K_PREAD) \
+			: rep_data(&e, K, FD, MAX, BUF, &res));      \
 		unlock();                                            \
 		if (!rep) {                                          \
+			struct fid id;                               \
+			int64_t at = 0;                              \
+			int ref = (K == K_READ || K == K_PREAD) && !is_own_pipe(FD) \
+				  && file_pre(FD, OFFARG, MAX, &id, &at); \
 			if (K == K_READ && is_own_pipe(FD))          \
 				drain(FD, 1);                        \
 			if (K == K_READ && is_own_pipe(FD) && pre[FD].len) \
@@ -957,8 +1171,14 @@ EXPORT int dup3(int a, int b, int fl)
 			else                                         \
 				res = CALL;                          \
 			int sv = errno;                              \
+			if (ref && res > 0 && (OFFARG) < 0 && (fd_shared || !fredlog_sync) \
+			    && lseek(FD, 0, SEEK_CUR) != at + res)    \
+				ref = 0;                             \
 			lock();                                      \
-			log_data(K, FD, res < 0 ? -sv : res, BUF);   \
+			if (ref && res > 0 && at + res > store_below) \
+				log_file(FD, res, at, &id, K == K_PREAD); \
+			else                                         \
+				log_data(K, FD, res < 0 ? -sv : res, BUF); \
 			unlock();                                    \
 			errno = sv;                                  \
 		} else if (res < 0) {                                \
@@ -971,18 +1191,79 @@ EXPORT int dup3(int a, int b, int fl)
 		return res;                                          \
 	} while (0)
 
-EXPORT ssize_t read(int fd, void *buf, size_t n) { READY(); DATA_CALL(K_READ, fd, n, buf, real_read(fd, buf, n)); }
-EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
-EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, n, buf, real_pread(fd, buf, n, off)); }
-EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, n, buf, real_recv(fd, buf, n, fl)); }
-EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, n, buf, real_getrandom(buf, n, fl)); }
+EXPORT ssize_t read(int fd, void *buf, size_t n) { READY(); DATA_CALL(K_READ, fd, -1, n, buf, real_read(fd, buf, n)); }
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, off, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, off, n, buf, real_pread(fd, buf, n, off)); }
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, -1, n, buf, real_recv(fd, buf, n, fl)); }
+EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, -1, n, buf, real_getrandom(buf, n, fl)); }
+
+/* readv, preadv: logged as read and pread of the bytes gathered (a
+ * replay scatters them again), so a program may read a stream either way
+ * on replay. */
+static ssize_t (*real_readv)(int, const struct iovec *, int);
+static ssize_t (*real_preadv)(int, const struct iovec *, int, off_t);
+static void scatter(const struct iovec *iov, int cnt, const char *from, size_t n)
+{
+	for (int i = 0; i < cnt && n > 0; i++) {
+		size_t c = iov[i].iov_len < n ? iov[i].iov_len : n;
+		memcpy(iov[i].iov_base, from, c);
+		from += c;
+		n -= c;
+	}
+}
+static ssize_t readv_gather(int fd, const struct iovec *iov, int cnt, off_t off, int p, char *tmp)
+{
+	ssize_t r = p ? real_preadv(fd, iov, cnt, off) : real_readv(fd, iov, cnt);
+	int sv = errno;
+	for (int i = 0, got = 0; r > 0 && i < cnt && got < r; i++) {
+		size_t c = iov[i].iov_len < (size_t)(r - got) ? iov[i].iov_len : (size_t)(r - got);
+		memcpy(tmp + got, iov[i].iov_base, c);
+		got += (int)c;
+	}
+	errno = sv;
+	return r;
+}
+static ssize_t readv_log(int fd, const struct iovec *iov, int cnt, size_t max, char *tmp)
+{
+	DATA_CALL(K_READ, fd, -1, max, tmp, readv_gather(fd, iov, cnt, 0, 0, tmp));
+}
+static ssize_t preadv_log(int fd, const struct iovec *iov, int cnt, off_t off, size_t max, char *tmp)
+{
+	DATA_CALL(K_PREAD, fd, off, max, tmp, readv_gather(fd, iov, cnt, off, 1, tmp));
+}
+static ssize_t readv_common(int fd, const struct iovec *iov, int cnt, off_t off, int p)
+{
+	if (!real_readv) {
+		real_readv = (__typeof__(real_readv))dlsym(RTLD_NEXT, "readv");
+		real_preadv = (__typeof__(real_preadv))dlsym(RTLD_NEXT, "preadv");
+	}
+	size_t max = 0;
+	int ok = cnt > 0 && cnt <= IOV_MAX;
+	for (int i = 0; ok && i < cnt; i++) {
+		ok = iov[i].iov_len <= (size_t)SSIZE_MAX - max;
+		max += iov[i].iov_len;
+	}
+	char *tmp = NULL;
+	if (OFF || !ok || is_tty(fd) || !(tmp = malloc(max ? max : 1)))
+		return p ? real_preadv(fd, iov, cnt, off) : real_readv(fd, iov, cnt);
+	ssize_t r = p ? preadv_log(fd, iov, cnt, off, max, tmp) : readv_log(fd, iov, cnt, max, tmp);
+	int sv = errno;
+	if (r > 0)
+		scatter(iov, cnt, tmp, (size_t)r);
+	free(tmp);
+	errno = sv;
+	return r;
+}
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) { READY(); return readv_common(fd, iov, cnt, 0, 0); }
+EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off) { READY(); return readv_common(fd, iov, cnt, off, 1); }
+EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off) { READY(); return readv_common(fd, iov, cnt, off, 1); }
 
 /* recvfrom: the sender's address is not logged (replays leave it as it
  * is); the data is. */
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a, socklen_t *al)
 {
 	READY();
-	DATA_CALL(K_RECV, fd, n, buf, real_recvfrom(fd, buf, n, fl, a, al));
+	DATA_CALL(K_RECV, fd, -1, n, buf, real_recvfrom(fd, buf, n, fl, a, al));
 }
 
 /* recvmsg: the data of the iovecs, gathered; control messages are not
@@ -1162,6 +1443,18 @@ static int real_getchar_f(FILE *f)
 	return real_getchar();
 }
 EXPORT int getchar(void) { READY(); return getc_common(stdin, real_getchar_f); }
+
+/* fclose closes its descriptor inside libc, out of close()'s reach. */
+static int (*real_fclose)(FILE *);
+EXPORT int fclose(FILE *f)
+{
+	READY();
+	if (!real_fclose)
+		real_fclose = (__typeof__(real_fclose))dlsym(RTLD_NEXT, "fclose");
+	if (f)
+		forget_fd(fileno(f));
+	return real_fclose(f);
+}
 
 /* --- results without data --- */
 
@@ -1344,11 +1637,15 @@ struct selarg {
 	struct timeval *tv;
 	char *buf;
 	size_t len;
+	int ps; /* pselect, with: */
+	const struct timespec *pts;
+	const sigset_t *mask;
 };
 static int64_t call_select(void *p)
 {
 	struct selarg *x = p;
-	int r = real_select(x->n, x->s[0], x->s[1], x->s[2], x->tv);
+	int r = x->ps ? real_pselect(x->n, x->s[0], x->s[1], x->s[2], x->pts, x->mask)
+		      : real_select(x->n, x->s[0], x->s[1], x->s[2], x->tv);
 	int sv = errno;
 	size_t b = (x->n + 7) / 8;
 	for (int i = 0; i < 3; i++)
@@ -1366,6 +1663,26 @@ EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
 	char buf[3 * FD_SETSIZE / 8 + 4];
 	size_t b = (n + 7) / 8;
 	struct selarg x = {n, {r, w, ex}, tv, buf, 3 * b + 4};
+	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
+	if (res < 0)
+		return res;
+	for (int i = 0; i < 3; i++)
+		if (x.s[i])
+			memcpy(x.s[i], buf + i * b, b);
+	memcpy(&res, buf + 3 * b, 4);
+	return res;
+}
+
+/* pselect: GNU readline waits for each key with it (Python's input()
+ * under pdb): logged as select, so a replayed key does not wait. */
+EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *ex, const struct timespec *ts, const sigset_t *mask)
+{
+	READY();
+	if (OFF || n < 0 || n > FD_SETSIZE)
+		return real_pselect(n, r, w, ex, ts, mask);
+	char buf[3 * FD_SETSIZE / 8 + 4];
+	size_t b = (n + 7) / 8;
+	struct selarg x = {n, {r, w, ex}, NULL, buf, 3 * b + 4, 1, ts, mask};
 	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
 	if (res < 0)
 		return res;
@@ -1645,6 +1962,7 @@ EXPORT long syscall(long n, ...)
 EXPORT pid_t fork(void)
 {
 	READY();
+	fd_shared = 1;
 	pid_t r = real_fork();
 	if (r == 0 && !fredlog_debugger)
 		fredlog_active = 0;
@@ -2197,6 +2515,7 @@ static void *thread_start(void *p)
 EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
 	READY();
+	fd_shared = 1;
 	if (SOFF)
 		return real_create(t, a, fn, arg);
 	struct start *s = malloc(sizeof *s);
@@ -2272,6 +2591,14 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_sync = !getenv("FREDLOG_SYNC") || strcmp(getenv("FREDLOG_SYNC"), "0");
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
+	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
+		store_below = strtoll(getenv("FREDLOG_STORE"), NULL, 0);
+	{
+		struct timespec now;
+		real_clock_gettime(CLOCK_REALTIME, &now);
+		int64_t racy = getenv("FREDLOG_RACY_NS") ? strtoll(getenv("FREDLOG_RACY_NS"), NULL, 0) : 50000000;
+		unchanged_before = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - racy;
+	}
 	mythr = nthreads = 1; /* the main thread */
 	tids[1] = (pid_t)syscall(SYS_gettid);
 	uint64_t size = 256ull << 20;
