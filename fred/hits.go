@@ -264,6 +264,9 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	if _, ok := w.hitEnds[h.key()]; ok {
 		return nil, nil // counted to the continue's end already
 	}
+	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(baseOf(h.anchor), h.cont)) {
+		return nil, nil // b is a finer moment (a `next` from a): nothing to scan
+	}
 	step := w.scanStep[h.key()]
 	if step == 0 {
 		step = 64

@@ -37,9 +37,54 @@ type probe struct {
 	cont Step   // the continue it lies in
 	// off is the program's CPU time from the start of the continue to the
 	// interrupt: where the probe lies, for choosing the next one.
-	off  time.Duration
+	off time.Duration
+	// from names the moment the run that found it started at ("start",
+	// or a probe: anchorKey), and rel is the CPU time from there. Two
+	// runs from one moment time alike; runs from different snapshots
+	// differ (caches, page faults after a dump), so distances are taken
+	// within one starting moment whenever they can be.
+	from string
+	rel  time.Duration
 	fp   string // registers there
 	step Step   // the step that names it
+}
+
+// anchorKey names a probe, or the continue's start (nil), as a moment
+// runs start from.
+func anchorKey(p *probe) string {
+	if p == nil {
+		return "start"
+	}
+	return "p" + strconv.Itoa(p.id)
+}
+
+// span is the run time from a to b, and whether runs from one starting
+// moment measured it (else it is an estimate along the chain of probes).
+func (w *watchProgram) span(st stretch) (time.Duration, bool) {
+	ek, aK := w.endKey(st)+"|", anchorKey(st.pa)
+	if st.pb == nil {
+		if e, ok := w.endFrom[ek+aK]; ok {
+			return e, true
+		}
+		if st.pa != nil {
+			if e, ok := w.endFrom[ek+st.pa.from]; ok && e > st.pa.rel {
+				return e - st.pa.rel, true
+			}
+		}
+	} else {
+		if st.pb.from == aK {
+			return st.pb.rel, true
+		}
+		if st.pa != nil && st.pb.from == st.pa.from {
+			return st.pb.rel - st.pa.rel, true
+		}
+	}
+	if st.offB < 0 {
+		// Not run natively to its end yet: the person's continue took
+		// this long, debugger included, so the program's part is less.
+		return st.cont.Took - st.offA, false
+	}
+	return st.offB - st.offA, false
 }
 
 // nativeProbes: native probes and hit counts divide long continues
@@ -53,6 +98,11 @@ var debugProbes = os.Getenv("FRED_DEBUG_PROBES") == "1"
 // native probes; below it, interrupting lands too unevenly, and counting
 // `next`s in the debugger is cheaper.
 var minNative = 60 * time.Microsecond
+
+// sameMoment: two places with the same registers less than this much run
+// time apart are taken for one moment (in a loop, registers alone can
+// repeat from one turn to the next).
+const sameMoment = 20 * time.Microsecond
 
 // ProbeGoneError is a moment inside a `continue` whose snapshot is gone:
 // it cannot be replayed.
@@ -73,6 +123,26 @@ func (s *Session) probeOf(steps []Step) *probe {
 	}
 	id, _ := strconv.Atoi(last.Cmd.Args)
 	return s.probes[id]
+}
+
+// procState is pid's state letter from /proc/PID/stat ('t': stopped by
+// its tracer).
+func procState(pid int, buf []byte) (byte, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.Read(buf)
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	b := buf[:n]
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, fmt.Errorf("cannot read /proc/%d/stat", pid)
+	}
+	return b[i+2], nil
 }
 
 // cpuTime is the CPU time all of pid's threads have used, from
@@ -174,6 +244,19 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 		// priority and all.
 		runtime.LockOSThread()
 		_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0)
+		// The window opens when the program leaves its stop: gdb takes a
+		// millisecond or two to resume it.
+		buf := make([]byte, 512)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if st, err := procState(pid, buf); err != nil || st != 't' && st != 'T' {
+				break
+			}
+		}
 		deadline := time.Now().Add(w)
 		if w > 2*time.Millisecond {
 			// Sleep most of a long window; spin the end of it, as a
@@ -369,37 +452,50 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	if !ok {
 		return nil, nil
 	}
-	measured := st.offB >= 0
-	if !measured {
-		// Not run natively to its end yet: the person's continue took
-		// this long, debugger included, so the program's part is less.
-		st.offB = st.cont.Took
+	// Runs start at a: the continue's start, or a probe kept by the
+	// search (a snapshot) or live.
+	from := st.base
+	if st.pa != nil {
+		from = with(st.pa.base, st.pa.step)
+		if !s.hasSnapshotAt(from) && !(s.running && sameSteps(s.Timeline.Steps, from)) {
+			return nil, nil
+		}
 	}
-	debugf("time stage: %v .. %v (continue took %v)", st.offA, st.offB, st.cont.Took)
+	aK := anchorKey(st.pa)
+	triedEnd := false
 	shrink := 1.0
 	for try := 0; try < 8; try++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		span := st.offB - st.offA
+		span, measured := w.span(st)
+		debugf("time stage: %v from %s (measured %v)", span, aK, measured)
 		target := time.Duration(float64(span) / 2 * shrink)
-		if span < minNative {
-			if measured || st.pb != nil {
+		switch {
+		case measured:
+			w.gallop = 0
+			if span < minNative {
 				return nil, nil
 			}
+		case span >= minNative:
+		case st.pb == nil && !triedEnd:
 			// Only an estimate says the stretch is short, and counting
 			// executions over a long one is slow: run to the end
 			// first, which measures it.
-			target, measured = time.Hour, true
+			target, triedEnd = time.Hour, true
+		case st.pb != nil:
+			// b was found from another starting moment, too far back to
+			// compare with a: probe ever further from a until a probe
+			// lies past the change (then it is measured from a).
+			if w.gallop == 0 {
+				w.gallop = 2 * minNative
+			} else if try == 0 {
+				w.gallop *= 2
+			}
+			target = time.Duration(float64(w.gallop) * shrink)
+		default:
+			return nil, nil
 		}
-		// From a's probe when there is one (its snapshot, kept by the
-		// search), else from the continue's start; offsets count from the
-		// continue's start either way.
-		from, start := st.base, time.Duration(0)
-		if st.pa != nil && s.hasSnapshotAt(with(st.pa.base, st.pa.step)) {
-			from, start = with(st.pa.base, st.pa.step), st.offA
-		}
-		target += st.offA - start
 		if err := s.goTo(from, w.st); err != nil {
 			return nil, err
 		}
@@ -408,11 +504,10 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			return nil, err
 		}
 		w.st.probes++
-		off := start + r.ran
 
 		if r.stop != P.StopSignal || !r.fired {
-			// The continue ended before the interrupt: now its length is
-			// known. An interrupt sent too late may still be pending.
+			// The continue ended before the interrupt. An interrupt
+			// sent too late may still be pending.
 			if r.fired || r.stop != P.StopBreakpoint {
 				s.dirty(st.base)
 			} else {
@@ -423,14 +518,10 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 				s.running = false
 			}
 			if st.pb == nil && r.stop == P.StopBreakpoint {
-				// The run reached the continue's end: its distance from
-				// this run's start is exact now. It replaces any earlier
-				// figure, measured from another start: runs from
-				// different snapshots differ a little, and the
-				// differences add up along a chain of probes.
-				w.ends[w.endKey(st)] = off
-				st.offB, measured = off, true
-				if off <= st.offA+minNative {
+				// Its distance from a is exact now.
+				w.endFrom[w.endKey(st)+"|"+aK] = r.ran
+				w.ends[w.endKey(st)] = st.offA + r.ran
+				if r.ran <= minNative {
 					return nil, nil // short, or a too near the end to tell apart
 				}
 			} else {
@@ -459,14 +550,14 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		if err != nil {
 			return nil, err
 		}
-		if st.pa != nil && (fp == st.pa.fp || off <= st.offA) {
+		if st.pa != nil && fp == st.pa.fp && r.ran < sameMoment {
 			// The interrupt came before the program moved past a's
 			// statement: ask for more.
 			shrink *= 1.5
 			s.dirty(st.base)
 			continue
 		}
-		if st.pb != nil && (fp == st.pb.fp || off >= st.offB) {
+		if st.pb != nil && measured && (fp == st.pb.fp && r.ran > span-sameMoment || r.ran >= span) {
 			// At or too near b: run times differ a little between runs,
 			// so a probe this late might lie after b.
 			s.dirty(st.base)
@@ -482,7 +573,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			return nil, err
 		}
 		s.nprobes++
-		p := &probe{id: s.nprobes, base: st.base, cont: st.cont, off: off, fp: fp}
+		p := &probe{id: s.nprobes, base: st.base, cont: st.cont, off: st.offA + r.ran, from: aK, rel: r.ran, fp: fp}
 		p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
 			At: loc, Depth: depth, Stop: P.StopDone, Bps: st.cont.Bps, Synth: true}
 		s.probes[p.id] = p

@@ -44,6 +44,8 @@ type watchProgram struct {
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
 	ends     map[string]time.Duration
+	endFrom  map[string]time.Duration // the same, from a given probe (native.go)
+	gallop   time.Duration            // the next probe's distance when b is too far back to compare
 	noNative bool
 	// hitEnds are the counts from a hit count's anchor to the end of its
 	// continue, once a scan ran there; scanStep the next scan's step
@@ -244,7 +246,7 @@ func (s *Session) reverseWatch(args []string) error {
 	began := time.Now()
 	st := &revStats{}
 	orig := append([]Step(nil), s.Timeline.Steps...)
-	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
+	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	leave := s.enterLean()
