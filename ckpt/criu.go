@@ -239,11 +239,6 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 		c.snaps[parent].children++
 	}
 	c.base[pid] = id
-	// A dump leaves DR6 as a restore does (CRIU's own ptrace traps): the
-	// debugger that attaches again must not take it for a breakpoint hit.
-	if err := clearDebugStatus(pid); err != nil {
-		return s, fmt.Errorf("ckpt: take: %w", err)
-	}
 	return s, nil
 }
 

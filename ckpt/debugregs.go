@@ -9,16 +9,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A process CRIU dumps or restores comes back with its threads' debug status
+// A process CRIU restores comes back with its threads' debug status
 // register (x86 DR6) reading 0xffff0ff1: breakpoint 0 "hit". A debugger
 // that attaches takes that for a hardware breakpoint and ignores the
 // thread's next stops as late breakpoint traps (gdb: "delayed hardware
 // breakpoint/watchpoint trap, ignoring"), so an interrupt never stops it.
 // clearDebugStatus resets DR6 in every thread of pid, which is stopped and
-// not traced; it stays stopped.
+// not traced; it stays stopped. A dump leaves DR6 so too (CRIU's own
+// ptrace traps): ClearDebugStatus is for a debugger about to attach again.
 
 // dr6Offset is offsetof(struct user, u_debugreg[6]) on x86-64.
 const dr6Offset = 848 + 6*8
+
+// ClearDebugStatus is clearDebugStatus, for callers that dumped a program
+// and give it back to a debugger.
+func ClearDebugStatus(pid int) error { return clearDebugStatus(pid) }
 
 func clearDebugStatus(pid int) error {
 	if runtime.GOARCH != "amd64" {

@@ -57,6 +57,12 @@ type session struct {
 // gdb, to say where the time goes; the tracing slows fred down a little,
 // so the figures in the table come from sessions without it.
 func startSession(root, prog string, traced bool) (*session, error) {
+	return startSessionOn(root, P.GDB, []string{"gdb", "-q", prog}, traced)
+}
+
+// startSessionOn runs fred on the debugger command line argv.
+func startSessionOn(root string, pers *P.Personality, argv []string, traced bool) (*session, error) {
+	prog := argv[len(argv)-1]
 	dir, err := os.MkdirTemp(root, "snaps-")
 	if err != nil {
 		return nil, err
@@ -71,7 +77,7 @@ func startSession(root, prog string, traced bool) (*session, error) {
 	}
 	out := &outBuf{}
 	before := gdbChildren()
-	s, err := fred.Start(fred.Options{Personality: P.GDB, Argv: []string{"gdb", "-q", prog}, Out: out,
+	s, err := fred.Start(fred.Options{Personality: pers, Argv: argv, Out: out,
 		Timeout: 60 * time.Second, Batch: true, Snapshots: "criu", Dir: dir})
 	os.Unsetenv("FRED_TRACE")
 	if err != nil {
