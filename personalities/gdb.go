@@ -45,12 +45,13 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy), gdbPython(gdbRoundRobinPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper: gdbStepper,
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
+		Step: "python fred_own_step()", Created: regexp.MustCompile(`\[New Thread [^\]]*\(LWP \d+\)\]`),
 		Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
@@ -416,10 +417,11 @@ func miQuote(s string) string {
 
 // gdbThreadsPy lists threads for fred (personalities.Threads): where each
 // stands (its innermost frame with source on disk) and whether it is in a
-// blocking call (a lock, condition or semaphore wait, join, sleep, I/O),
-// judged by the functions below that frame.
-const gdbThreadsPy = `import os, re
-_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv')
+// blocking call (a lock, condition or semaphore wait, join, sleep, I/O,
+// or the replay log's wait for a thread's turn), judged by the functions
+// below that frame; and its name.
+const gdbThreadsPy = `import os, re, json
+_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv|wait_turn|take_turn|^syscall$')
 def fred_where_thread(t):
     t.switch()
     f, i, waiting, top = gdb.newest_frame(), 0, 0, None
@@ -432,7 +434,8 @@ def fred_where_thread(t):
             waiting = 1
         f, i = f.older(), i + 1
     top = top or ('??', '??', 0)
-    return '@fred thread %d %d %d %s %s:%d' % (t.num, t.ptid[1], waiting, top[0], top[1], top[2])
+    name = json.dumps(t.name or '')
+    return '@fred thread %d %d %d %s %s %s:%d' % (t.num, t.ptid[1], waiting, name, top[0], top[1], top[2])
 def fred_threads():
     cur = gdb.selected_thread()
     out = [fred_where_thread(t) for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)]
@@ -466,4 +469,54 @@ def fred_thread(lwp):
             t.switch()
             return
     raise gdb.GdbError('no thread with LWP %d' % lwp)
+`
+
+// gdbRoundRobinPy is fred's round-robin statement (Threads.Step). It is a
+// command of its own: a terminal line holds at most 4095 characters.
+const gdbRoundRobinPy = `import os
+# One statement of the selected thread for fred's round-robin: it runs
+# until it stands in the program's own code again. A thread in a wait or
+# in library code returns from there ('finish' out of the library function
+# the program called); one in the program's code runs a line ('step') and
+# returns from any library function the line stepped into, whose own lines
+# are no statements of the program. A thread not yet in the program's code
+# (a new one) goes by instructions until it is, returning from the library
+# functions it calls on the way: 'step' would run a start function without
+# line information, and the program's code it calls, to the end. A stop by
+# a signal (fred's SIGINT to a thread that blocks) ends it where it is:
+# resuming would block again.
+_fred_signalled = [False]
+def _fred_on_stop(ev):
+    if isinstance(ev, gdb.SignalEvent):
+        _fred_signalled[0] = True
+gdb.events.stop.connect(_fred_on_stop)
+def fred_own_frame():
+    f, i = gdb.newest_frame(), 0
+    while f is not None and i < 64:
+        sal = f.find_sal()
+        if sal.symtab and os.path.exists(sal.symtab.fullname()):
+            return f, i
+        f, i = f.older(), i + 1
+    return None, -1
+def fred_own_step(most=20000):
+    _fred_signalled[0] = False
+    f, i = fred_own_frame()
+    if i == 0:
+        gdb.execute('step')
+    for _ in range(most):
+        t = gdb.selected_thread()
+        if _fred_signalled[0] or t is None or not t.is_valid():
+            return
+        f, i = fred_own_frame()
+        if i == 0:
+            return
+        if i > 0:
+            f.newer().select()
+            gdb.execute('finish')
+            continue
+        f = gdb.newest_frame()
+        if f.find_sal().symtab and f.older() is not None and f.older().older() is not None:
+            gdb.execute('finish', to_string=True)
+        else:
+            gdb.execute('stepi', to_string=True)
 `

@@ -1629,3 +1629,13 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 	}
 	return out, nil
 }
+
+// gdb reads fred's commands from a terminal, which cuts a line at 4095
+// characters: each setup command (the Python helpers) must fit.
+func TestGDBSetupLinesFitATerminal(t *testing.T) {
+	for _, c := range GDB.Setup("prog") {
+		if len(c) >= 4096 {
+			t.Errorf("a setup command of %d characters: %.60s...", len(c), c)
+		}
+	}
+}
