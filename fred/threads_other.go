@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package fred
+
+// archWaitCalls are the waits (see waitCalls) that only some
+// architectures have.
+var archWaitCalls []int
