@@ -69,17 +69,29 @@ func TestThreadsForkRefuses(t *testing.T) {
 // 3.3): the history search finds the statement of the current thread
 // during which the expression changed, and a round-robin search with
 // scheduler locking finds the thread whose statement changed it. One
-// statement of that thread, run alone, makes the change.
+// statement of that thread, run alone, makes the change. In mt_atomic the
+// thread that makes it stands in a semaphore wait, and the others run
+// into lock and semaphore waits on the way: the search runs waiting
+// threads and sees which block.
 func TestThreadsReverseWatch(t *testing.T) {
 	cases := []struct {
 		name, fixture, expr string
 		setup               []string
-		thread, frame       string // the named thread's number, and its backtrace
+		thread              string // the named thread's number, if known
+		stmt                string // the statement, as the message names it
+		frame               string // the named thread's backtrace
 	}{
 		{"order (pbzip2)", "mt_order", "queue != 0",
 			[]string{"break 50", "run", "fred-checkpoint", "continue"},
-			"1", `(?s)#0  teardown \(\) at .*mt_order.c:42\r?\n#1  .* in main \(\) at .*mt_order.c:58`},
+			"1", "teardown at mt_order.c:42",
+			`(?s)#0  teardown \(\) at .*mt_order.c:42\r?\n#1  .* in main \(\) at .*mt_order.c:58`},
+		// Teller 2 writes back a balance computed from its stale read.
+		{"atomicity (MySQL 12228)", "mt_atomic", "balance + withdrawn <= 1000",
+			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
+			"", "write_balance at mt_atomic.c:33",
+			`(?s)#0  write_balance \(b=800, amount=100\)\s+at .*mt_atomic.c:33\r?\n#1  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:59`},
 	}
+	named := regexp.MustCompile(`is 1 here; the next statement of thread (\d+) \(LWP \d+, "\w+"\), in (\S+ at \S+), run alone, makes it 0: type 'set scheduler-locking step' then 'step'`)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := gdbSession(t, tc.fixture, "criu")
@@ -89,10 +101,16 @@ func TestThreadsReverseWatch(t *testing.T) {
 			if v := ts.value(tc.expr); v != "0" {
 				t.Fatalf("%s is %s at the end; the fixture's bug did not happen", tc.expr, v)
 			}
-			out := ts.must("fred-reverse-watch --from 2 "+tc.expr, `is 1 here; the next statement of thread (\d+) \(LWP \d+\), run alone, makes it 0: type 'set scheduler-locking step' then 'step'`)
-			if tc.thread != "" && !strings.Contains(out, "of thread "+tc.thread+" ") {
-				t.Errorf("named the wrong thread:\n%s", out)
+			out := ts.must("fred-reverse-watch --from 2 "+tc.expr, named.String())
+			m := named.FindStringSubmatch(out)
+			if tc.thread != "" && m[1] != tc.thread {
+				t.Errorf("named thread %s, want %s:\n%s", m[1], tc.thread, out)
 			}
+			if m[2] != tc.stmt {
+				t.Errorf("named the statement %q, want %q:\n%s", m[2], tc.stmt, out)
+			}
+			// The named thread is the selected one, where the watch landed.
+			ts.must("info threads", `(?m)^\* `+m[1]+` +Thread`)
 			ts.must("bt", tc.frame)
 			if v := ts.value(tc.expr); v != "1" {
 				t.Fatalf("after the watch, %s is %s, want 1", tc.expr, v)
