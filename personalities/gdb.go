@@ -51,8 +51,7 @@ var GDB = &Personality{
 	Stepper: gdbStepper,
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
-		Step: "python fred_own_step()", Created: regexp.MustCompile(`\[New Thread [^\]]*\(LWP \d+\)\]`),
-		Hold: "set scheduler-locking step"},
+		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
@@ -437,12 +436,21 @@ def fred_where_thread(t):
     name = json.dumps(t.name or '')
     return '@fred thread %d %d %d %s %s %s:%d' % (t.num, t.ptid[1], waiting, name, top[0], top[1], top[2])
 def fred_threads():
-    cur = gdb.selected_thread()
+    try:
+        cur = gdb.selected_thread()
+    except SystemError:
+        cur = None  # it has exited
     out = [fred_where_thread(t) for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)]
-    cur.switch()
+    if cur is not None and cur.is_valid():
+        cur.switch()
     print('\n'.join(out))
 def fred_thread_now():
-    print(fred_where_thread(gdb.selected_thread()))
+    try:
+        t = gdb.selected_thread()
+    except SystemError:
+        return  # it has exited
+    if t is not None:
+        print(fred_where_thread(t))
 # gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
 # as the program is resumed, before CMD's stepping is over; from Python the
 # command runs to its end first. A thread still running after limit
@@ -503,20 +511,38 @@ def fred_own_step(most=20000):
     f, i = fred_own_frame()
     if i == 0:
         gdb.execute('step')
-    for _ in range(most):
-        t = gdb.selected_thread()
-        if _fred_signalled[0] or t is None or not t.is_valid():
-            return
-        f, i = fred_own_frame()
-        if i == 0:
-            return
-        if i > 0:
-            f.newer().select()
-            gdb.execute('finish')
-            continue
-        f = gdb.newest_frame()
-        if f.find_sal().symtab and f.older() is not None and f.older().older() is not None:
-            gdb.execute('finish', to_string=True)
-        else:
-            gdb.execute('stepi', to_string=True)
+    try:
+        for _ in range(most):
+            t = gdb.selected_thread()
+            if _fred_signalled[0] or t is None or not t.is_valid():
+                return
+            f, i = fred_own_frame()
+            if i == 0:
+                return
+            if i > 0:
+                f.newer().select()
+                gdb.execute('finish')
+                continue
+            # (quiet: each would print where it stopped)
+            f = gdb.newest_frame()
+            if f.find_sal().symtab and f.older() is not None and f.older().older() is not None:
+                gdb.execute('with suppress-cli-notifications on -- finish', to_string=True)
+            else:
+                gdb.execute('with suppress-cli-notifications on -- stepi', to_string=True)
+    except (gdb.error, SystemError):
+        pass  # the thread has exited, or the program
+    finally:
+        fred_after_exit()
+# A thread that exits leaves none selected: the lowest-numbered one is,
+# the same on every replay.
+def fred_after_exit():
+    try:
+        gdb.selected_thread().num
+        return
+    except (SystemError, AttributeError):
+        pass
+    ts = sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)
+    if ts:
+        ts[0].switch()
+        print('@fred the thread exited')
 `

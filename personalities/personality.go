@@ -266,10 +266,9 @@ type Threads struct {
 	// Step is one statement of the selected thread's own code, for
 	// Locked: out of a wait or library code first, and not into library
 	// code.
-	Step string
-	// Created matches a command's output that tells of a new thread.
-	Created *regexp.Regexp
-	Hold    string // what the person types so that step runs the selected thread alone
+	Step   string
+	Exited string // what Step says when its thread exited and another is selected
+	Hold   string // what the person types so that step runs the selected thread alone
 }
 
 // ThreadInfo is one thread as Threads.List gives it.
