@@ -21,9 +21,12 @@ import (
 // ran. The FReD paper's answer (section 3.3) is a round-robin search with
 // scheduler locking: from the moment before that statement, run one
 // statement of one thread at a time, in turn, until the expression
-// changes; that thread made the change. A thread that cannot move while
-// the others are held (it waits for a lock one of them holds) is seen by
-// where it is stopped: in a blocking call.
+// changes; that thread made the change. Every thread takes turns, those
+// standing in a wait or in library code too (a statement of theirs runs
+// out to the program's own code). A thread that cannot move while the
+// others are held (it waits for a lock one of them holds) is seen by where
+// it is stopped: the kernel has it asleep in a wait (a futex), and gdb,
+// once it is interrupted, in a blocking call.
 
 // roundRobinMax bounds the statements the round-robin search runs.
 var roundRobinMax = 5000
@@ -113,10 +116,23 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 		if err != nil {
 			return P.ThreadInfo{}, err
 		}
+		born := false
 		for _, t := range ts {
 			if !slices.Contains(order, t.LWP) {
 				order = append(order, t.LWP)
+				born = true
 			}
+		}
+		if born && len(steps) > snapAt {
+			// A thread created after a snapshot has another kernel id
+			// each time the statement that creates it is replayed, and
+			// the search selects threads by their ids: one taken now
+			// keeps this one's.
+			if _, err := s.Checkpoint(true); err != nil {
+				return P.ThreadInfo{}, err
+			}
+			w.st.snapshots++
+			snapAt = len(steps)
 		}
 		moved := false
 		for _, lwp := range order {
@@ -194,23 +210,16 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			moved = true
 			steps = with(steps, st)
 			s.Timeline.Steps = steps
+			if th.Exited != "" && strings.Contains(out, th.Exited) {
+				gone[lwp] = true
+				selected = s.currentLWP(0)
+			}
 			if s.p.Ended(out) {
 				return P.ThreadInfo{}, errors.New("the program ended during the search for the thread")
 			}
 			v, err := w.evalHere()
 			if err != nil {
 				return P.ThreadInfo{}, err
-			}
-			if v == before && s.p.Threads.Created != nil && s.p.Threads.Created.MatchString(out) {
-				// A thread created after a snapshot has another kernel id
-				// each time the statement that creates it is replayed,
-				// and the search selects threads by their ids: one taken
-				// now keeps this one's.
-				if _, err := s.Checkpoint(true); err != nil {
-					return P.ThreadInfo{}, err
-				}
-				w.st.snapshots++
-				snapAt = len(steps)
 			}
 			if v != before {
 				// This statement of this thread made the change: go back

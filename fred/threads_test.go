@@ -90,6 +90,12 @@ func TestThreadsReverseWatch(t *testing.T) {
 			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
 			"", "write_balance at mt_atomic.c:33",
 			`(?s)#0  write_balance \(b=800, amount=100\)\s+at .*mt_atomic.c:33\r?\n#1  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:59`},
+		// Teller 2's first withdrawal of the second round, once teller 1
+		// has let it go and ended: the search runs a thread to its exit.
+		{"after a thread ends", "mt_atomic", "withdrawn <= 350",
+			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
+			"", "write_balance at mt_atomic.c:33",
+			`(?s)#0  write_balance \(b=749, amount=1\)\s+at .*mt_atomic.c:33\r?\n#1  .* in withdraw \(amount=1\)\s+at .*mt_atomic.c:41\r?\n#2  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:64`},
 	}
 	named := regexp.MustCompile(`is 1 here; the next statement of thread (\d+) \(LWP \d+, "\w+"\), in (\S+ at \S+), run alone, makes it 0: type 'set scheduler-locking step' then 'step'`)
 	for _, tc := range cases {
