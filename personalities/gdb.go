@@ -45,12 +45,12 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy), gdbPython(gdbRoundRobinPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper: gdbStepper,
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
-		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
+		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked\r?$`),
 		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
@@ -451,26 +451,6 @@ def fred_thread_now():
         return  # it has exited
     if t is not None:
         print(fred_where_thread(t))
-# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
-# as the program is resumed, before CMD's stepping is over; from Python the
-# command runs to its end first. A thread still running after limit
-# seconds waits for one that is held: a SIGINT to it (which gdb keeps from
-# the program) stops it there.
-import threading, ctypes
-def fred_locked(cmd, limit=0):
-    old = gdb.parameter('scheduler-locking')
-    gdb.execute('set scheduler-locking on')
-    timer = None
-    if limit:
-        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
-        timer = threading.Timer(limit, lambda: ctypes.CDLL(None).syscall(234, pid, lwp, 2))
-        timer.start()
-    try:
-        gdb.execute(cmd)
-    finally:
-        if timer:
-            timer.cancel()
-        gdb.execute('set scheduler-locking ' + old)
 def fred_thread(lwp):
     for t in gdb.selected_inferior().threads():
         if t.ptid[1] == lwp:
@@ -545,4 +525,55 @@ def fred_after_exit():
     if ts:
         ts[0].switch()
         print('@fred the thread exited')
+`
+
+// gdbLockedPy runs a command with scheduler locking (Threads.Locked).
+const gdbLockedPy = `import os
+# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
+# as the program is resumed, before CMD's stepping is over; from Python the
+# command runs to its end first. With the others held, a thread that
+# sleeps in a wait (a futex, a read) for 0.1 s waits for one of them, and
+# one still running after limit seconds for one some other way: a SIGINT
+# to it (which gdb keeps from the program) stops it there, the same way
+# when the command is replayed. (The kernel says where it sleeps.)
+import threading, ctypes, time
+_fred_tgkill, _fred_waits = {
+    'x86_64': (234, {0, 7, 19, 23, 34, 43, 45, 47, 61, 128, 130, 202, 232, 247, 270, 271, 281, 288, 441, 449}),
+    'aarch64': (131, {22, 63, 65, 72, 73, 95, 98, 133, 137, 202, 207, 212, 242, 260, 441, 449}),
+}.get(os.uname().machine, (None, set()))
+def _fred_state(pid, lwp):
+    d = '/proc/%d/task/%d/' % (pid, lwp)
+    try:
+        st = open(d + 'stat').read()
+        sc = open(d + 'syscall').read().split()
+        return st[st.rindex(')') + 2], int(sc[0]) if sc[0].isdigit() else -1
+    except (OSError, ValueError, IndexError):
+        return '', -1
+def _fred_watch(pid, lwp, limit, done, kicked):
+    end, since = time.monotonic() + limit, None
+    while not done.wait(0.005):
+        state, call = _fred_state(pid, lwp)
+        now = time.monotonic()
+        since = (since or now) if state == 'S' and call in _fred_waits else None
+        if (since and now - since >= 0.1) or (now >= end and state not in ('t', '')):
+            kicked.append(1)
+            ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, 2)
+            return
+def fred_locked(cmd, limit=0):
+    old = gdb.parameter('scheduler-locking')
+    gdb.execute('set scheduler-locking on')
+    done, kicked, w = threading.Event(), [], None
+    if limit and _fred_tgkill:
+        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
+        w = threading.Thread(target=_fred_watch, args=(pid, lwp, limit, done, kicked), daemon=True)
+        w.start()
+    try:
+        gdb.execute(cmd)
+    finally:
+        done.set()
+        if w:
+            w.join()
+        gdb.execute('set scheduler-locking ' + old)
+        if kicked:
+            print('@fred blocked')
 `
