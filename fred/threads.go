@@ -1,13 +1,10 @@
 package fred
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,19 +28,19 @@ import (
 // roundRobinMax bounds the statements the round-robin search runs.
 var roundRobinMax = 5000
 
-// Deadlines for the round-robin. A thread is run with the others held; one
-// that sleeps in a wait (a futex, a read) for rrBlockedAfter can only be
-// waiting for a held thread, and one still running after rrStep waits for
-// one some other way (a spin): either is interrupted, and the search
-// gives it a turn later. rrTotal bounds the whole search.
+// Bounds of the round-robin. A thread runs with the others held; one
+// that sleeps in a wait meanwhile waits for one of them, and one still
+// running after rrStep waits some other way (a spin): either is stopped
+// (by the debugger's Threads.Locked, which sees the first within a tenth
+// of a second) and gets another turn once the others have moved. rrTotal
+// bounds the whole search, rrIdle the rounds in which no thread moves.
 const (
-	rrStep         = 2 * time.Second
-	rrBlockedAfter = 100 * time.Millisecond
-	rrPoll         = 5 * time.Millisecond
-	rrGrace        = 3 * time.Second // for an interrupted thread to stop
-	rrTotal        = 3 * time.Minute
-	// rrSnapEvery statements a snapshot: going back after a thread
-	// blocked replays at most that many.
+	rrStep  = 2 * time.Second
+	rrGrace = 3 * time.Second // for a stopped thread's command to end
+	rrTotal = 3 * time.Minute
+	rrIdle  = 3
+	// rrSnapEvery statements a snapshot: going back to a moment of the
+	// search replays at most that many.
 	rrSnapEvery = 100
 )
 
@@ -109,7 +106,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 	selected := start.LWP
 	gone, blocked := map[int]bool{}, map[int]bool{}
 	waits, spins := 0, 0 // threads found blocked, for the message when none is found
-	retried := false
+	idle := 0            // rounds in a row in which no thread moved
 	for n := 0; n < roundRobinMax; {
 		// Threads the last round created take their turns too.
 		ts, err := s.threads()
@@ -177,33 +174,47 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			// that makes the change may stand in one (a semaphore wait
 			// that another thread's statement has just ended).
 			st := s.threadStep(fmt.Sprintf(th.Locked, th.Step, rrStep.Seconds()), P.OpStep)
-			out, stuck, err := s.lockedRun(th.Step, lwp, rrStep)
+			out, stuck, killed, err := s.lockedRun(st.Cmd.Line)
 			if err != nil {
 				return P.ThreadInfo{}, err
 			}
-			if stuck {
-				// It waits for a thread that is held. Where it stands now
-				// (inside the wait) is no moment a replay reaches: go back
-				// to the last one, and leave this thread until the others
-				// have moved.
+			if killed {
+				// gdb did not stop it: the snapshot holds what it did.
 				blocked[lwp] = true
-				if s.running {
-					// Where it stopped says why: in a wait (the kernel
-					// saw it sleep there), or anywhere after the
-					// deadline (a spin).
-					if c, err := s.query(th.Current); err == nil {
-						if here := P.ParseThreads(c); len(here) == 1 && here[0].Waiting {
-							waits++
-						} else {
-							spins++
-						}
-					}
-				}
+				spins++
 				s.Timeline.Steps = with(steps, s.threadStep("(interrupted)", "interrupted"))
 				if err := s.goTo(steps, w.st); err != nil {
 					return P.ThreadInfo{}, err
 				}
 				selected = s.currentLWP(selected)
+				continue
+			}
+			if stuck {
+				// It waits for a thread that is held, and stays in the
+				// wait: it may have done part of its statement first
+				// (a condition wait lets go of its mutex), which others
+				// need. Replaying the command stops it in the same wait.
+				// It counts as moving only if it stands somewhere else
+				// now; either way it waits until the others have moved.
+				steps = with(steps, st)
+				s.Timeline.Steps = steps
+				blocked[lwp] = true
+				c, err := s.query(th.Current)
+				if err != nil {
+					return P.ThreadInfo{}, err
+				}
+				now := P.ParseThreads(c)
+				switch {
+				case len(now) != 1:
+					spins++
+				case now[0].Waiting:
+					waits++ // where it stopped: in a wait
+				default:
+					spins++ // still running at the deadline
+				}
+				if len(now) == 1 && now[0] != here[0] {
+					moved = true
+				}
 				continue
 			}
 			n++
@@ -239,13 +250,14 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 		}
 		switch {
 		case moved:
-			retried = false
-		case len(blocked) == 0 || retried:
+			idle = 0
+		case len(blocked) == 0 || idle >= rrIdle:
 			return P.ThreadInfo{}, fmt.Errorf("%w: every thread waits for another (stopped %d times in a wait, %d times running on)", ErrNoThread, waits, spins)
 		default:
 			// Every thread that could move has; the blocked ones may
 			// move now.
-			blocked, retried = map[int]bool{}, true
+			blocked = map[int]bool{}
+			idle++
 		}
 	}
 	return P.ThreadInfo{}, fmt.Errorf("%w in %d statements", ErrNoThread, roundRobinMax)
@@ -276,100 +288,19 @@ func (s *Session) currentLWP(def int) int {
 	return def
 }
 
-// lockedRun runs cmd in thread lwp with the other threads held. A thread
-// that sleeps in a wait meanwhile waits for one of them (nothing else
-// runs that could wake it), and one still running after limit waits for
-// one some other way: either is stopped by a SIGINT (which gdb keeps from
-// the program) and reported blocked. If gdb still does not come back, the
-// program is killed, and the caller goes back to a snapshot, which holds
+// lockedRun runs line, a Threads.Locked command: it reports whether the
+// thread was stopped where it waited for a held one (or ran past the
+// deadline). If gdb does not come back even then, the program is killed
+// (killed), and the caller goes back to a snapshot, which holds
 // everything.
-func (s *Session) lockedRun(cmd string, lwp int, limit time.Duration) (string, bool, error) {
-	pid := s.pid
-	done, kicked := make(chan struct{}), make(chan bool, 1)
-	go func() { kicked <- interruptWhenBlocked(pid, lwp, limit, done) }()
-	out, err := s.queryFor(fmt.Sprintf(s.p.Threads.Locked, cmd, 0.0), limit+rrGrace)
-	close(done)
-	// An interrupt that came as the command ended is pending in the
-	// thread: the moment is spoilt either way.
-	stuck := <-kicked
+func (s *Session) lockedRun(line string) (out string, stuck, killed bool, err error) {
+	out, err = s.queryFor(line, rrStep+rrGrace)
 	var te *TimeoutError
 	if errors.As(err, &te) {
-		_ = unix.Kill(pid, unix.SIGKILL)
+		_ = unix.Kill(s.pid, unix.SIGKILL)
 		more, err := s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
 		s.running = false
-		return out + more, true, err
+		return out + more, true, true, err
 	}
-	return out, err == nil && (stuck || s.p.Threads.Blocked.MatchString(out)), err
+	return out, err == nil && s.p.Threads.Blocked.MatchString(out), false, err
 }
-
-// interruptWhenBlocked watches thread lwp of pid (as the kernel sees it)
-// until done closes, and interrupts it once it has slept in a wait for
-// rrBlockedAfter, or runs on after limit. It reports whether it did.
-func interruptWhenBlocked(pid, lwp int, limit time.Duration, done <-chan struct{}) bool {
-	tick := time.NewTicker(rrPoll)
-	defer tick.Stop()
-	end := time.Now().Add(limit)
-	var since time.Time // when the current sleep in a wait was first seen
-	for {
-		select {
-		case <-done:
-			return false
-		case now := <-tick.C:
-			state, call := threadState(pid, lwp)
-			if state == 'S' && waitCalls[call] {
-				if since.IsZero() {
-					since = now
-				}
-			} else {
-				since = time.Time{}
-			}
-			// A thread gdb has stopped ('t') is between two of its
-			// steps, or done: not one to interrupt.
-			if !since.IsZero() && now.Sub(since) >= rrBlockedAfter || now.After(end) && state != 't' && state != 0 {
-				_ = unix.Tgkill(pid, lwp, unix.SIGINT)
-				return true
-			}
-		}
-	}
-}
-
-// threadState is a thread's state letter (0 if it is gone) and the system
-// call it is in (-1 if none).
-func threadState(pid, lwp int) (byte, int) {
-	dir := fmt.Sprintf("/proc/%d/task/%d/", pid, lwp)
-	stat, err := os.ReadFile(dir + "stat")
-	if err != nil {
-		return 0, -1
-	}
-	i := bytes.LastIndexByte(stat, ')') // the name may hold anything
-	if i < 0 || i+2 >= len(stat) {
-		return 0, -1
-	}
-	sc, err := os.ReadFile(dir + "syscall")
-	if err != nil {
-		return stat[i+2], -1
-	}
-	f := strings.Fields(string(sc))
-	if len(f) == 0 {
-		return stat[i+2], -1
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil {
-		return stat[i+2], -1 // "running"
-	}
-	return stat[i+2], n
-}
-
-// waitCalls are the system calls a thread sleeps in while it waits for
-// another: a lock, condition, semaphore or join (futex), or data (a pipe
-// read, poll). Sleeps (nanosleep) end by themselves and are not here.
-var waitCalls = func() map[int]bool {
-	m := map[int]bool{}
-	for _, c := range append([]int{unix.SYS_FUTEX, unix.SYS_FUTEX_WAITV, unix.SYS_READ, unix.SYS_READV,
-		unix.SYS_PPOLL, unix.SYS_PSELECT6, unix.SYS_EPOLL_PWAIT, unix.SYS_WAIT4, unix.SYS_WAITID,
-		unix.SYS_ACCEPT4, unix.SYS_RECVFROM, unix.SYS_RECVMSG, unix.SYS_RT_SIGSUSPEND,
-		unix.SYS_RT_SIGTIMEDWAIT}, archWaitCalls...) {
-		m[c] = true
-	}
-	return m
-}()

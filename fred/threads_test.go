@@ -90,6 +90,14 @@ func TestThreadsReverseWatch(t *testing.T) {
 			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
 			"", "write_balance at mt_atomic.c:33",
 			`(?s)#0  write_balance \(b=800, amount=100\)\s+at .*mt_atomic.c:33\r?\n#1  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:59`},
+		// Four workers take items from a queue the main thread fills,
+		// each in turn in a condition wait; the main thread's put, at
+		// the landing, is about to wait for room, holding the queue's
+		// mutex, which the condition wait lets go of.
+		{"queue (condition waits)", "mt_queue", "total < 1000",
+			[]string{"break 53", "run", "fred-checkpoint", "break 59", "continue"},
+			"", "worker at mt_queue.c:44",
+			`#0  worker \(arg=0x\d\) at .*mt_queue.c:44\r?\n`},
 		// Teller 2's first withdrawal of the second round, once teller 1
 		// has let it go and ended: the search runs a thread to its exit.
 		{"after a thread ends", "mt_atomic", "withdrawn <= 350",
@@ -255,4 +263,44 @@ func TestThreadsReverseInWorker(t *testing.T) {
 			t.Fatalf("restore %d:\n%s\nthe first run from there:\n%s", i, out, first)
 		}
 	}
+}
+
+// A thread that blocks under scheduler locking is stopped where it waits,
+// and the round-robin's command ends: after a snapshot and after a
+// restore, the main thread too, which ran CRIU's parasite during the dump
+// (its debug status made gdb ignore its stops).
+func TestThreadsBlockedThreadStops(t *testing.T) {
+	ts := gdbSession(t, "mt_block", "criu")
+	th := ts.p.Threads
+	ts.must("break 12", `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, waiter`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	check := func(when string) {
+		t.Helper()
+		all, err := ts.threads()
+		if err != nil || len(all) != 2 {
+			t.Fatalf("%s: threads %v, %v", when, all, err)
+		}
+		for _, x := range all {
+			if _, err := ts.query(fmt.Sprintf(th.Select, x.LWP)); err != nil {
+				t.Fatal(err)
+			}
+			// (main may not be in its join yet: a few statements get it
+			// there)
+			out, stuck, killed, err := "", false, false, error(nil)
+			for i := 0; i < 5 && err == nil && !stuck; i++ {
+				out, stuck, killed, err = ts.lockedRun(fmt.Sprintf(th.Locked, th.Step, rrStep.Seconds()))
+			}
+			if err != nil || killed || !stuck {
+				t.Fatalf("%s: thread %d (%s): stuck %v, killed %v, %v:\n%s", when, x.Num, x.Function, stuck, killed, err, out)
+			}
+			c, err := ts.query(th.Current)
+			if now := P.ParseThreads(c); err != nil || len(now) != 1 || !now[0].Waiting {
+				t.Errorf("%s: thread %d is not stopped in a wait: %q %v", when, x.Num, c, err)
+			}
+		}
+	}
+	check("after a snapshot")
+	ts.must("fred-restart 2", `waiter`)
+	check("after a restore")
 }
