@@ -233,13 +233,6 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 		removeAllBut(dir, dumpLog)
 		return nil, cerr
 	}
-	// The dump leaves the thread that ran CRIU's parasite (the leader)
-	// with the debug status a restore leaves in every thread (see
-	// clearDebugStatus): a debugger that attaches again would ignore its
-	// stops, interrupts included.
-	if err := clearDebugStatus(pid); err != nil {
-		return nil, fmt.Errorf("ckpt: take: %w", err)
-	}
 	s := &Snapshot{ID: id, Dir: dir, Pid: pid, Took: took, Parent: parent, Size: dirSize(dir)}
 	c.snaps[id] = &snapEntry{s: s}
 	if parent >= 0 {

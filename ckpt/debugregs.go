@@ -17,6 +17,11 @@ import (
 // clearDebugStatus resets DR6 in every thread of pid, which is stopped and
 // not traced; it stays stopped.
 
+// ClearDebugStatus is clearDebugStatus for a process a dump left stopped
+// that a debugger attaches to again: the dump leaves the thread that ran
+// CRIU's parasite (the main thread) with the same debug status.
+func ClearDebugStatus(pid int) error { return clearDebugStatus(pid) }
+
 // dr6Offset is offsetof(struct user, u_debugreg[6]) on x86-64.
 const dr6Offset = 848 + 6*8
 
