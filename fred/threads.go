@@ -189,6 +189,11 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				selected = s.currentLWP(selected)
 				continue
 			}
+			if th.Exited != "" && strings.Contains(out, th.Exited) {
+				// Another thread is selected now.
+				gone[lwp] = true
+				selected = s.currentLWP(0)
+			}
 			if stuck {
 				// It waits for a thread that is held, and stays in the
 				// wait: it may have done part of its statement first
@@ -215,16 +220,18 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				if len(now) == 1 && now[0] != here[0] {
 					moved = true
 				}
+				// (what it did before it blocked may be the change)
+				if v, err := w.evalHere(); err != nil {
+					return P.ThreadInfo{}, err
+				} else if v != before {
+					return s.landBefore(steps, w)
+				}
 				continue
 			}
 			n++
 			moved = true
 			steps = with(steps, st)
 			s.Timeline.Steps = steps
-			if th.Exited != "" && strings.Contains(out, th.Exited) {
-				gone[lwp] = true
-				selected = s.currentLWP(0)
-			}
 			if s.p.Ended(out) {
 				return P.ThreadInfo{}, errors.New("the program ended during the search for the thread")
 			}
@@ -233,19 +240,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				return P.ThreadInfo{}, err
 			}
 			if v != before {
-				// This statement of this thread made the change: go back
-				// to just before it.
-				if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
-					return P.ThreadInfo{}, err
-				}
-				now, err := s.query(th.Current)
-				if err != nil {
-					return P.ThreadInfo{}, err
-				}
-				if c := P.ParseThreads(now); len(c) == 1 {
-					return c[0], nil
-				}
-				return P.ThreadInfo{}, fmt.Errorf("cannot tell which thread is selected: %s", lastLine(now))
+				return s.landBefore(steps, w)
 			}
 		}
 		switch {
@@ -261,6 +256,22 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 		}
 	}
 	return P.ThreadInfo{}, fmt.Errorf("%w in %d statements", ErrNoThread, roundRobinMax)
+}
+
+// landBefore goes back to just before the last of steps, the statement
+// of the selected thread that made the change, and returns that thread.
+func (s *Session) landBefore(steps []Step, w *watchProgram) (P.ThreadInfo, error) {
+	if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
+		return P.ThreadInfo{}, err
+	}
+	now, err := s.query(s.p.Threads.Current)
+	if err != nil {
+		return P.ThreadInfo{}, err
+	}
+	if c := P.ParseThreads(now); len(c) == 1 {
+		return c[0], nil
+	}
+	return P.ThreadInfo{}, fmt.Errorf("cannot tell which thread is selected: %s", lastLine(now))
 }
 
 // threadHere names the selected thread of a program that has several
