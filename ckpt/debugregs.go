@@ -18,6 +18,11 @@ import (
 // not traced; it stays stopped. A dump leaves DR6 so too (CRIU's own
 // ptrace traps): ClearDebugStatus is for a debugger about to attach again.
 
+// ClearDebugStatus is clearDebugStatus for a process a dump left stopped
+// that a debugger attaches to again: the dump leaves the thread that ran
+// CRIU's parasite (the main thread) with the same debug status.
+func ClearDebugStatus(pid int) error { return clearDebugStatus(pid) }
+
 // dr6Offset is offsetof(struct user, u_debugreg[6]) on x86-64.
 const dr6Offset = 848 + 6*8
 

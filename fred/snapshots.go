@@ -214,6 +214,11 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		}
 	}
 	cs, err := s.take(pid, id)
+	if s.p.Tracer != nil && !through && err == nil && s.snap.Name() == "criu" {
+		// Else the debugger, attached again, ignores the main thread's
+		// stops (see ckpt.ClearDebugStatus).
+		err = ckpt.ClearDebugStatus(pid)
+	}
 	if s.p.Tracer != nil && !through {
 		if err == nil {
 			// Else gdb ignores the program's next stop, an interrupt

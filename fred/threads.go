@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -17,18 +18,30 @@ import (
 // ran. The FReD paper's answer (section 3.3) is a round-robin search with
 // scheduler locking: from the moment before that statement, run one
 // statement of one thread at a time, in turn, until the expression
-// changes; that thread made the change. A thread that cannot move while
-// the others are held (it waits for a lock one of them holds) is seen by
-// where it is stopped: in a blocking call.
+// changes; that thread made the change. Every thread takes turns, those
+// standing in a wait or in library code too (a statement of theirs runs
+// out to the program's own code). A thread that cannot move while the
+// others are held (it waits for a lock one of them holds) is seen by where
+// it is stopped: the kernel has it asleep in a wait (a futex), and gdb,
+// once it is interrupted, in a blocking call.
 
 // roundRobinMax bounds the statements the round-robin search runs.
 var roundRobinMax = 5000
 
-// Per-statement deadlines for the round-robin: a statement that takes
-// longer waits for another thread, which scheduler locking holds.
+// Bounds of the round-robin. A thread runs with the others held; one
+// that sleeps in a wait meanwhile waits for one of them, and one still
+// running after rrStep waits some other way (a spin): either is stopped
+// (by the debugger's Threads.Locked, which sees the first within a tenth
+// of a second) and gets another turn once the others have moved. rrTotal
+// bounds the whole search, rrIdle the rounds in which no thread moves.
 const (
 	rrStep  = 2 * time.Second
-	rrGrace = 3 * time.Second // for an interrupted thread to stop
+	rrGrace = 3 * time.Second // for a stopped thread's command to end
+	rrTotal = 3 * time.Minute
+	rrIdle  = 3
+	// rrSnapEvery statements a snapshot: going back to a moment of the
+	// search replays at most that many.
+	rrSnapEvery = 100
 )
 
 // ErrNoThread means the round-robin search did not find the thread.
@@ -88,10 +101,36 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 	}
 	w.st.snapshots++
 	steps := append([]Step(nil), s.Timeline.Steps...)
+	snapAt := len(steps)
+	giveUp := time.Now().Add(rrTotal)
 	selected := start.LWP
 	gone, blocked := map[int]bool{}, map[int]bool{}
-	retried := false
+	waits, spins := 0, 0 // threads found blocked, for the message when none is found
+	idle := 0            // rounds in a row in which no thread moved
 	for n := 0; n < roundRobinMax; {
+		// Threads the last round created take their turns too.
+		ts, err := s.threads()
+		if err != nil {
+			return P.ThreadInfo{}, err
+		}
+		born := false
+		for _, t := range ts {
+			if !slices.Contains(order, t.LWP) {
+				order = append(order, t.LWP)
+				born = true
+			}
+		}
+		if born && len(steps) > snapAt {
+			// A thread created after a snapshot has another kernel id
+			// each time the statement that creates it is replayed, and
+			// the search selects threads by their ids: one taken now
+			// keeps this one's.
+			if _, err := s.Checkpoint(true); err != nil {
+				return P.ThreadInfo{}, err
+			}
+			w.st.snapshots++
+			snapAt = len(steps)
+		}
 		moved := false
 		for _, lwp := range order {
 			if gone[lwp] || blocked[lwp] {
@@ -99,6 +138,9 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			}
 			if err := ctx.Err(); err != nil {
 				return P.ThreadInfo{}, err
+			}
+			if time.Now().After(giveUp) {
+				return P.ThreadInfo{}, fmt.Errorf("%w within %v (%d statements run; threads stopped %d times in a wait, %d times running on)", ErrNoThread, rrTotal, n, waits, spins)
 			}
 			sel := s.threadStep(fmt.Sprintf(th.Select, lwp), "thread")
 			if lwp != selected {
@@ -121,30 +163,69 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				steps, selected = with(steps, sel), lwp
 				s.Timeline.Steps = steps
 			}
-			// A thread in a wait, or in library code it stepped into, is
-			// not run: returning from there may wait for a held thread,
-			// and gdb does not always report the interrupt that would
-			// stop it (seen after restores).
-			if here[0].Waiting || !s.sourceOnDisk(here[0].File) {
-				continue
+			if len(steps)-snapAt >= rrSnapEvery {
+				if _, err := s.Checkpoint(true); err != nil {
+					return P.ThreadInfo{}, err
+				}
+				w.st.snapshots++
+				snapAt = len(steps)
 			}
-			cmd, limit := "step", rrStep
-			st := s.threadStep(fmt.Sprintf(th.Locked, cmd, limit.Seconds()), cmd)
-			out, stuck, err := s.lockedRun(cmd, lwp, limit)
+			// Threads in a wait or in library code run too: the thread
+			// that makes the change may stand in one (a semaphore wait
+			// that another thread's statement has just ended).
+			st := s.threadStep(fmt.Sprintf(th.Locked, th.Step, rrStep.Seconds()), P.OpStep)
+			out, stuck, killed, err := s.lockedRun(st.Cmd.Line)
 			if err != nil {
 				return P.ThreadInfo{}, err
 			}
-			if stuck {
-				// It waits for a thread that is held. Where it stands now
-				// (inside the wait) is no moment a replay reaches: go back
-				// to the last one, and leave this thread until the others
-				// have moved.
+			if killed {
+				// gdb did not stop it: the snapshot holds what it did.
 				blocked[lwp] = true
+				spins++
 				s.Timeline.Steps = with(steps, s.threadStep("(interrupted)", "interrupted"))
 				if err := s.goTo(steps, w.st); err != nil {
 					return P.ThreadInfo{}, err
 				}
 				selected = s.currentLWP(selected)
+				continue
+			}
+			if th.Exited != "" && strings.Contains(out, th.Exited) {
+				// Another thread is selected now.
+				gone[lwp] = true
+				selected = s.currentLWP(0)
+			}
+			if stuck {
+				// It waits for a thread that is held, and stays in the
+				// wait: it may have done part of its statement first
+				// (a condition wait lets go of its mutex), which others
+				// need. Replaying the command stops it in the same wait.
+				// It counts as moving only if it stands somewhere else
+				// now; either way it waits until the others have moved.
+				steps = with(steps, st)
+				s.Timeline.Steps = steps
+				blocked[lwp] = true
+				c, err := s.query(th.Current)
+				if err != nil {
+					return P.ThreadInfo{}, err
+				}
+				now := P.ParseThreads(c)
+				switch {
+				case len(now) != 1:
+					spins++
+				case now[0].Waiting:
+					waits++ // where it stopped: in a wait
+				default:
+					spins++ // still running at the deadline
+				}
+				if len(now) == 1 && now[0] != here[0] {
+					moved = true
+				}
+				// (what it did before it blocked may be the change)
+				if v, err := w.evalHere(); err != nil {
+					return P.ThreadInfo{}, err
+				} else if v != before {
+					return s.landBefore(steps, w)
+				}
 				continue
 			}
 			n++
@@ -159,33 +240,54 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				return P.ThreadInfo{}, err
 			}
 			if v != before {
-				// This statement of this thread made the change: go back
-				// to just before it.
-				if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
-					return P.ThreadInfo{}, err
-				}
-				now, err := s.query(th.Current)
-				if err != nil {
-					return P.ThreadInfo{}, err
-				}
-				if c := P.ParseThreads(now); len(c) == 1 {
-					return c[0], nil
-				}
-				return P.ThreadInfo{}, fmt.Errorf("cannot tell which thread is selected: %s", lastLine(now))
+				return s.landBefore(steps, w)
 			}
 		}
 		switch {
 		case moved:
-			retried = false
-		case len(blocked) == 0 || retried:
-			return P.ThreadInfo{}, fmt.Errorf("%w: every thread waits for another", ErrNoThread)
+			idle = 0
+		case len(blocked) == 0 || idle >= rrIdle:
+			return P.ThreadInfo{}, fmt.Errorf("%w: every thread waits for another (stopped %d times in a wait, %d times running on)", ErrNoThread, waits, spins)
 		default:
 			// Every thread that could move has; the blocked ones may
 			// move now.
-			blocked, retried = map[int]bool{}, true
+			blocked = map[int]bool{}
+			idle++
 		}
 	}
 	return P.ThreadInfo{}, fmt.Errorf("%w in %d statements", ErrNoThread, roundRobinMax)
+}
+
+// landBefore goes back to just before the last of steps, the statement
+// of the selected thread that made the change, and returns that thread.
+func (s *Session) landBefore(steps []Step, w *watchProgram) (P.ThreadInfo, error) {
+	if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
+		return P.ThreadInfo{}, err
+	}
+	now, err := s.query(s.p.Threads.Current)
+	if err != nil {
+		return P.ThreadInfo{}, err
+	}
+	if c := P.ParseThreads(now); len(c) == 1 {
+		return c[0], nil
+	}
+	return P.ThreadInfo{}, fmt.Errorf("cannot tell which thread is selected: %s", lastLine(now))
+}
+
+// threadHere names the selected thread of a program that has several
+// ("" otherwise, or if the debugger cannot say).
+func (s *Session) threadHere() string {
+	if s.p.Threads == nil || !s.running {
+		return ""
+	}
+	if ts, err := s.threads(); err != nil || len(ts) < 2 {
+		return ""
+	}
+	out, err := s.query(s.p.Threads.Current)
+	if c := P.ParseThreads(out); err == nil && len(c) == 1 {
+		return c[0].String()
+	}
+	return ""
 }
 
 // currentLWP is the selected thread's kernel id (or def if unknown).
@@ -197,31 +299,19 @@ func (s *Session) currentLWP(def int) int {
 	return def
 }
 
-// lockedRun runs cmd in thread lwp with the other threads held. A command
-// still running after limit waits for one of them: it is reported
-// blocked. A SIGINT to the thread (which gdb keeps from the program)
-// usually stops it there; if gdb still does not come back, the program is
-// killed, and the caller goes back to a snapshot, which holds everything.
-func (s *Session) lockedRun(cmd string, lwp int, limit time.Duration) (string, bool, error) {
-	pid := s.pid
-	kick := time.AfterFunc(limit, func() { _ = unix.Tgkill(pid, lwp, unix.SIGINT) })
-	out, err := s.queryFor(fmt.Sprintf(s.p.Threads.Locked, cmd, 0.0), limit+rrGrace)
-	kick.Stop()
+// lockedRun runs line, a Threads.Locked command: it reports whether the
+// thread was stopped where it waited for a held one (or ran past the
+// deadline). If gdb does not come back even then, the program is killed
+// (killed), and the caller goes back to a snapshot, which holds
+// everything.
+func (s *Session) lockedRun(line string) (out string, stuck, killed bool, err error) {
+	out, err = s.queryFor(line, rrStep+rrGrace)
 	var te *TimeoutError
 	if errors.As(err, &te) {
-		_ = unix.Kill(pid, unix.SIGKILL)
+		_ = unix.Kill(s.pid, unix.SIGKILL)
 		more, err := s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
 		s.running = false
-		return out + more, true, err
+		return out + more, true, true, err
 	}
-	return out, err == nil && s.p.Threads.Blocked.MatchString(out), err
-}
-
-// sourceOnDisk reports whether file is a source file the person has
-// (library code's debug info names files that are not there).
-func (s *Session) sourceOnDisk(file string) bool {
-	if file == "" || file == "??" {
-		return false
-	}
-	return hasSource(Step{At: P.Location{File: filepath.Clean(file), Line: 1}})
+	return out, err == nil && s.p.Threads.Blocked.MatchString(out), false, err
 }

@@ -69,17 +69,43 @@ func TestThreadsForkRefuses(t *testing.T) {
 // 3.3): the history search finds the statement of the current thread
 // during which the expression changed, and a round-robin search with
 // scheduler locking finds the thread whose statement changed it. One
-// statement of that thread, run alone, makes the change.
+// statement of that thread, run alone, makes the change. In mt_atomic the
+// thread that makes it stands in a semaphore wait, and the others run
+// into lock and semaphore waits on the way: the search runs waiting
+// threads and sees which block.
 func TestThreadsReverseWatch(t *testing.T) {
 	cases := []struct {
 		name, fixture, expr string
 		setup               []string
-		thread, frame       string // the named thread's number, and its backtrace
+		thread              string // the named thread's number, if known
+		stmt                string // the statement, as the message names it
+		frame               string // the named thread's backtrace
 	}{
 		{"order (pbzip2)", "mt_order", "queue != 0",
 			[]string{"break 50", "run", "fred-checkpoint", "continue"},
-			"1", `(?s)#0  teardown \(\) at .*mt_order.c:42\r?\n#1  .* in main \(\) at .*mt_order.c:58`},
+			"1", "teardown at mt_order.c:42",
+			`(?s)#0  teardown \(\) at .*mt_order.c:42\r?\n#1  .* in main \(\) at .*mt_order.c:58`},
+		// Teller 2 writes back a balance computed from its stale read.
+		{"atomicity (MySQL 12228)", "mt_atomic", "balance + withdrawn <= 1000",
+			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
+			"", "write_balance at mt_atomic.c:33",
+			`(?s)#0  write_balance \(b=800, amount=100\)\s+at .*mt_atomic.c:33\r?\n#1  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:59`},
+		// Four workers take items from a queue the main thread fills,
+		// each in turn in a condition wait; the main thread's put, at
+		// the landing, is about to wait for room, holding the queue's
+		// mutex, which the condition wait lets go of.
+		{"queue (condition waits)", "mt_queue", "total < 1000",
+			[]string{"break 53", "run", "fred-checkpoint", "break 59", "continue"},
+			"", "worker at mt_queue.c:44",
+			`#0  worker \(arg=0x\d\) at .*mt_queue.c:44\r?\n`},
+		// Teller 2's first withdrawal of the second round, once teller 1
+		// has let it go and ended: the search runs a thread to its exit.
+		{"after a thread ends", "mt_atomic", "withdrawn <= 350",
+			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
+			"", "write_balance at mt_atomic.c:33",
+			`(?s)#0  write_balance \(b=749, amount=1\)\s+at .*mt_atomic.c:33\r?\n#1  .* in withdraw \(amount=1\)\s+at .*mt_atomic.c:41\r?\n#2  .* in teller \(arg=0x2\)\s+at .*mt_atomic.c:64`},
 	}
+	named := regexp.MustCompile(`is 1 here; the next statement of thread (\d+) \(LWP \d+, "\w+"\), in (\S+ at \S+), run alone, makes it 0: type 'set scheduler-locking step' then 'step'`)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := gdbSession(t, tc.fixture, "criu")
@@ -89,10 +115,16 @@ func TestThreadsReverseWatch(t *testing.T) {
 			if v := ts.value(tc.expr); v != "0" {
 				t.Fatalf("%s is %s at the end; the fixture's bug did not happen", tc.expr, v)
 			}
-			out := ts.must("fred-reverse-watch --from 2 "+tc.expr, `is 1 here; the next statement of thread (\d+) \(LWP \d+\), run alone, makes it 0: type 'set scheduler-locking step' then 'step'`)
-			if tc.thread != "" && !strings.Contains(out, "of thread "+tc.thread+" ") {
-				t.Errorf("named the wrong thread:\n%s", out)
+			out := ts.must("fred-reverse-watch --from 2 "+tc.expr, named.String())
+			m := named.FindStringSubmatch(out)
+			if tc.thread != "" && m[1] != tc.thread {
+				t.Errorf("named thread %s, want %s:\n%s", m[1], tc.thread, out)
 			}
+			if m[2] != tc.stmt {
+				t.Errorf("named the statement %q, want %q:\n%s", m[2], tc.stmt, out)
+			}
+			// The named thread is the selected one, where the watch landed.
+			ts.must("info threads", `(?m)^\* `+m[1]+` +Thread`)
 			ts.must("bt", tc.frame)
 			if v := ts.value(tc.expr); v != "1" {
 				t.Fatalf("after the watch, %s is %s, want 1", tc.expr, v)
@@ -231,4 +263,44 @@ func TestThreadsReverseInWorker(t *testing.T) {
 			t.Fatalf("restore %d:\n%s\nthe first run from there:\n%s", i, out, first)
 		}
 	}
+}
+
+// A thread that blocks under scheduler locking is stopped where it waits,
+// and the round-robin's command ends: after a snapshot and after a
+// restore, the main thread too, which ran CRIU's parasite during the dump
+// (its debug status made gdb ignore its stops).
+func TestThreadsBlockedThreadStops(t *testing.T) {
+	ts := gdbSession(t, "mt_block", "criu")
+	th := ts.p.Threads
+	ts.must("break 12", `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, waiter`)
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	check := func(when string) {
+		t.Helper()
+		all, err := ts.threads()
+		if err != nil || len(all) != 2 {
+			t.Fatalf("%s: threads %v, %v", when, all, err)
+		}
+		for _, x := range all {
+			if _, err := ts.query(fmt.Sprintf(th.Select, x.LWP)); err != nil {
+				t.Fatal(err)
+			}
+			// (main may not be in its join yet: a few statements get it
+			// there)
+			out, stuck, killed, err := "", false, false, error(nil)
+			for i := 0; i < 5 && err == nil && !stuck; i++ {
+				out, stuck, killed, err = ts.lockedRun(fmt.Sprintf(th.Locked, th.Step, rrStep.Seconds()))
+			}
+			if err != nil || killed || !stuck {
+				t.Fatalf("%s: thread %d (%s): stuck %v, killed %v, %v:\n%s", when, x.Num, x.Function, stuck, killed, err, out)
+			}
+			c, err := ts.query(th.Current)
+			if now := P.ParseThreads(c); err != nil || len(now) != 1 || !now[0].Waiting {
+				t.Errorf("%s: thread %d is not stopped in a wait: %q %v", when, x.Num, c, err)
+			}
+		}
+	}
+	check("after a snapshot")
+	ts.must("fred-restart 2", `waiter`)
+	check("after a restore")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -282,16 +283,16 @@ func (s *Session) reverseWatch(args []string) error {
 			if err := s.show(); err != nil {
 				return err
 			}
-			s.Printf("'%s' is %s here; the next statement of thread %d (LWP %d), run alone, makes it %s: type '%s' then 'step'",
-				expr, res.Before, t.Num, t.LWP, res.After, s.p.Threads.Hold)
+			s.Printf("'%s' is %s here; the next statement of %s, in %s at %s:%d, run alone, makes it %s: type '%s' then 'step'",
+				expr, res.Before, t, t.Function, filepath.Base(t.File), t.Line, res.After, s.p.Threads.Hold)
 			s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d evaluations)",
 				time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, res.Evals)
 			return nil
 		case errors.Is(err, ErrNoThread):
-			s.Printf("searching the threads: %v; this is where the current thread's history changes it", err)
 			if err := s.goTo(landed.steps, st); err != nil {
 				return err
 			}
+			s.Printf("searching the threads: %v; this is where the history of %s changes it", err, s.threadHere())
 		case err != nil:
 			if gerr := s.goTo(orig, st); gerr != nil {
 				return fmt.Errorf("searching the threads: %v; and going back to where you were failed: %v", err, gerr)
@@ -305,7 +306,12 @@ func (s *Session) reverseWatch(args []string) error {
 	if err := s.show(); err != nil {
 		return err
 	}
-	s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
+	if t := s.threadHere(); t != "" {
+		// A single-threaded stretch of a multi-threaded program.
+		s.Printf("'%s' is %s here, in %s; its next step makes it %s", expr, res.Before, t, res.After)
+	} else {
+		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
+	}
 	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
 		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
 	return nil

@@ -45,13 +45,13 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper: gdbStepper,
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
-		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`received signal SIGINT`),
-		Hold: "set scheduler-locking step"},
+		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked\r?$`),
+		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
 		{Names: []string{"r", "run"}, Kind: Forward, Op: OpRun},
@@ -417,10 +417,11 @@ func miQuote(s string) string {
 
 // gdbThreadsPy lists threads for fred (personalities.Threads): where each
 // stands (its innermost frame with source on disk) and whether it is in a
-// blocking call (a lock, condition or semaphore wait, join, sleep, I/O),
-// judged by the functions below that frame.
-const gdbThreadsPy = `import os, re
-_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv')
+// blocking call (a lock, condition or semaphore wait, join, sleep, I/O,
+// or the replay log's wait for a thread's turn), judged by the functions
+// below that frame; and its name.
+const gdbThreadsPy = `import os, re, json
+_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv|wait_turn|take_turn|^syscall$')
 def fred_where_thread(t):
     t.switch()
     f, i, waiting, top = gdb.newest_frame(), 0, 0, None
@@ -433,38 +434,147 @@ def fred_where_thread(t):
             waiting = 1
         f, i = f.older(), i + 1
     top = top or ('??', '??', 0)
-    return '@fred thread %d %d %d %s %s:%d' % (t.num, t.ptid[1], waiting, top[0], top[1], top[2])
+    name = json.dumps(t.name or '')
+    return '@fred thread %d %d %d %s %s %s:%d' % (t.num, t.ptid[1], waiting, name, top[0], top[1], top[2])
 def fred_threads():
-    cur = gdb.selected_thread()
+    try:
+        cur = gdb.selected_thread()
+    except SystemError:
+        cur = None  # it has exited
     out = [fred_where_thread(t) for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)]
-    cur.switch()
+    if cur is not None and cur.is_valid():
+        cur.switch()
     print('\n'.join(out))
 def fred_thread_now():
-    print(fred_where_thread(gdb.selected_thread()))
-# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
-# as the program is resumed, before CMD's stepping is over; from Python the
-# command runs to its end first. A thread still running after limit
-# seconds waits for one that is held: a SIGINT to it (which gdb keeps from
-# the program) stops it there.
-import threading, ctypes
-def fred_locked(cmd, limit=0):
-    old = gdb.parameter('scheduler-locking')
-    gdb.execute('set scheduler-locking on')
-    timer = None
-    if limit:
-        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
-        timer = threading.Timer(limit, lambda: ctypes.CDLL(None).syscall(234, pid, lwp, 2))
-        timer.start()
     try:
-        gdb.execute(cmd)
-    finally:
-        if timer:
-            timer.cancel()
-        gdb.execute('set scheduler-locking ' + old)
+        t = gdb.selected_thread()
+    except SystemError:
+        return  # it has exited
+    if t is not None:
+        print(fred_where_thread(t))
 def fred_thread(lwp):
     for t in gdb.selected_inferior().threads():
         if t.ptid[1] == lwp:
             t.switch()
             return
     raise gdb.GdbError('no thread with LWP %d' % lwp)
+`
+
+// gdbRoundRobinPy is fred's round-robin statement (Threads.Step). It is a
+// command of its own: a terminal line holds at most 4095 characters.
+const gdbRoundRobinPy = `import os
+# One statement of the selected thread for fred's round-robin: it runs
+# until it stands in the program's own code again. A thread in a wait or
+# in library code returns from there ('finish' out of the library function
+# the program called); one in the program's code runs a line ('step') and
+# returns from any library function the line stepped into, whose own lines
+# are no statements of the program. A thread not yet in the program's code
+# (a new one) goes by instructions until it is, returning from the library
+# functions it calls on the way: 'step' would run a start function without
+# line information, and the program's code it calls, to the end. A stop by
+# a signal (fred's SIGINT to a thread that blocks) ends it where it is:
+# resuming would block again.
+_fred_signalled = [False]
+def _fred_on_stop(ev):
+    if isinstance(ev, gdb.SignalEvent):
+        _fred_signalled[0] = True
+gdb.events.stop.connect(_fred_on_stop)
+def fred_own_frame():
+    f, i = gdb.newest_frame(), 0
+    while f is not None and i < 64:
+        sal = f.find_sal()
+        if sal.symtab and os.path.exists(sal.symtab.fullname()):
+            return f, i
+        f, i = f.older(), i + 1
+    return None, -1
+def fred_own_step(most=20000):
+    _fred_signalled[0] = False
+    f, i = fred_own_frame()
+    if i == 0:
+        gdb.execute('step')
+    try:
+        for _ in range(most):
+            t = gdb.selected_thread()
+            if _fred_signalled[0] or t is None or not t.is_valid():
+                return
+            f, i = fred_own_frame()
+            if i == 0:
+                return
+            if i > 0:
+                f.newer().select()
+                gdb.execute('finish')
+                continue
+            # (quiet: each would print where it stopped)
+            f = gdb.newest_frame()
+            if f.find_sal().symtab and f.older() is not None and f.older().older() is not None:
+                gdb.execute('with suppress-cli-notifications on -- finish', to_string=True)
+            else:
+                gdb.execute('with suppress-cli-notifications on -- stepi', to_string=True)
+    except (gdb.error, SystemError):
+        pass  # the thread has exited, or the program
+    finally:
+        fred_after_exit()
+# A thread that exits leaves none selected: the lowest-numbered one is,
+# the same on every replay.
+def fred_after_exit():
+    try:
+        gdb.selected_thread().num
+        return
+    except (SystemError, AttributeError):
+        pass
+    ts = sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)
+    if ts:
+        ts[0].switch()
+        print('@fred the thread exited')
+`
+
+// gdbLockedPy runs a command with scheduler locking (Threads.Locked).
+const gdbLockedPy = `import os
+# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
+# as the program is resumed, before CMD's stepping is over; from Python the
+# command runs to its end first. With the others held, a thread that
+# sleeps in a wait (a futex, a read) for 0.1 s waits for one of them, and
+# one still running after limit seconds for one some other way: a SIGINT
+# to it (which gdb keeps from the program) stops it there, the same way
+# when the command is replayed. (The kernel says where it sleeps.)
+import threading, ctypes, time
+_fred_tgkill, _fred_waits = {
+    'x86_64': (234, {0, 7, 19, 23, 34, 43, 45, 47, 61, 128, 130, 202, 232, 247, 270, 271, 281, 288, 441, 449}),
+    'aarch64': (131, {22, 63, 65, 72, 73, 95, 98, 133, 137, 202, 207, 212, 242, 260, 441, 449}),
+}.get(os.uname().machine, (None, set()))
+def _fred_state(pid, lwp):
+    d = '/proc/%d/task/%d/' % (pid, lwp)
+    try:
+        st = open(d + 'stat').read()
+        sc = open(d + 'syscall').read().split()
+        return st[st.rindex(')') + 2], int(sc[0]) if sc[0].isdigit() else -1
+    except (OSError, ValueError, IndexError):
+        return '', -1
+def _fred_watch(pid, lwp, limit, done, kicked):
+    end, since = time.monotonic() + limit, None
+    while not done.wait(0.005):
+        state, call = _fred_state(pid, lwp)
+        now = time.monotonic()
+        since = (since or now) if state == 'S' and call in _fred_waits else None
+        if (since and now - since >= 0.1) or (now >= end and state not in ('t', '')):
+            kicked.append(1)
+            ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, 2)
+            return
+def fred_locked(cmd, limit=0):
+    old = gdb.parameter('scheduler-locking')
+    gdb.execute('set scheduler-locking on')
+    done, kicked, w = threading.Event(), [], None
+    if limit and _fred_tgkill:
+        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
+        w = threading.Thread(target=_fred_watch, args=(pid, lwp, limit, done, kicked), daemon=True)
+        w.start()
+    try:
+        gdb.execute(cmd)
+    finally:
+        done.set()
+        if w:
+            w.join()
+        gdb.execute('set scheduler-locking ' + old)
+        if kicked:
+            print('@fred blocked')
 `

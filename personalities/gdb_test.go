@@ -1629,3 +1629,41 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 	}
 	return out, nil
 }
+
+// gdb reads fred's commands from a terminal, which cuts a line at 4095
+// characters: each setup command (the Python helpers) must fit.
+func TestGDBSetupLinesFitATerminal(t *testing.T) {
+	for _, c := range GDB.Setup("prog") {
+		if len(c) >= 4096 {
+			t.Errorf("a setup command of %d characters: %.60s...", len(c), c)
+		}
+	}
+}
+
+// The thread listing (gdbThreadsPy's lines): a name may hold spaces and
+// quotes (JSON-quoted), and a line without one (older helpers) still reads.
+func TestParseThreads(t *testing.T) {
+	out := "@fred thread 1 4242 0 \"mt_atomic\" main /src/mt atomic.c:78\r\n" +
+		"@fred thread 3 4250 1 \"worker \\\"2\\\"\" teller /src/mt_atomic.c:52\r\n" +
+		"@fred thread 4 4251 0 ?? ??:0\r\n"
+	got := ParseThreads(out)
+	want := []ThreadInfo{
+		{Num: 1, LWP: 4242, Name: "mt_atomic", Function: "main", File: "/src/mt atomic.c", Line: 78},
+		{Num: 3, LWP: 4250, Waiting: true, Name: `worker "2"`, Function: "teller", File: "/src/mt_atomic.c", Line: 52},
+		{Num: 4, LWP: 4251, Function: "??", File: "??", Line: 0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d threads: %+v", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("thread %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if s := want[1].String(); s != `thread 3 (LWP 4250, "worker \"2\"")` {
+		t.Errorf("String: %s", s)
+	}
+	if s := want[2].String(); s != "thread 4 (LWP 4251)" {
+		t.Errorf("String: %s", s)
+	}
+}

@@ -259,7 +259,7 @@ type Tracer struct {
 // kernel thread id (stable across snapshots, unlike the debugger's
 // numbers), and run a command with only the selected thread running.
 type Threads struct {
-	List    string // answers one "@fred thread NUM LWP WAITING FUNCTION FILE:LINE" line per thread
+	List    string // answers one "@fred thread NUM LWP WAITING "NAME" FUNCTION FILE:LINE" line per thread
 	Current string // answers "@fred thread NUM LWP ..." for the selected thread
 	Select  string // with %d for the LWP
 	// Locked runs a command (%s) with the other threads held and the
@@ -268,19 +268,25 @@ type Threads struct {
 	// matches in the output.
 	Locked  string
 	Blocked *regexp.Regexp
-	Hold    string // what the person types so that step runs the selected thread alone
+	// Step is one statement of the selected thread's own code, for
+	// Locked: out of a wait or library code first, and not into library
+	// code.
+	Step   string
+	Exited string // what Step says when its thread exited and another is selected
+	Hold   string // what the person types so that step runs the selected thread alone
 }
 
 // ThreadInfo is one thread as Threads.List gives it.
 type ThreadInfo struct {
 	Num, LWP int
 	Waiting  bool   // stopped in a lock wait or another blocking call
+	Name     string // the thread's name ("" if it has none)
 	Function string // innermost frame with source, or the innermost
 	File     string
 	Line     int
 }
 
-var threadLine = regexp.MustCompile(`(?m)^@fred thread (\d+) (\d+) ([01]) (\S+) (.*):(\d+)\r?$`)
+var threadLine = regexp.MustCompile(`(?m)^@fred thread (\d+) (\d+) ([01]) (?:("(?:[^"\\]|\\.)*") )?(\S+) (.*):(\d+)\r?$`)
 
 // ParseThreads reads Threads.List's (or Current's) answer.
 func ParseThreads(out string) []ThreadInfo {
@@ -288,10 +294,20 @@ func ParseThreads(out string) []ThreadInfo {
 	for _, m := range threadLine.FindAllStringSubmatch(out, -1) {
 		num, _ := strconv.Atoi(m[1])
 		lwp, _ := strconv.Atoi(m[2])
-		line, _ := strconv.Atoi(m[6])
-		ts = append(ts, ThreadInfo{Num: num, LWP: lwp, Waiting: m[3] == "1", Function: m[4], File: m[5], Line: line})
+		line, _ := strconv.Atoi(m[7])
+		name, _ := strconv.Unquote(m[4]) // JSON's escapes are Go's
+		ts = append(ts, ThreadInfo{Num: num, LWP: lwp, Waiting: m[3] == "1", Name: name, Function: m[5], File: m[6], Line: line})
 	}
 	return ts
+}
+
+// String names the thread as a person finds it in the debugger: its
+// number, kernel id and name.
+func (t ThreadInfo) String() string {
+	if t.Name == "" {
+		return fmt.Sprintf("thread %d (LWP %d)", t.Num, t.LWP)
+	}
+	return fmt.Sprintf("thread %d (LWP %d, %q)", t.Num, t.LWP, t.Name)
 }
 
 var all = []*Personality{GDB, PDB, Perl}

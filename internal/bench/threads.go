@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/fred-debugger/fred/replaylog"
 )
@@ -103,4 +105,54 @@ func (b *bench) threadOrder() {
 				st.Events, st.Bytes, float64(st.Events)/rec.median(), float64(st.Events)/rep.median())})
 		fmt.Fprintf(&b.details, "\n%s:\n  native %s\n  recording %s\n  replaying %s\n", c.what, native.list(), rec.list(), rep.list())
 	}
+	b.threadWatch()
+}
+
+// threadWatch times fred-reverse-watch in a multi-threaded program (FReD
+// paper, 3.3): mt_atomic's atomicity violation (MySQL 12228 style), from
+// a snapshot taken before the tellers start to the end of the run. The
+// history search finds main's statement, and the round-robin with
+// scheduler locking the teller whose write breaks the invariant; a run
+// that names another statement is a failure, not a time.
+func (b *bench) threadWatch() {
+	const measure = "reverse-watch on mt_atomic's invariant (2 tellers; history search, then the round-robin)"
+	prog, err := b.binary("mt_atomic")
+	if err != nil {
+		b.fail(threadsSection, measure, "", err)
+		return
+	}
+	reps := 3
+	if *quick {
+		reps = 1
+	}
+	var took sample
+	last := ""
+	for i := 0; i < reps; i++ {
+		progress("thread order: reverse-watch in mt_atomic, run %d of %d", i+1, reps)
+		x, err := startSession(b.tmp, prog, false)
+		if err != nil {
+			b.fail(threadsSection, measure, "", err)
+			return
+		}
+		err = x.must("break 73", "run", "fred-checkpoint", "break 81", "continue")
+		out, t := "", time.Duration(0)
+		if err == nil {
+			out, t, err = x.do("fred-reverse-watch --from 2 balance + withdrawn <= 1000")
+		}
+		if err == nil && !strings.Contains(out, "in write_balance at mt_atomic.c:33") {
+			err = fmt.Errorf("it named another statement:\n%s", indent(tail(out, 4)))
+		}
+		if cerr := x.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.fail(threadsSection, measure, "", err)
+			return
+		}
+		took = append(took, t.Seconds())
+		last = lastFredLine(out)
+	}
+	b.add(row{section: threadsSection, measure: measure, fred: "not measured", target: "names teller 2's write (no time target)",
+		got: secs(took.median()), verdict: "meets", comments: last})
+	fmt.Fprintf(&b.details, "\n%s:\n  %s\n", measure, took.list())
 }
