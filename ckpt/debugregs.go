@@ -15,8 +15,7 @@ import (
 // thread's next stops as late breakpoint traps (gdb: "delayed hardware
 // breakpoint/watchpoint trap, ignoring"), so an interrupt never stops it.
 // clearDebugStatus resets DR6 in every thread of pid, which is stopped and
-// not traced; it stays stopped. A dump leaves DR6 so too (CRIU's own
-// ptrace traps): ClearDebugStatus is for a debugger about to attach again.
+// not traced; it stays stopped.
 
 // ClearDebugStatus is clearDebugStatus for a process a dump left stopped
 // that a debugger attaches to again: the dump leaves the thread that ran
@@ -25,10 +24,6 @@ func ClearDebugStatus(pid int) error { return clearDebugStatus(pid) }
 
 // dr6Offset is offsetof(struct user, u_debugreg[6]) on x86-64.
 const dr6Offset = 848 + 6*8
-
-// ClearDebugStatus is clearDebugStatus, for callers that dumped a program
-// and give it back to a debugger.
-func ClearDebugStatus(pid int) error { return clearDebugStatus(pid) }
 
 func clearDebugStatus(pid int) error {
 	if runtime.GOARCH != "amd64" {

@@ -220,11 +220,6 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		err = ckpt.ClearDebugStatus(pid)
 	}
 	if s.p.Tracer != nil && !through {
-		if err == nil {
-			// Else gdb ignores the program's next stop, an interrupt
-			// included, as a late hardware-breakpoint trap.
-			err = ckpt.ClearDebugStatus(pid)
-		}
 		if aerr := s.reattach(pid, lwp); aerr != nil && err == nil {
 			err = aerr
 		}
