@@ -185,6 +185,7 @@ func (s *Session) replayHits(step Step) (string, error) {
 // hit is where a moment lies in a hit count: k executions of addr after
 // the anchor, a moment inside the `continue` cont.
 type hit struct {
+	base   []Step // the history before the continue
 	anchor []Step
 	cont   Step
 	addr   uint64
@@ -255,16 +256,29 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		if err := s.goTo(am.steps, w.st); err != nil {
 			return nil, err
 		}
+		// Count executions of the statement after a: the continue's
+		// start is seldom inside the loop it runs, and a probe that came
+		// too early may be at the start still; the next statement is
+		// in the loop either way.
+		q, err := s.forward("next", st.cont.Bps, w.st)
+		if err != nil {
+			return nil, err
+		}
+		if q.Stop != P.StopDone {
+			s.dirty(st.base)
+			return nil, nil
+		}
+		anchor := with(am.steps, q)
 		pc, _, _, err := s.where()
 		if err != nil {
 			return nil, err
 		}
-		h = &hit{anchor: am.steps, cont: st.cont, addr: pc}
+		h = &hit{base: st.base, anchor: anchor, cont: st.cont, addr: pc}
 	}
 	if _, ok := w.hitEnds[h.key()]; ok {
 		return nil, nil // counted to the continue's end already
 	}
-	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(baseOf(h.anchor), h.cont)) {
+	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(h.base, h.cont)) {
 		return nil, nil // b is a finer moment (a `next` from a): nothing to scan
 	}
 	step := w.scanStep[h.key()]
@@ -295,7 +309,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		// The continue ended first: now the count to its end is known.
 		w.hitEnds[h.key()] = h.k + r.n
 		if r.stop == P.StopBreakpoint {
-			s.Timeline.Steps = with(baseOf(h.anchor), h.cont)
+			s.Timeline.Steps = with(h.base, h.cont)
 		} else {
 			s.dirty(h.anchor)
 		}
@@ -333,7 +347,7 @@ func (w *watchProgram) hitsSplit(ctx context.Context, am, bm moment) (watch.Seq,
 		}
 	case ha != nil:
 		end, ok := w.hitEnds[ha.key()]
-		if !ok || w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(baseOf(ha.anchor), ha.cont)) {
+		if !ok || w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(ha.base, ha.cont)) {
 			return nil, false, nil
 		}
 		h, lo, hi = ha, ha.k, end+1
@@ -362,12 +376,3 @@ type hitSeq struct {
 
 func (q hitSeq) Len() int              { return q.n }
 func (q hitSeq) At(i int) watch.Moment { return q.w.hitMoment(q.h, q.lo+i+1) }
-
-// baseOf is the history before the continue an anchor lies in: the
-// anchor itself, or the anchor without its probe step.
-func baseOf(anchor []Step) []Step {
-	if n := len(anchor); n > 0 && anchor[n-1].Cmd.Op == opProbe {
-		return anchor[:n-1]
-	}
-	return anchor
-}
