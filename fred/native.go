@@ -96,7 +96,7 @@ var debugProbes = os.Getenv("FRED_DEBUG_PROBES") == "1"
 
 // minNative is the shortest stretch (in program CPU time) fred divides by
 // native probes; below it, interrupting lands too unevenly, and counting
-// `next`s in the debugger is cheaper.
+// executions (hits.go) is cheaper.
 var minNative = 60 * time.Microsecond
 
 // sameMoment: two places with the same registers less than this much run
