@@ -818,3 +818,35 @@ func TestLibraryReadv(t *testing.T) {
 		t.Fatalf("want the readv()s as reads and the preadv() as a file read:\n%+v", l.Entries)
 	}
 }
+
+// recvmmsg is logged as one recvmsg a message: a replay returns the
+// recorded datagrams and their number, whatever the program sends now.
+func TestLibraryRecvmmsg(t *testing.T) {
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "recvmmsg")
+	logf := filepath.Join(t.TempDir(), "log")
+	run := func(value string, env ...string) string {
+		t.Helper()
+		c := exec.Command(prog, value)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := run("first", with...)
+	if first != "3 messages: first-0 first-1 first-2\n" {
+		t.Fatalf("first run: %q", first)
+	}
+	if again := run("second", append(with, "FREDLOG_REPLAY=1")...); again != first {
+		t.Fatalf("replay differs: %q, first %q", again, first)
+	}
+	if plain := run("second"); plain != "3 messages: second-0 second-1 second-2\n" {
+		t.Fatalf("without the library: %q", plain)
+	}
+}

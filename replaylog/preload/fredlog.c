@@ -125,6 +125,7 @@ static ssize_t (*real_pread)(int, void *, size_t, off_t);
 static ssize_t (*real_recv)(int, void *, size_t, int);
 static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 static int (*real_accept)(int, struct sockaddr *, socklen_t *);
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
@@ -155,7 +156,7 @@ static void resolve_sync(void);
 #define REAL(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
 static void resolve(void)
 {
-	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg);
+	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg); REAL(recvmmsg);
 	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
@@ -1313,6 +1314,26 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 	inlib = 0;
 	free(tmp);
 	return res;
+}
+
+/* recvmmsg: one recvmsg (logged as above) a message; after the first,
+ * only messages already waiting are taken (as with MSG_WAITFORONE), so
+ * that the log says how many the call returned. The timeout is not
+ * honoured past the first message. */
+EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct timespec *to)
+{
+	READY();
+	if (OFF || is_tty(fd))
+		return real_recvmmsg(fd, v, n, fl, to);
+	fl &= ~MSG_WAITFORONE;
+	unsigned int i;
+	for (i = 0; i < n; i++) {
+		ssize_t r = recvmsg(fd, &v[i].msg_hdr, i == 0 ? fl : fl | MSG_DONTWAIT);
+		if (r < 0)
+			return i > 0 ? (int)i : -1;
+		v[i].msg_len = (unsigned int)r;
+	}
+	return (int)i;
 }
 
 /* stdio reads go to libc's internal read, which LD_PRELOAD cannot see:
