@@ -245,7 +245,11 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 		runtime.LockOSThread()
 		_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0)
 		// The window opens when the program leaves its stop: gdb takes a
-		// millisecond or two to resume it.
+		// millisecond or two to resume it. The thread naps between looks
+		// rather than spin: at real-time priority a spinning thread
+		// would starve everything else on its CPU (the program's other
+		// threads included), and a nap at that priority wakes on time.
+		nap := func(d time.Duration) { _ = unix.Nanosleep(&unix.Timespec{Nsec: int64(d)}, nil) }
 		buf := make([]byte, 512)
 		for {
 			select {
@@ -256,23 +260,20 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 			if st, err := procState(pid, buf); err != nil || st != 't' && st != 'T' {
 				break
 			}
+			nap(20 * time.Microsecond)
 		}
 		deadline := time.Now().Add(w)
-		if w > 2*time.Millisecond {
-			// Sleep most of a long window; spin the end of it, as a
-			// timer's wake-up is late by tens of microseconds.
-			select {
-			case <-done:
-				return
-			case <-time.After(w - time.Millisecond):
+		for {
+			rem := time.Until(deadline)
+			if rem <= 0 {
+				break
 			}
-		}
-		for time.Now().Before(deadline) {
 			select {
 			case <-done:
 				return
 			default:
 			}
+			nap(min(rem, 50*time.Microsecond))
 		}
 		select {
 		case <-done:
