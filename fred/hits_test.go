@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -85,5 +86,45 @@ func TestAlongHitCounts(t *testing.T) {
 	}
 	if _, _, ok := along(at(30, 0x40), at(25, 0x40)); ok {
 		t.Fatal("a later count is not on the way to an earlier one")
+	}
+}
+
+// Distances between probes are trusted only when runs from one starting
+// moment measured them; across starting moments they are estimates.
+func TestSpanMeasuredFromOneStart(t *testing.T) {
+	ms := time.Millisecond
+	w := &watchProgram{endFrom: map[string]time.Duration{}}
+	cont := Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Took: 10 * ms}
+	st := stretch{cont: cont, offB: -1}
+	w.endFrom[w.endKey(st)+"|start"] = 5 * ms
+	p1 := &probe{id: 1, from: "start", rel: 2 * ms, off: 2 * ms}
+	p2 := &probe{id: 2, from: "p1", rel: 1 * ms, off: 3 * ms}
+	p3 := &probe{id: 3, from: "p1", rel: 400 * time.Microsecond, off: 2400 * time.Microsecond}
+	p4 := &probe{id: 4, from: "p3", rel: 100 * time.Microsecond, off: 2500 * time.Microsecond}
+	for _, c := range []struct {
+		name     string
+		pa, pb   *probe
+		want     time.Duration
+		measured bool
+	}{
+		{"start to end", nil, nil, 5 * ms, true},
+		{"probe to end, both from the start", p1, nil, 3 * ms, true},
+		{"probe to a probe run from it", p1, p2, 1 * ms, true},
+		{"sibling probes", p3, p2, 600 * time.Microsecond, true},
+		{"probes from different starts: the chain", p4, p2, 500 * time.Microsecond, false},
+		{"end not measured from this probe's start", p4, nil, 10*ms - 2500*time.Microsecond, false},
+	} {
+		s := st
+		s.pa, s.pb = c.pa, c.pb
+		if c.pa != nil {
+			s.offA = c.pa.off
+		}
+		if c.pb != nil {
+			s.offB = c.pb.off
+		}
+		got, measured := w.span(s)
+		if got != c.want || measured != c.measured {
+			t.Errorf("%s: span %v (measured %v), want %v (%v)", c.name, got, measured, c.want, c.measured)
+		}
 	}
 }
