@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fred-debugger/fred/ckpt"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 	"golang.org/x/sys/unix"
@@ -125,26 +126,6 @@ func (s *Session) probeOf(steps []Step) *probe {
 	return s.probes[id]
 }
 
-// procState is pid's state letter from /proc/PID/stat ('t': stopped by
-// its tracer).
-func procState(pid int, buf []byte) (byte, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	n, err := f.Read(buf)
-	f.Close()
-	if err != nil {
-		return 0, err
-	}
-	b := buf[:n]
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0, fmt.Errorf("cannot read /proc/%d/stat", pid)
-	}
-	return b[i+2], nil
-}
-
 // cpuTime is the CPU time all of pid's threads have used, from
 // /proc/PID/task/*/schedstat. For a running thread the kernel brings the
 // figure up to date only at scheduler ticks, but for a stopped one it is
@@ -250,14 +231,13 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 		// would starve everything else on its CPU (the program's other
 		// threads included), and a nap at that priority wakes on time.
 		nap := func(d time.Duration) { _ = unix.Nanosleep(&unix.Timespec{Nsec: int64(d)}, nil) }
-		buf := make([]byte, 512)
 		for {
 			select {
 			case <-done:
 				return
 			default:
 			}
-			if st, err := procState(pid, buf); err != nil || st != 't' && st != 'T' {
+			if st, err := ckpt.ProcState(pid); err != nil || st != 't' && st != 'T' {
 				break
 			}
 			nap(20 * time.Microsecond)

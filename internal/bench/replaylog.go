@@ -62,40 +62,9 @@ func (b *bench) replayLog() {
 		{"read-heavy: 32 MB in 4 KB read()s, a clock_gettime per read", []string{b.bins["bench_read"], data}},
 	} {
 		progress("replay log: %s", c.what)
-		logf := filepath.Join(b.tmp, "bench.replaylog")
-		var native, rec, rep sample
-		var out0 []byte
-		for i := 0; i < reps; i++ {
-			out, t, err := runEnv(c.argv, nil)
-			if err != nil {
-				b.fail(rlogSection, c.what, "", err)
-				return
-			}
-			out0 = out
-			native = append(native, t)
-			os.Remove(logf)
-			env := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_TTY=1"}
-			outR, t, err := runEnv(c.argv, env)
-			if err != nil {
-				b.fail(rlogSection, c.what+", recording", "", err)
-				return
-			}
-			rec = append(rec, t)
-			outP, t, err := runEnv(c.argv, append(env, "FREDLOG_REPLAY=1"))
-			if err != nil {
-				b.fail(rlogSection, c.what+", replaying", "", err)
-				return
-			}
-			rep = append(rep, t)
-			if !bytes.Equal(outR, outP) {
-				b.fail(rlogSection, c.what+", replaying", "", fmt.Errorf("replay printed %q, the recording %q", outP, outR))
-				return
-			}
-		}
-		l, err := replaylog.ReadFile(logf)
-		os.Remove(logf)
+		native, rec, rep, out0, l, err := recordReplay(c.argv, lib, filepath.Join(b.tmp, "bench.replaylog"), []string{"FREDLOG_TTY=1"}, reps)
 		if err != nil {
-			b.fail(rlogSection, c.what+", the log", "", err)
+			b.fail(rlogSection, c.what, "", err)
 			return
 		}
 		ratio := rec.median() / native.median()
@@ -123,6 +92,41 @@ func (b *bench) replayLog() {
 		}
 		fmt.Fprintf(&b.details, "\n%s:\n  native %s\n  recording %s\n  replaying %s\n  output %q\n", c.what, native.list(), rec.list(), rep.list(), bytes.TrimSpace(out0))
 	}
+}
+
+// recordReplay runs argv reps times natively, recording a log with the
+// library lib (and the environment extra), and replaying it; a replay must
+// print what its recording printed. It returns the three samples, what the
+// native run printed and the last log.
+func recordReplay(argv []string, lib, logf string, extra []string, reps int) (native, rec, rep sample, out0 []byte, l *replaylog.Log, err error) {
+	defer os.Remove(logf)
+	for i := 0; i < reps; i++ {
+		out, t, err := runEnv(argv, nil)
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		out0 = out
+		native = append(native, t)
+		os.Remove(logf)
+		env := append([]string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}, extra...)
+		outR, t, err := runEnv(argv, env)
+		if err != nil {
+			return nil, nil, nil, nil, nil, fmt.Errorf("recording: %w", err)
+		}
+		rec = append(rec, t)
+		outP, t, err := runEnv(argv, append(env, "FREDLOG_REPLAY=1"))
+		if err != nil {
+			return nil, nil, nil, nil, nil, fmt.Errorf("replaying: %w", err)
+		}
+		rep = append(rep, t)
+		if !bytes.Equal(outR, outP) {
+			return nil, nil, nil, nil, nil, fmt.Errorf("replaying: the replay printed %q, the recording %q", outP, outR)
+		}
+	}
+	if l, err = replaylog.ReadFile(logf); err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("the log: %w", err)
+	}
+	return native, rec, rep, out0, l, nil
 }
 
 // runEnv runs argv with extra environment and returns its output and wall

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,46 +42,14 @@ func (b *bench) threadOrder() {
 		{"4 threads x 100,000 lock/unlock pairs, no work between (worst case)", []string{b.bins["bench_mt"], "100000", "0"}},
 	} {
 		progress("thread order: %s", c.what)
-		logf := filepath.Join(b.tmp, "bench-mt.replaylog")
-		var native, rec, rep sample
-		var l *replaylog.Log
-		for i := 0; i < reps; i++ {
-			if _, t, err := runEnv(c.argv, nil); err != nil {
-				b.fail(threadsSection, c.what, "", err)
-				return
-			} else {
-				native = append(native, t)
-			}
-			os.Remove(logf)
-			env := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
-			outR, t, err := runEnv(c.argv, env)
-			if err != nil {
-				b.fail(threadsSection, c.what+", recording", "", err)
-				return
-			}
-			rec = append(rec, t)
-			outP, t, err := runEnv(c.argv, append(env, "FREDLOG_REPLAY=1"))
-			if err != nil {
-				b.fail(threadsSection, c.what+", replaying", "", err)
-				return
-			}
-			rep = append(rep, t)
-			if !bytes.Equal(outR, outP) {
-				b.fail(threadsSection, c.what+", replaying", "", fmt.Errorf("replay printed %q, the recording %q", outP, outR))
-				return
-			}
-			if i == reps-1 {
-				if l, err = replaylog.ReadFile(logf); err != nil {
-					b.fail(threadsSection, c.what+", the log", "", err)
-					return
-				}
-				if l.Divergences > 0 {
-					b.fail(threadsSection, c.what+", the log", "", fmt.Errorf("%d divergences: %s", l.Divergences, l.Notice))
-					return
-				}
-			}
+		native, rec, rep, _, l, err := recordReplay(c.argv, lib, filepath.Join(b.tmp, "bench-mt.replaylog"), nil, reps)
+		if err == nil && l.Divergences > 0 {
+			err = fmt.Errorf("the log: %d divergences: %s", l.Divergences, l.Notice)
 		}
-		os.Remove(logf)
+		if err != nil {
+			b.fail(threadsSection, c.what, "", err)
+			return
+		}
 		st := l.SyncStats()
 		ratio := rec.median() / native.median()
 		v := "meets"

@@ -838,13 +838,14 @@ static int fd_shared; /* the program has made threads or children */
 HIDDEN int fredlog_sync; /* off in interpreters, whose threads fred does not see (below) */
 static struct {
 	unsigned char known, ok; /* ok: a regular file, unchanged since the start */
+	unsigned char unseekable; /* a pipe, socket or terminal: no lseek at each read */
 	struct fid id;
 	int64_t next; /* where the last read by reference ended */
 } fcache[MAXFILEFD];
 static void forget_fd(int fd)
 {
 	if (fd >= 0 && fd < MAXFILEFD)
-		fcache[fd].known = 0;
+		fcache[fd].known = fcache[fd].unseekable = 0;
 }
 static int64_t unchanged_before;       /* ns: files changed later are stored */
 
@@ -865,9 +866,15 @@ static int file_pre(int fd, int64_t off, size_t n, struct fid *id, int64_t *at)
 		return 0;
 	int seq = off < 0;
 	if (seq) {
-		off = lseek(fd, 0, SEEK_CUR); /* fails (ESPIPE) on pipes, sockets, terminals */
-		if (off < 0)
+		if (fcache[fd].unseekable)
 			return 0;
+		int sv = errno;
+		off = lseek(fd, 0, SEEK_CUR); /* fails (ESPIPE) on pipes, sockets, terminals */
+		if (off < 0) {
+			fcache[fd].unseekable = errno == ESPIPE;
+			errno = sv;
+			return 0;
+		}
 	}
 	if (off + (int64_t)n <= store_below)
 		return 0;
