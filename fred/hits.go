@@ -247,10 +247,10 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	if hb := hitOf(bm); hb != nil {
 		return nil, nil // both ends are counts: Split bisects them
 	}
-	h := hitOf(am)
+	h, from := hitOf(am), am.steps
 	if h == nil {
 		st, ok := w.stretchOf(am, bm)
-		if !ok {
+		if !ok || s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(st.base, st.cont)) {
 			return nil, nil
 		}
 		if err := s.goTo(am.steps, w.st); err != nil {
@@ -273,7 +273,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		if err != nil {
 			return nil, err
 		}
-		h = &hit{base: st.base, anchor: anchor, cont: st.cont, addr: pc}
+		h, from = &hit{base: st.base, anchor: anchor, cont: st.cont, addr: pc}, anchor
 	}
 	if _, ok := w.hitEnds[h.key()]; ok {
 		return nil, nil // counted to the continue's end already
@@ -293,7 +293,9 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.goTo(am.steps, w.st); err != nil {
+	// Counts run from the anchor or a count: from a itself, when the
+	// anchor is a's next statement, the first would be one short.
+	if err := s.goTo(from, w.st); err != nil {
 		return nil, err
 	}
 	r, err := s.runHits(h.addr, step, h.cont.Bps, s.opt.Timeout+3*h.cont.Took+time.Duration(step)*50*time.Microsecond)
