@@ -364,7 +364,7 @@ func (s *Session) writeList() {
 
 // snapSize is a snapshot's size on disk, or what it is when it has none.
 func (s *Session) snapSize(sn *snap) string {
-	if s.snap != nil && s.snap.Name() == "fork" {
+	if sn.via != nil && sn.via.Name() == "fork" {
 		return "a paused copy"
 	}
 	return humanBytes(sn.Size)

@@ -223,9 +223,9 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 // take dumps the program as snapshot id. An in-process debugger's process
 // is stopped for the dump and let go on after it; the debugger waits at
 // its prompt throughout.
-func (s *Session) take(pid, id int) (*ckpt.Snapshot, error) {
-	if _, through := s.snap.(ckpt.ThroughDebugger); s.ip == nil || through {
-		return s.snap.Take(pid, id)
+func (s *Session) take(via ckpt.Snapshotter, pid, id int) (*ckpt.Snapshot, error) {
+	if _, through := via.(ckpt.ThroughDebugger); s.ip == nil || through {
+		return via.Take(pid, id)
 	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return nil, fmt.Errorf("stopping the program (pid %d): %w", pid, err)
@@ -234,7 +234,7 @@ func (s *Session) take(pid, id int) (*ckpt.Snapshot, error) {
 	if err := ckpt.WaitStopped(pid, s.opt.Timeout); err != nil {
 		return nil, err
 	}
-	return s.snap.Take(pid, id)
+	return via.Take(pid, id)
 }
 
 // restoreInProcess is restore for an in-process debugger: keep the
@@ -253,7 +253,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	}
 	old := s.ip.letGo()
 	pids := []int{old, sn.Pid} // CRIU restores the snapshot's pid
-	if _, through := s.snap.(ckpt.ThroughDebugger); through {
+	if _, through := sn.via.(ckpt.ThroughDebugger); through {
 		pids = pids[:1] // sn.Pid is the fork backend's waiting copy
 	}
 	for _, pid := range pids {
@@ -263,7 +263,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		}
 	}
 	s.running, s.pid = false, 0
-	got, err := s.snap.Restore(sn.Snapshot)
+	got, err := sn.via.Restore(sn.Snapshot)
 	if err != nil {
 		// The debugger went with its process: the session is over.
 		s.ip.end()

@@ -65,8 +65,12 @@ type Session struct {
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
 
-	snap    ckpt.Snapshotter // nil when snapshots are unavailable
-	snapWhy string           // which backend, or why none
+	snap ckpt.Snapshotter // nil when snapshots are unavailable
+	// copies, when not nil, takes the snapshots of a single-threaded
+	// program beside CRIU (s.snap): a paused fork copy costs milliseconds
+	// where a dump and a restore cost 60 to 130 ms (ckpt/FORK.md).
+	copies  ckpt.Snapshotter
+	snapWhy string // which backend, or why none
 	// lean: attaches skip separate debug information (lean.go);
 	// leanAttached: gdb attached since.
 	lean, leanAttached bool

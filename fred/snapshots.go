@@ -20,9 +20,10 @@ type snap struct {
 	*ckpt.Snapshot
 	Steps []Step // the timeline up to the snapshot
 	Marks []Mark
-	Auto  bool // taken by fred, not the person
-	run   int  // the run of the program it belongs to
-	lwp   int  // the thread selected when it was taken (multi-threaded programs)
+	Auto  bool             // taken by fred, not the person
+	run   int              // the run of the program it belongs to
+	lwp   int              // the thread selected when it was taken (multi-threaded programs)
+	via   ckpt.Snapshotter // the backend that took it, which restores it
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -58,6 +59,9 @@ func (s *Session) openSnapshots() {
 			sn, err := ckpt.NewCRIU(ckpt.Options{Dir: dir, TTY: s.proc.Slave, CriuPath: s.opt.CriuPath})
 			if err == nil {
 				s.snap, s.snapWhy = sn, "snapshots: CRIU"
+				if mode == "auto" {
+					s.openCopies(dir)
+				}
 				return
 			}
 			why = fmt.Sprintf("CRIU is not usable: %v", err)
@@ -100,6 +104,30 @@ func (s *Session) openFork(dir, why string) {
 	}
 	s.snap = f
 	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
+}
+
+// openCopies adds fork copies beside CRIU: they snapshot the program while
+// it has one thread, CRIU when it has more. Without them (no gcc for the
+// agent, say) CRIU does everything, as with --snapshots=criu.
+func (s *Session) openCopies(dir string) {
+	saved, why := s.snap, s.snapWhy
+	s.snap = nil
+	s.openFork(dir, "")
+	if s.snap != nil {
+		s.copies = s.snap
+		why = "snapshots: CRIU, and fork copies while the program has one thread"
+	}
+	s.snap, s.snapWhy = saved, why
+}
+
+// backendFor is the backend that snapshots process pid now.
+func (s *Session) backendFor(pid int) ckpt.Snapshotter {
+	if s.copies != nil {
+		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err == nil && len(tasks) == 1 {
+			return s.copies
+		}
+	}
+	return s.snap
 }
 
 // sessionDir creates, once, the directory of the session's files
@@ -160,6 +188,9 @@ func (s *Session) closeSnapshots() {
 	if s.snap != nil && !s.opt.Keep {
 		_ = s.snap.Close()
 	}
+	if s.copies != nil {
+		_ = s.copies.Close() // copies are processes: --keep cannot keep them
+	}
 	if s.dir != "" && !s.opt.Keep {
 		if s.ownDir {
 			_ = os.RemoveAll(s.dir)
@@ -198,7 +229,8 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		// one the history goes on in.
 		lwp = s.currentLWP(0)
 	}
-	_, through := s.snap.(ckpt.ThroughDebugger)
+	via := s.backendFor(pid)
+	_, through := via.(ckpt.ThroughDebugger)
 	if t := s.p.Tracer; t != nil && !through {
 		// CRIU cannot dump a traced process: queue a stop, let go of it,
 		// dump it, take it back.
@@ -213,8 +245,8 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 			return nil, err
 		}
 	}
-	cs, err := s.take(pid, id)
-	if s.p.Tracer != nil && !through && err == nil && s.snap.Name() == "criu" {
+	cs, err := s.take(via, pid, id)
+	if s.p.Tracer != nil && !through && err == nil && via.Name() == "criu" {
 		// Else the debugger, attached again, ignores the main thread's
 		// stops (see ckpt.ClearDebugStatus).
 		err = ckpt.ClearDebugStatus(pid)
@@ -231,7 +263,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	debugf("fred-snapshot %d: %v", id, cs.Took)
 	s.nextSnap = id
 	s.Timeline.Mark(id)
-	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp,
+	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via,
 		Steps: append([]Step(nil), s.Timeline.Steps...),
 		Marks: append([]Mark(nil), s.Timeline.Marks...)}
 	s.snaps[id] = sn
@@ -290,13 +322,16 @@ func (s *Session) restore(sn *snap) error {
 	if s.ip != nil {
 		return s.restoreInProcess(sn)
 	}
-	if _, ok := s.snap.(ckpt.ThroughDebugger); ok {
+	if _, ok := sn.via.(ckpt.ThroughDebugger); ok {
 		// The fork backend kills the program, attaches to the copy and
 		// settles it itself.
-		got, err := s.snap.Restore(sn.Snapshot)
+		got, err := sn.via.Restore(sn.Snapshot)
 		if err != nil {
 			s.running, s.pid = false, 0
 			return err
+		}
+		if s.lean {
+			s.leanAttached = true
 		}
 		s.adopted[got] = true
 		s.running, s.pid = true, got
@@ -319,7 +354,7 @@ func (s *Session) restore(sn *snap) error {
 		return err
 	}
 	s.running, s.pid = false, 0
-	got, err := s.snap.Restore(sn.Snapshot)
+	got, err := sn.via.Restore(sn.Snapshot)
 	if err != nil {
 		return err
 	}
@@ -420,7 +455,7 @@ func (s *Session) prune() {
 // drop deletes one snapshot.
 func (s *Session) drop(id int) {
 	sn := s.snaps[id]
-	_ = s.snap.Drop(sn.Snapshot)
+	_ = sn.via.Drop(sn.Snapshot)
 	delete(s.snaps, id)
 	for i, o := range s.order {
 		if o == id {

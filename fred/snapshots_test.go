@@ -199,3 +199,32 @@ func TestDiskFullDuringDump(t *testing.T) {
 	ts.must("next", `10\s+}`)
 	ts.must("print r", `= 0`)
 }
+
+// TestCopiesBesideCRIU: by default a single-threaded program is snapshotted
+// by fork copies and a multi-threaded one by CRIU, and fred goes back and
+// forth between the two kinds.
+func TestCopiesBesideCRIU(t *testing.T) {
+	ts := gdbSession(t, "mt_atomic", "auto")
+	ts.must("break 77", `Breakpoint 1 at`)
+	ts.must("break 59", `Breakpoint 2 at`)
+	ts.must("run", `snapshot 1 taken at the first stop`)
+	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, a paused copy\)`)
+	seen := map[string]string{"2": ts.value("balance") + " " + ts.value("withdrawn")}
+	ts.must("continue", `hit Breakpoint 2, teller(?s).*mt_atomic.c:59`)
+	ts.must("fred-checkpoint", `snapshot 3 taken \(\d+\.\d+ s, \d+ KB\)`) // three threads: CRIU
+	seen["3"] = ts.value("balance") + " " + ts.value("withdrawn")
+	if seen["2"] == seen["3"] {
+		t.Fatalf("balance and withdrawn are %s at both snapshots; the fixture should have moved", seen["2"])
+	}
+	ts.must("fred-list", `snapshots: CRIU, and fork copies while the program has one thread`)
+	for _, id := range []string{"2", "3", "2", "3"} {
+		ts.must("fred-restart "+id, map[string]string{"2": `mt_atomic.c:77`, "3": `mt_atomic.c:59`}[id])
+		if got := ts.value("balance") + " " + ts.value("withdrawn"); got != seen[id] {
+			t.Fatalf("after fred-restart %s: balance and withdrawn are %s, want %s", id, got, seen[id])
+		}
+	}
+	ts.must("delete 2", ``)
+	ts.must("continue", `balance=\d+ withdrawn=\d+ sum=1100(?s).*exited normally`)
+	ts.must("fred-restart 2", `mt_atomic.c:77`)
+	ts.must("continue", `balance=\d+ withdrawn=\d+ sum=1100(?s).*exited normally`)
+}

@@ -60,8 +60,20 @@ func startSession(root, prog string, traced bool) (*session, error) {
 	return startSessionOn(root, P.GDB, []string{"gdb", "-q", prog}, traced)
 }
 
-// startSessionOn runs fred on the debugger command line argv.
+// startSessionOn runs fred on the debugger command line argv, with the
+// default snapshots: CRIU, and fork copies of single-threaded programs.
 func startSessionOn(root string, pers *P.Personality, argv []string, traced bool) (*session, error) {
+	return startSessionWith(root, pers, argv, traced, "auto")
+}
+
+// backendNames are what fred says of each --snapshots mode the bench uses.
+var backendNames = map[string]string{
+	"auto": "snapshots: CRIU, and fork copies while the program has one thread",
+	"criu": "snapshots: CRIU",
+}
+
+// startSessionWith runs fred on argv with snapshots by backend.
+func startSessionWith(root string, pers *P.Personality, argv []string, traced bool, backend string) (*session, error) {
 	prog := argv[len(argv)-1]
 	dir, err := os.MkdirTemp(root, "snaps-")
 	if err != nil {
@@ -78,7 +90,7 @@ func startSessionOn(root string, pers *P.Personality, argv []string, traced bool
 	out := &outBuf{}
 	before := gdbChildren()
 	s, err := fred.Start(fred.Options{Personality: pers, Argv: argv, Out: out,
-		Timeout: 60 * time.Second, Batch: true, Snapshots: "criu", Dir: dir})
+		Timeout: 60 * time.Second, Batch: true, Snapshots: backend, Dir: dir})
 	os.Unsetenv("FRED_TRACE")
 	if err != nil {
 		tr.close()
@@ -91,9 +103,9 @@ func startSessionOn(root string, pers *P.Personality, argv []string, traced bool
 			x.gdb = pid
 		}
 	}
-	if b := s.SnapshotBackend(); b != "snapshots: CRIU" {
+	if b := s.SnapshotBackend(); b != backendNames[backend] {
 		x.close()
-		return nil, fmt.Errorf("fred has no CRIU snapshots: %s", b)
+		return nil, fmt.Errorf("fred has not the snapshots wanted (%s): %s", backendNames[backend], b)
 	}
 	out.take()
 	return x, nil

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // snapCase is one program to snapshot and restore again and again.
@@ -17,6 +19,9 @@ type snapCase struct {
 	at    string   // regexp the frame shown after a restore must match
 	check string   // expression that must print 1 after the last restore ("" none)
 	reps  int
+	// backend is fred's --snapshots mode: "auto" (fork copies of a
+	// single-threaded program) or "criu".
+	backend string
 }
 
 type snapResult struct {
@@ -49,27 +54,39 @@ func (b *bench) snapBoth(c snapCase) (snapResult, error) {
 }
 
 func (b *bench) snapshots() {
-	const sec = "Snapshots: CRIU 4.1.1 under gdb (fred-checkpoint; fred-restart N)"
+	const sec = "Snapshots under gdb: fork copies (fred's default for a single-threaded program) and CRIU 4.1.1 (fred-checkpoint; fred-restart N)"
 	reps := 7
 	if *quick {
 		reps = 3
 	}
-	small := snapCase{label: "small program (steps.c)", bin: "steps",
-		setup: []string{"break square", "run"}, at: `square \(x=0\)`, check: "x == 0 && total == 0", reps: reps}
-	progress("snapshots: %s", small.label)
-	r, err := b.snapBoth(small)
-	if err != nil {
-		b.fail(sec, "snapshot, small process", "under 0.1 s", err)
-	} else {
-		b.add(row{section: sec, measure: "snapshot, small process", fred: "about 0.9 s", target: "under 0.1 s",
-			got: r.snap.String(), verdict: verdict(r.snap, 0.1),
-			comments: fmt.Sprintf("fred's own figure %s; of which CRIU dump (its log) %s; image %s",
-				r.fredSnap, r.criuDump, human(r.size))})
-		b.add(row{section: sec, measure: "restore, small process", fred: "0.33 to 0.41 s", target: "under 0.1 s",
-			got: r.restore.String(), verdict: verdict(r.restore, 0.1),
-			comments: fmt.Sprintf("of which CRIU restore (its log) %s", r.criuRst)})
+	for _, backend := range []string{"auto", "criu"} {
+		small := snapCase{label: "small program (steps.c)", bin: "steps", backend: backend,
+			setup: []string{"break square", "run"}, at: `square \(x=0\)`, check: "x == 0 && total == 0", reps: reps}
+		kind, fred := "fork copy, the default", "about 0.9 s"
+		if backend == "criu" {
+			kind = "CRIU, as for a multi-threaded program"
+		}
+		progress("snapshots: %s, %s", small.label, kind)
+		r, err := b.snapBoth(small)
+		if err != nil {
+			b.fail(sec, "snapshot, small process ("+kind+")", "under 0.1 s", err)
+			continue
+		}
+		comment := fmt.Sprintf("fred's own figure %s", r.fredSnap)
+		if backend == "criu" {
+			comment += fmt.Sprintf("; of which CRIU dump (its log) %s; image %s", r.criuDump, human(r.size))
+		}
+		b.add(row{section: sec, measure: "snapshot, small process (" + kind + ")", fred: fred, target: "under 0.1 s",
+			got: r.snap.String(), verdict: verdict(r.snap, 0.1), comments: comment})
+		comment = "a copy of the paused process becomes the program; gdb attaches to it"
+		if backend == "criu" {
+			comment = fmt.Sprintf("of which CRIU restore (its log) %s", r.criuRst)
+		}
+		b.add(row{section: sec, measure: "restore, small process (" + kind + ")", fred: "0.33 to 0.41 s", target: "under 0.1 s",
+			got: r.restore.String(), verdict: verdict(r.restore, 0.1), comments: comment})
+		small.label += ", " + kind
 		b.snapDetails(small, r)
-		if p := r.prof[1]; p.total > 0 && p.parts["gdb: attach"] != nil {
+		if p := r.prof[1]; backend == "criu" && p.total > 0 && p.parts["gdb: attach"] != nil {
 			b.attachShare = float64(p.parts["gdb: attach"].d) / float64(p.total)
 		}
 	}
@@ -97,7 +114,7 @@ func (b *bench) snapshots() {
 					human(float64(free)), b.tmp, human(float64(need)))})
 			continue
 		}
-		c := snapCase{label: label + " heap (bench_heap.c)", bin: "bench_heap",
+		c := snapCase{label: label + " heap (bench_heap.c)", bin: "bench_heap", backend: "criu",
 			setup: []string{"break main", "run " + strconv.Itoa(mb), "break ready", "continue"},
 			at:    `ready \(`, check: "p[n-1] == 0x5a && p[0] == 0x5a", reps: heapReps}
 		progress("snapshots: %s", c.label)
@@ -132,7 +149,7 @@ func (b *bench) snapDetails(c snapCase, r snapResult) {
 
 func (b *bench) snapMeasure(c snapCase, traced bool) (snapResult, error) {
 	var r snapResult
-	x, err := startSession(b.tmp, b.bins[c.bin], traced)
+	x, err := startSessionWith(b.tmp, P.GDB, []string{"gdb", "-q", b.bins[c.bin]}, traced, c.backend)
 	if err != nil {
 		return r, err
 	}
