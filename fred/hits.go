@@ -134,7 +134,11 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 	if err != nil {
 		return hitRun{}, err
 	}
+	t0 := time.Now()
 	out, err := s.queryFor("continue", timeout)
+	if took := time.Since(t0); k >= 512 {
+		s.hitTime, s.hitsRun = s.hitTime+took, s.hitsRun+k
+	}
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -195,9 +199,22 @@ type hit struct {
 // maxScanStep bounds the scan's step (about 2.5 s of counting here).
 const maxScanStep = 1 << 18
 
-// keepHits is how many executions a hit count replays before a snapshot
-// pays: at about 10 µs each, as long as taking one.
-const keepHits = 5000
+// worthKeeping says whether a snapshot at hit count m pays: replaying
+// the count from the nearest snapshot takes longer than taking one
+// (counting costs about 10 µs an execution here; a fork copy about 8 ms,
+// a CRIU dump 40 to 70 ms).
+func (w *watchProgram) worthKeeping(m moment) bool {
+	s := w.s
+	perHit := 10 * time.Microsecond
+	if s.hitsRun > 0 {
+		perHit = s.hitTime / time.Duration(s.hitsRun)
+	}
+	take, ok := s.snapTook[s.backendFor(s.pid).Name()]
+	if !ok {
+		take = 50 * time.Millisecond
+	}
+	return time.Duration(w.replayHits(m))*perHit > take
+}
 
 // replayHits is how many executions reaching m replays from the snapshot
 // nearest before it.

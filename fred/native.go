@@ -454,7 +454,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		target := time.Duration(float64(span) / 2 * shrink)
 		switch {
 		case measured:
-			w.gallop = 0
+			w.gallop, w.lastSpan = 0, span
 			if span < minNative {
 				return nil, nil
 			}
@@ -468,8 +468,11 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			// b was found from another starting moment, too far back to
 			// compare with a: probe ever further from a until a probe
 			// lies past the change (then it is measured from a).
+			// The first probe goes about halfway, if a is halfway through
+			// the last stretch measured (run times vary too much between
+			// runs for estimates chained across them).
 			if w.gallop == 0 {
-				w.gallop = 2 * minNative
+				w.gallop = max(2*minNative, w.lastSpan/4)
 			} else if try == 0 {
 				w.gallop *= 2
 			}

@@ -69,8 +69,13 @@ type Session struct {
 	// copies, when not nil, takes the snapshots of a single-threaded
 	// program beside CRIU (s.snap): a paused fork copy costs milliseconds
 	// where a dump and a restore cost 60 to 130 ms (ckpt/FORK.md).
-	copies  ckpt.Snapshotter
-	snapWhy string // which backend, or why none
+	copies ckpt.Snapshotter
+	// What keeping a moment costs against replaying to it: the latest
+	// snapshot's time by backend name, and the time of long hit counts.
+	snapTook map[string]time.Duration
+	hitTime  time.Duration
+	hitsRun  int
+	snapWhy  string // which backend, or why none
 	// lean: attaches skip separate debug information (lean.go);
 	// leanAttached: gdb attached since.
 	lean, leanAttached bool
@@ -145,7 +150,7 @@ func Start(opt Options) (*Session, error) {
 	if opt.Forwarding == nil {
 		opt.Forwarding = func(bool) {}
 	}
-	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, branches: map[string][]Step{}, probes: map[int]*probe{}}
+	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, snapTook: map[string]time.Duration{}, branches: map[string][]Step{}, probes: map[int]*probe{}}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.

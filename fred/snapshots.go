@@ -260,6 +260,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, err
 	}
 	cs.Took = time.Since(start)
+	s.snapTook[via.Name()] = cs.Took
 	debugf("fred-snapshot %d: %v", id, cs.Took)
 	s.nextSnap = id
 	s.Timeline.Mark(id)

@@ -47,6 +47,7 @@ type watchProgram struct {
 	ends     map[string]time.Duration
 	endFrom  map[string]time.Duration // the same, from a given probe (native.go)
 	gallop   time.Duration            // the next probe's distance when b is too far back to compare
+	lastSpan time.Duration            // the last stretch whose run time was measured
 	noNative bool
 	// hitEnds are the counts from a hit count's anchor to the end of its
 	// continue, once a scan ran there; scanStep the next scan's step
@@ -103,7 +104,7 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	// runs more than about twice, and later reverse commands reuse it.
 	// A short hit count replays from its anchor faster than a snapshot
 	// is taken.
-	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.replayHits(mm) > keepHits) && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
+	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		}
