@@ -221,7 +221,8 @@ func (s *Session) replayStep(step Step) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	deadline := s.opt.Timeout + 3*step.Took
+	// A count the search made up (next 30000) has no time of its own yet.
+	deadline := s.opt.Timeout + 3*step.Took + time.Duration(step.Cmd.Count)*10*time.Millisecond
 	out, err := s.sendStep(step.Cmd, deadline)
 	if rerr := restore(); err == nil {
 		err = rerr
