@@ -38,8 +38,8 @@ func main() { os.Exit(run(os.Args[1:])) }
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, `usage: fred [fred flags] DEBUGGER [debugger args] PROGRAM [args]
   fred gdb ./prog            gdb, with fred's commands
-  fred python3 -m pdb x.py   (coming) pdb
-  fred perl -d x.pl          (coming) perl's debugger
+  fred python3 -m pdb x.py   pdb, with fred's commands
+  fred perl -d x.pl          perl's debugger, with fred's commands
   fred replaylog dump FILE   show a replay log (the session directory's replay.log)
 
 fred flags:
@@ -75,7 +75,7 @@ func run(args []string) int {
 		demoTour    = fs.Bool("demo", false, "run the guided demo: fred --demo [gdb|pdb|perl] (waits for Enter between steps on a terminal)")
 		timeout     = fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
 	)
-	snapshots := fs.String("snapshots", "auto", "snapshot backend: `auto`, criu, fork or off")
+	snapshots := fs.String("snapshots", "auto", "snapshot backend: `auto` (fork copies while the program has one thread, CRIU when it has more), criu, fork or off")
 	dir := fs.String("dir", "", "keep snapshots in `DIR` (default: under the user's cache dir)")
 	keep := fs.Bool("keep", false, "leave the snapshots on disk when the session ends")
 	criuPath := fs.String("criu", "", "the criu `PATH` (default: $FRED_CRIU, then where 'make deps' puts it, then PATH)")
