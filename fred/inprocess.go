@@ -209,6 +209,10 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 	if !s.p.NoCountArg || c.Count <= 1 {
 		return s.queryFor(s.p.Quiet(c.Line), timeout)
 	}
+	if s.p.Stepper != nil && c.Op == P.OpNext {
+		// The debugger counts them itself: one round trip.
+		return s.queryFor(s.p.Stepper.Nexts(c.Count, P.NextsMode{}), timeout)
+	}
 	var all strings.Builder
 	for i := 0; i < c.Count; i++ {
 		out, err := s.queryFor(s.p.Quiet(c.Op), timeout)

@@ -827,3 +827,24 @@ func TestPerlReverseFromDeath(t *testing.T) {
 		ts.must("n", `Can't call method "set" on an undefined value`)
 	})
 }
+
+// TestPDBCountedNexts: the bootstrap's fred_nexts counts `next`s without
+// a prompt between them and stops where pdb's own `next`s would: at a
+// breakpoint, after the count, out of the frame (shallower), or at the end.
+func TestPDBCountedNexts(t *testing.T) {
+	ts, _ := pdbSession(t, "watch.py", "fork")
+	ts.must("b 17", `Breakpoint 1 at`)
+	ts.must("c", `\(17\)main\(\)`)
+	ts.must("fred_nexts 4", `(?s)FREDNEXTS 1 breakpoint.*\(17\)main\(\)`)
+	if v := ts.value("i"); v != "1" {
+		t.Fatalf("after one loop turn, i = %s, want 1", v)
+	}
+	ts.must("cl 1", `Deleted breakpoint 1`)
+	ts.must("fred_nexts 10", `(?s)FREDNEXTS 10 limit.*\(17\)main\(\)`)
+	if v := ts.value("i"); v != "6" {
+		t.Fatalf("after 10 nexts from i = 1, i = %s, want 6 (two nexts a turn)", v)
+	}
+	ts.must("s", `--Call--`)
+	ts.must("fred_nexts 100 shallower", `(?s)FREDNEXTS 5 done.*\(16\)main\(\)`)
+	ts.must("fred_nexts 100000", `(?s)The program finished and will be restarted.*FREDNEXTS \d+ exited`)
+}

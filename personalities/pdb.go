@@ -120,6 +120,12 @@ var PDB = &Personality{
 	LoadState:  "fred_load %s",
 	Fork:       "fred_fork %s",
 	NoCountArg: true,
+	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
+		if m.Shallower {
+			return fmt.Sprintf("fred_nexts %d shallower", max)
+		}
+		return fmt.Sprintf("fred_nexts %d", max)
+	}},
 }
 
 var (
@@ -237,11 +243,57 @@ def _fred(prompt):
         self._fred_ended = frame is not None and self._fred_pending
         if frame is not None:
             self._fred_pending = False
+        said = None
+        c = self._fred_count
+        if c is not None:
+            why = counted(self, frame, c)
+            if why is None:
+                return
+            self._fred_count, said = None, 'FREDNEXTS %d %s' % (c[1], why)
         logsys(0x46524544, 1)
         try:
+            if said:
+                self.message(said)
             return o(self, frame, tb)
         finally:
             logsys(0x46524544, 0)
+    # fred_nexts MAX [shallower]: up to MAX nexts without a prompt between
+    # them (a round trip each costs more than the statement), then one
+    # line "FREDNEXTS N WHY", as gdb's fred-nexts.
+    P._fred_count, P._fred_sigint = None, False
+    def sigint(o, self, *a):
+        self._fred_sigint = True
+        return o(self, *a)
+    wrap('sigint_handler', sigint)
+    def depth(f):
+        n = 0
+        while f is not None:
+            n, f = n + 1, f.f_back
+        return n
+    def counted(self, frame, c):
+        mx, n, shallower, d0, runs = c
+        if frame is None:
+            return 'signal'
+        if self._fred_ended or self._fred_runs != runs:
+            return 'exited'
+        ev = getattr(self, '_fred_event', '')
+        if self._fred_hit or ev == 'line' and bp_at(self, frame):
+            return 'breakpoint'
+        if self._fred_sigint or ev == 'exception' and frame.f_locals.get('__exception__', (None,))[0] is KeyboardInterrupt:
+            return 'signal'  # Ctrl-C
+        if shallower and depth(frame) < d0:
+            return 'done'
+        c[1] = n = n + 1
+        if n >= mx:
+            return 'limit'
+        self.set_next(frame)
+        return None
+    def nexts(self, arg):
+        a = arg.split()
+        f = self.stack[getattr(self, '_fred_at', len(self.stack) - 1)][0] if self.stack else self.curframe
+        self._fred_count, self._fred_sigint = [int(a[0]), 0, len(a) > 1 and a[1] == 'shallower', depth(f), self._fred_runs], False
+        self.set_next(f)
+        return 1
     def bp_commands(o, self, frame):
         self._fred_hit = getattr(self, 'currentbp', 0)
         return o(self, frame)
@@ -427,6 +479,7 @@ def _fred(prompt):
                 signal.signal(n, h)
         self.message('@fred fork %d' % g)
     P.do_fred_fork = fork
+    P.do_fred_nexts = nexts
     P.do_fred_where = where
     P.do_fred_stop = stop
     P.do_fred_pid = lambda self, arg: self.message('@fred pid %d' % os.getpid())
