@@ -210,8 +210,23 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 		return s.queryFor(s.p.Quiet(c.Line), timeout)
 	}
 	if s.p.Stepper != nil && c.Op == P.OpNext {
-		// The debugger counts them itself: one round trip.
-		return s.queryFor(s.p.Stepper.Nexts(c.Count, P.NextsMode{}), timeout)
+		// The debugger counts them itself: one round trip, or a few when
+		// it stops early at a line where it has work of its own (an
+		// action, a breakpoint whose condition is false).
+		var all strings.Builder
+		for done := 0; done < c.Count; {
+			out, err := s.queryFor(s.p.Stepper.Nexts(c.Count-done, P.NextsMode{}), timeout)
+			all.WriteString(out)
+			if err != nil {
+				return all.String(), err
+			}
+			r, err := P.ParseNexts(out)
+			if err != nil || r.Why != "limit" || r.N == 0 {
+				return all.String(), err
+			}
+			done += r.N
+		}
+		return all.String(), nil
 	}
 	var all strings.Builder
 	for i := 0; i < c.Count; i++ {

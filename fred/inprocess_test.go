@@ -848,3 +848,26 @@ func TestPDBCountedNexts(t *testing.T) {
 	ts.must("fred_nexts 100 shallower", `(?s)FREDNEXTS 5 done.*\(16\)main\(\)`)
 	ts.must("fred_nexts 100000", `(?s)The program finished and will be restarted.*FREDNEXTS \d+ exited`)
 }
+
+// TestPerlCountedNexts: DB::fred_nexts counts `n`s without a prompt
+// between them and stops where perl -d's own `n`s would.
+func TestPerlCountedNexts(t *testing.T) {
+	ts, _ := perlSession(t, "watch.pl", "fork")
+	ts.must("b 17", ``)
+	ts.must("c", `watch.pl:17\)`)
+	ts.must("DB::fred_nexts(4)", `(?s)watch.pl:17\).*FREDNEXTS 0 breakpoint`)
+	if v := ts.value("$i"); v != "1" {
+		t.Fatalf("after one loop turn, $i = %s, want 1", v)
+	}
+	ts.must("B 17", ``)
+	ts.must("DB::fred_nexts(10)", `(?s)watch.pl:17\).*FREDNEXTS 10 limit`)
+	if v := ts.value("$i"); v != "11" {
+		t.Fatalf("after 10 nexts from $i = 1, $i = %s, want 11", v)
+	}
+	ts.must("s", `main::update\(.*watch.pl:9\)`)
+	ts.must(`DB::fred_nexts(100, "shallower")`, `(?s)watch.pl:17\).*FREDNEXTS 4 done`)
+	if v := ts.value("$i"); v != "12" {
+		t.Fatalf("back in the loop, $i = %s, want 12", v)
+	}
+	ts.must("DB::fred_nexts(100000)", `(?s)Debugged program terminated.*FREDNEXTS \d+ exited`)
+}

@@ -117,6 +117,12 @@ var Perl = &Personality{
 	LoadState:  "DB::fred_load(q{%s})",
 	Fork:       "DB::fred_fork(q{%s})",
 	NoCountArg: true,
+	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
+		if m.Shallower {
+			return fmt.Sprintf(`DB::fred_nexts(%d, "shallower")`, max)
+		}
+		return fmt.Sprintf("DB::fred_nexts(%d)", max)
+	}},
 }
 
 var (
@@ -161,7 +167,7 @@ push @$DB::pre, "syscall(0x46524544, 1)"; push @$DB::post, "syscall(0x46524544, 
 $DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;
-*DB::readline = sub { my @a = @_;
+*DB::readline = sub { my @a = @_; if ($fred_go) { $fred_go = 0; if ($fred_count[5]) { $DB::trace |= 4; $fred_traced = 1 } return "n" } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
   for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^DB::fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
   $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
@@ -180,6 +186,16 @@ sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defin
   fred_out("\@fred at $l $d $fn\t$f\n"); }
 sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
 sub fred_pid { fred_out("\@fred pid $$\n") }
+our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "DB::fred_counted()";
+sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
+  @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = 1; return }
+sub fred_counted { return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
+  if (!defined $w) { if ($DB::finished) { $w = "exited" } elsif ($fred_hit) { $w = "breakpoint" } elsif ($fred_sig) { $w = "signal" } else { $n++; $w = "limit" } }
+  @fred_count = (); $fred_why = undef; fred_out("FREDNEXTS $n $w\n") }
+sub watchfunction { return 0 unless @fred_count && $fred_count[5] && !defined $fred_why && !$DB::signal && !$DB::finished; my $d = (fred_here())[3] // 0;
+  if ($d <= $fred_count[4]) { if ($fred_count[2] && $d < $fred_count[3]) { $fred_why = "done"; $DB::single = 2; return 0 }
+    if (++$fred_count[1] >= $fred_count[0]) { $fred_why = "limit"; $DB::single = 2; return 0 } $fred_count[4] = $d }
+  $DB::single = 0; undef $DB::action; return 1 }
 sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
   pipe(my $r, my $w) or return -1; my $p = CORE::fork(); return -1 unless defined $p;
   if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
