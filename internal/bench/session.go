@@ -257,7 +257,7 @@ func containsInt(l []int, x int) bool {
 }
 
 var (
-	snapRe = regexp.MustCompile(`fred: snapshot (\d+) taken \(([\d.]+) s, ([\d.]+) (B|KB|MB|GB)\)`)
+	snapRe = regexp.MustCompile(`fred: snapshot (\d+) taken \(([\d.]+) s, (?:([\d.]+) (B|KB|MB|GB)|a paused copy)\)`)
 	revRe  = regexp.MustCompile(`fred: '(fred-[a-z-]+)' took ([\d.]+) s \((\d+) restores, (\d+) replayed commands\)`)
 )
 
