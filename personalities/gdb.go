@@ -208,7 +208,9 @@ var GDB = &Personality{
 	},
 	NativeRefused: regexp.MustCompile(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
 	EchoCmd:       func(token string) string { return "echo " + gdbEscape(token) },
-	BlockStart:    regexp.MustCompile(`^(comm(a(n(ds?)?)?)?|define|document|python|pi|py|while|if)(\s|$)`),
+	// python and py read a block only without an argument ("python
+	// print(1)" is one line); pi never does.
+	BlockStart: regexp.MustCompile(`^((comm(a(n(ds?)?)?)?|define|document|while|if)(\s|$)|(python|py)\s*$)`),
 	Refused: func(out string) bool {
 		return gdbRefused.MatchString(StripANSI(out))
 	},

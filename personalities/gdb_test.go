@@ -1667,3 +1667,18 @@ func TestParseThreads(t *testing.T) {
 		t.Errorf("String: %s", s)
 	}
 }
+
+// TestGDBBlockStart: the commands whose following lines gdb reads up to
+// "end", as a sourced file gives them.
+func TestGDBBlockStart(t *testing.T) {
+	for line, want := range map[string]bool{
+		"commands": true, "commands 2": true, "comm": true, "define foo": true, "document foo": true,
+		"while i < 3": true, "if x": true, "python": true, "py": true, "python ": true,
+		"python print(1)": false, "py print(1)": false, "pi print(1)": false, "pi": false,
+		"continue": false, "print python": false, "iff": false,
+	} {
+		if got := GDB.BlockStart.MatchString(line); got != want {
+			t.Errorf("BlockStart(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
