@@ -161,44 +161,11 @@ func cpuTime(pid int, buf []byte) (time.Duration, error) {
 	return sum, nil
 }
 
-// minorFaults is how many minor page faults process pid has taken (all
-// its threads), from /proc/PID/stat.
-func minorFaults(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
-	if len(f) < 8 {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(f[7])) // state ppid pgrp session tty tpgid flags minflt
-	return n
-}
-
-// faultCost is what one minor page fault costs on this machine: fred
-// times first writes to fresh pages once.
-var faultCost = sync.OnceValue(func() time.Duration {
-	const pages = 2048
-	mem, err := unix.Mmap(-1, 0, pages*4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		return 0
-	}
-	defer unix.Munmap(mem)
-	_ = unix.Madvise(mem, unix.MADV_NOHUGEPAGE)
-	t0 := time.Now()
-	for i := 0; i < len(mem); i += 4096 {
-		mem[i] = 1
-	}
-	return time.Since(t0) / pages
-})
-
 // runResult is how a timed run ended.
 type runResult struct {
 	stop  P.Stop
 	ran   time.Duration // run time from the resume to the interrupt or the stop
 	fired bool          // fred sent the interrupt
-	faults int          // minor page faults, whose time ran leaves out
 }
 
 // runFor resumes the program with the breakpoints bps and interrupts it
@@ -222,12 +189,6 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 		_ = put()
 		return runResult{}, err
 	}
-	// Right after a snapshot or a restore, the program's first writes to
-	// each page fault (copy-on-write with fork copies; CRIU's dump and
-	// restore leave the same kind of faults behind): their cost varies
-	// from run to run and says nothing of how far the program got, so it
-	// is taken out of the run time.
-	flt0, perFault := minorFaults(pid), faultCost()
 	var r runResult
 	for round := 0; ; round++ {
 		fired, out, err := s.continueFor(pid, d-r.ran, timeout)
@@ -237,8 +198,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 		}
 		r.stop, r.fired = s.stopOf(out), fired
 		if cpu1, err := cpuTime(pid, buf); err == nil {
-			r.faults = minorFaults(pid) - flt0
-			r.ran = max(cpu1-cpu0-time.Duration(r.faults)*perFault, (cpu1-cpu0)/8)
+			r.ran = cpu1 - cpu0
 		}
 		debugf("  round %d: fired %v stop %v, %v of %v", round, fired, r.stop, r.ran, d)
 		// Close enough, or stopped by itself (or by a signal of its own).
@@ -246,7 +206,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 			break
 		}
 	}
-	debugf("fred-probe: target %v cpu %v fired %v stop %v (%d faults at %v)", d, r.ran, r.fired, r.stop, r.faults, perFault)
+	debugf("fred-probe: target %v cpu %v fired %v stop %v", d, r.ran, r.fired, r.stop)
 	return r, put()
 }
 
