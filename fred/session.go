@@ -70,6 +70,8 @@ type Session struct {
 	// program beside CRIU (s.snap): a paused fork copy costs milliseconds
 	// where a dump and a restore cost 60 to 130 ms (ckpt/FORK.md).
 	copies ckpt.Snapshotter
+	// avoidCopies: a search wants CRIU's snapshots (watchcmd.go Keep).
+	avoidCopies bool
 	// What keeping a moment costs against replaying to it: the latest
 	// snapshot's time by backend name, and the time of long hit counts.
 	snapTook map[string]time.Duration

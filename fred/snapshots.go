@@ -122,7 +122,7 @@ func (s *Session) openCopies(dir string) {
 
 // backendFor is the backend that snapshots process pid now.
 func (s *Session) backendFor(pid int) ckpt.Snapshotter {
-	if s.copies != nil {
+	if s.copies != nil && !s.avoidCopies {
 		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err == nil && len(tasks) == 1 {
 			return s.copies
 		}

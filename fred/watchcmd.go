@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +36,24 @@ func atString(st Step) string {
 		return ""
 	}
 	return ", at " + st.At.String()
+}
+
+// copiesMaxRSS is the most resident memory of a program whose search
+// keeps its moments as fork copies (see the watch command).
+const copiesMaxRSS = 16 << 20
+
+// residentBytes is process pid's resident memory (0 if unknown).
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n * int64(os.Getpagesize())
 }
 
 // watchProgram drives the search over the live session.
@@ -253,6 +272,14 @@ func (s *Session) reverseWatch(args []string) error {
 	defer stop()
 	leave := s.enterLean()
 	w.leave = leave
+	// The search keeps its moments as fork copies only in a small
+	// program: runs after a fork copy are slowed, unevenly, by its
+	// copy-on-write faults, more so the more memory the program writes,
+	// and the time stage then needs more probes (at 4N of the DAG
+	// benchmark, 28 MB, about twice as many: more than CRIU's slower
+	// snapshots cost).
+	s.avoidCopies = s.copies != nil && residentBytes(s.pid) > copiesMaxRSS
+	defer func() { s.avoidCopies = false }()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
 	if lerr := leave(); lerr != nil && err == nil {
 		err = lerr
