@@ -199,12 +199,16 @@ type hit struct {
 // maxScanStep bounds the scan's step (about 2.5 s of counting here).
 const maxScanStep = 1 << 18
 
-// worthKeeping says whether a snapshot at hit count m pays: replaying
-// the count from the nearest snapshot takes longer than taking one
-// (counting costs about 10 µs an execution here; a fork copy about 8 ms,
-// a CRIU dump 40 to 70 ms).
+// worthKeeping says whether a snapshot at hit count m pays (see
+// Session.worthSnapshot).
 func (w *watchProgram) worthKeeping(m moment) bool {
-	s := w.s
+	return w.s.worthSnapshot(w.replayHits(m))
+}
+
+// worthSnapshot says whether replaying a count of hits executions takes
+// longer than taking a snapshot (counting costs about 10 µs an execution
+// here; a fork copy about 8 ms, a CRIU dump 40 to 70 ms).
+func (s *Session) worthSnapshot(hits int) bool {
 	perHit := 10 * time.Microsecond
 	if s.hitsRun > 0 {
 		perHit = s.hitTime / time.Duration(s.hitsRun)
@@ -213,7 +217,7 @@ func (w *watchProgram) worthKeeping(m moment) bool {
 	if !ok {
 		take = 50 * time.Millisecond
 	}
-	return time.Duration(w.replayHits(m))*perHit > take
+	return time.Duration(hits)*perHit > take
 }
 
 // replayHits is how many executions reaching m replays from the snapshot

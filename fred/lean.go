@@ -18,6 +18,19 @@ import (
 
 var quotedRe = regexp.MustCompile(`"(.*)"`)
 
+// enterLeanFor is enterLean for a reverse command over the history steps:
+// only when every stop in it is in code with source. A stop in a library
+// (a breakpoint on malloc) has another location without the library's
+// debug information, and its replay would look diverged.
+func (s *Session) enterLeanFor(steps []Step) (leave func() error) {
+	for _, st := range steps {
+		if st.known() && !hasSource(st) {
+			return func() error { return nil }
+		}
+	}
+	return s.enterLean()
+}
+
 // enterLean starts lean attaches if the debugger can; leave ends them.
 func (s *Session) enterLean() (leave func() error) {
 	t := s.p.Tracer

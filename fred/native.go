@@ -304,7 +304,16 @@ func (s *Session) dirty(base []Step) {
 // chunk stopped. The live history is left naming where the program is
 // only as "bps: after N nexts"; the next goTo restores.
 func (s *Session) nexts(ctx context.Context, from []Step, bps []string, mode P.NextsMode, st *revStats) (int, string, error) {
-	const chunk = 2000
+	return s.nextsUpTo(ctx, from, bps, mode, st, 0)
+}
+
+// nextsUpTo is nexts that stops after at most max `next`s (0: no limit
+// but maxWalk), with why "limit" if it got there.
+func (s *Session) nextsUpTo(ctx context.Context, from []Step, bps []string, mode P.NextsMode, st *revStats, max int) (int, string, error) {
+	chunk := 2000
+	if max > 0 {
+		chunk = min(chunk, max)
+	}
 	put, err := s.useBreakpoints(bps)
 	if err != nil {
 		return 0, "", err
@@ -312,14 +321,14 @@ func (s *Session) nexts(ctx context.Context, from []Step, bps []string, mode P.N
 	defer func() { _ = put() }()
 	total := 0
 	why := "limit"
-	for why == "limit" {
+	for why == "limit" && (max == 0 || total < max) {
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
 		}
 		if total >= maxWalk {
 			return 0, "", fmt.Errorf("more than %d statements to count; going back over them is not supported yet", maxWalk)
 		}
-		out, err := s.queryFor(s.p.Stepper.Nexts(chunk, mode), s.opt.Timeout+chunk*10*time.Millisecond)
+		out, err := s.queryFor(s.p.Stepper.Nexts(chunk, mode), s.opt.Timeout+time.Duration(chunk)*10*time.Millisecond)
 		if err != nil {
 			return 0, "", err
 		}

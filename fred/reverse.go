@@ -404,6 +404,8 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	rw := s.rewriter(ctx, st)
 	target := func(t []Step, _ *revStats) ([]Step, error) { return pick(rw, t) }
 	orig := append([]Step(nil), s.Timeline.Steps...)
+	leave := s.enterLeanFor(orig)
+	defer func() { _ = leave() }() // symbols come back after any error too
 	t := orig
 	var err error
 	atStart := false
@@ -439,6 +441,9 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		t = orig[:s.firstIndex()]
 	}
 	if err := s.goTo(t, st); err != nil {
+		return err
+	}
+	if err := leave(); err != nil {
 		return err
 	}
 	if err := s.show(); err != nil {

@@ -159,6 +159,15 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		}
 		// The last statement is inside the last of the `next`s the
 		// command is made of.
+		if lp, ok := r.m.(lastPasser); ok && last.Cmd.Op == P.OpContinue {
+			t, ok, err := lp.lastNext(before, last)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return r.lastInside(t, last.Bps)
+			}
+		}
 		n, err := r.countNexts(before, last)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,169 @@
+package fred
+
+import (
+	"os"
+	"strconv"
+	"time"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Reverse-step after a long `continue`: the last statement before the
+// continue's stop lies in the last of the `next`s it is made of. Counting
+// those `next`s costs a debugger round trip each (about a millisecond a
+// statement). Instead fred jumps to the last pass of one statement after
+// another: from a moment, one `next` reaches a statement; a run to the
+// stop counts how often its instruction runs again (a hardware execution
+// breakpoint counted by the kernel, hits.go); the moment just before the
+// last of those executions is where the walk goes on. In a loop that
+// skips every turn but the last, whatever the number of turns.
+
+// lastPasser is a mover that can find where the last `next` of a continue
+// starts without counting the others.
+type lastPasser interface {
+	lastNext(before []Step, last Step) (t []Step, ok bool, err error)
+}
+
+// maxPasses bounds the jumps; past it fred counts the `next`s instead.
+const maxPasses = 100
+
+// shortWalk is how many `next`s fred counts before it starts jumping (a
+// jump costs a few restores and runs, about as much as a few hundred `next`s).
+const shortWalk = 100
+
+// lastNext implements lastPasser for gdb, in a single-threaded program
+// whose continue stopped at a breakpoint. ok is false when it cannot
+// help: the caller counts the `next`s then.
+func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
+	s := m.s
+	if !nativeProbes || s.p.Stepper == nil || s.p.Stepper.Where == "" ||
+		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || last.Stop != P.StopBreakpoint || !last.known() {
+		return nil, false, nil
+	}
+	// A short continue is cheaper to count than to jump through.
+	if err := m.goTo(before); err != nil {
+		return nil, true, err
+	}
+	n, why, err := s.nextsUpTo(m.ctx, before, last.Bps, P.NextsMode{}, m.st, shortWalk)
+	if err != nil {
+		return nil, true, err
+	}
+	cur := before
+	if n > 0 {
+		cur = with(before, s.synth(P.OpNext, n, last.Bps))
+	}
+	if why != "limit" {
+		return cur, true, nil
+	}
+	for i := 0; i < maxPasses; i++ {
+		if err := m.goTo(cur); err != nil {
+			return nil, true, err
+		}
+		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(s.pid) + "/task"); err != nil || len(tasks) != 1 {
+			return nil, false, nil // threads: the count would mix them
+		}
+		q, err := m.forward(P.OpNext, last.Bps)
+		if err != nil {
+			return nil, true, err
+		}
+		if q.Stop != P.StopDone {
+			// One `next` from cur reaches the stop: the continue's
+			// breakpoints allow no other.
+			return cur, true, nil
+		}
+		at := with(cur, q)
+		n, ok, err := s.countToStop(last)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		s.dirty(at)
+		if n == 0 {
+			cur = at // q's statement does not run again before the stop
+			continue
+		}
+		cur, err = m.passTo(at, n, last.Bps)
+		if err != nil {
+			return nil, true, err
+		}
+	}
+	return nil, false, nil
+}
+
+// passTo is the moment just before the n-th execution, after at, of the
+// instruction at's last step stopped at, with its place learnt.
+func (m sessionMover) passTo(at []Step, n int, bps []string) ([]Step, error) {
+	s := m.s
+	if err := m.goTo(at); err != nil {
+		return nil, err
+	}
+	pc, _, _, err := s.where()
+	if err != nil {
+		return nil, err
+	}
+	s.Timeline.Steps = append(s.Timeline.Steps[:len(at):len(at)], hitsStep(pc, n, bps))
+	step := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
+	if _, err := s.replayHits(*step); err != nil {
+		return nil, err
+	}
+	m.st.replayed++
+	if err := s.learn(step); err != nil {
+		return nil, err
+	}
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	if s.snap != nil && s.worthSnapshot(n) {
+		// The walk comes back here at least once more.
+		_, _ = s.Checkpoint(true)
+	}
+	return append([]Step(nil), s.Timeline.Steps...), nil
+}
+
+// countToStop runs the program, which stands at the start of a statement,
+// to the stop of the continue last, and says how many more times the
+// statement's first instruction ran. ok is false when the run did not end
+// at that stop.
+func (s *Session) countToStop(last Step) (int, bool, error) {
+	pc, flags, lwp, err := s.where()
+	if err != nil {
+		return 0, true, err
+	}
+	// Resuming at pc runs it once without a trap when the resume flag is
+	// set; else that first execution is the present statement, counted.
+	self := 0
+	if flags&(1<<16) == 0 {
+		self = 1
+	}
+	if lwp == 0 {
+		lwp = s.pid
+	}
+	h, err := openHits(lwp, pc, 0)
+	if err != nil {
+		return 0, false, nil // no debug register: count the nexts instead
+	}
+	defer h.close()
+	put, err := s.useBreakpoints(last.Bps)
+	if err != nil {
+		return 0, true, err
+	}
+	out, err := s.queryFor("continue", s.opt.Timeout+3*last.Took+10*time.Second)
+	if perr := put(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return 0, true, err
+	}
+	n, err := h.count()
+	if err != nil {
+		return 0, true, err
+	}
+	if s.stopOf(out) != P.StopBreakpoint {
+		if s.stopOf(out) == P.StopEnded {
+			s.running = false
+		}
+		return 0, false, nil
+	}
+	if loc, err := s.location(); err != nil || loc != last.At {
+		return 0, false, err
+	}
+	debugf("fred-last-pass: 0x%x ran %d more times before the stop", pc, int(n)-self)
+	return max(0, int(n)-self), true, nil
+}

@@ -1,0 +1,39 @@
+package fred
+
+import (
+	"strconv"
+	"testing"
+)
+
+// TestReverseStepAfterLongContinue: reverse-step over a `continue` of
+// 120,000 statements, more than the counting walk goes (maxWalk), lands on
+// the loop's last statement, with the loop's last values; a second one
+// goes back one more; forward again, the program finishes as before.
+func TestReverseStepAfterLongContinue(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 60000 // two statements a turn
+		if 2*n <= maxWalk {
+			t.Fatalf("the loop (%d statements) must be longer than the counting walk goes (%d)", 2*n, maxWalk)
+		}
+		ts := gdbSession(t, "bench_loop", backend)
+		ts.must("break main", `Breakpoint 1`)
+		ts.must("run "+strconv.Itoa(n), `snapshot 1 taken`)
+		ts.must("break done", `Breakpoint 2`)
+		ts.must("continue", `Breakpoint 2, done`)
+		sum := strconv.Itoa(n * (n - 1) / 2)
+		ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
+		if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
+			t.Fatalf("before done(s): i = %s, s = %s; want %d, %s", i, s, n, sum)
+		}
+		ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
+		if i := ts.value("i"); i != strconv.Itoa(n-1) {
+			t.Fatalf("at the loop's last check: i = %s, want %d", i, n-1)
+		}
+		ts.must("next", `19\t\s*done\(s\);`)
+		ts.must("next", `Breakpoint 2, done`)
+		ts.must("next", `11\t`)
+		if r := ts.value("result"); r != sum {
+			t.Fatalf("result = %s, want %s", r, sum)
+		}
+	})
+}
