@@ -27,9 +27,9 @@ type lastPasser interface {
 // maxPasses bounds the jumps; past it fred counts the `next`s instead.
 const maxPasses = 100
 
-// shortWalk is how many `next`s fred counts before it starts jumping (a
-// jump costs a few restores and runs, about as much as a few hundred `next`s).
-const shortWalk = 100
+// shortWalk is how many `next`s fred counts between jumps (a jump costs a
+// run to the stop and two restores, as much as some tens of `next`s).
+const shortWalk = 30
 
 // lastNext implements lastPasser for gdb, in a single-threaded program
 // whose continue stopped at a breakpoint. ok is false when it cannot
@@ -40,50 +40,41 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || last.Stop != P.StopBreakpoint || !last.known() {
 		return nil, false, nil
 	}
-	// A short continue is cheaper to count than to jump through.
-	if err := m.goTo(before); err != nil {
-		return nil, true, err
-	}
-	n, why, err := s.nextsUpTo(m.ctx, before, last.Bps, P.NextsMode{}, m.st, shortWalk)
-	if err != nil {
-		return nil, true, err
-	}
+	// Count up to shortWalk `next`s; if the stop is not reached by then,
+	// jump to the last pass of the statement reached, and count again
+	// from there.
 	cur := before
-	if n > 0 {
-		cur = with(before, s.synth(P.OpNext, n, last.Bps))
-	}
-	if why != "limit" {
-		return cur, true, nil
-	}
 	for i := 0; i < maxPasses; i++ {
 		if err := m.goTo(cur); err != nil {
 			return nil, true, err
 		}
 		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(s.pid) + "/task"); err != nil || len(tasks) != 1 {
-			return nil, false, nil // threads: the count would mix them
+			return nil, false, nil // threads: a count would mix them
 		}
-		q, err := m.forward(P.OpNext, last.Bps)
+		n, why, err := s.nextsUpTo(m.ctx, cur, last.Bps, P.NextsMode{}, m.st, shortWalk)
 		if err != nil {
 			return nil, true, err
 		}
-		if q.Stop != P.StopDone {
+		if n > 0 {
+			cur = with(cur, s.synth(P.OpNext, n, last.Bps))
+		}
+		if why != "limit" {
 			// One `next` from cur reaches the stop: the continue's
 			// breakpoints allow no other.
 			return cur, true, nil
 		}
-		at := with(cur, q)
-		n, ok, err := s.countToStop(last)
+		// The program stands after exactly those n.
+		s.Timeline.Steps = append([]Step(nil), cur...)
+		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+		k, ok, err := s.countToStop(last)
 		if err != nil || !ok {
 			return nil, ok, err
 		}
-		s.dirty(at)
-		if n == 0 {
-			cur = at // q's statement does not run again before the stop
-			continue
-		}
-		cur, err = m.passTo(at, n, last.Bps)
-		if err != nil {
-			return nil, true, err
+		s.dirty(cur)
+		if k > 0 {
+			if cur, err = m.passTo(cur, k, last.Bps); err != nil {
+				return nil, true, err
+			}
 		}
 	}
 	return nil, false, nil
