@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/fred-debugger/fred/ckpt"
 	"io"
 	"os"
 	"sort"
@@ -52,7 +53,14 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-checkpoint", Msg: "takes no arguments", Usage: "fred-checkpoint"}
 				}
+				leave := func() error { return nil }
+				if _, copy := s.backendFor(s.pid).(ckpt.ThroughDebugger); s.snap != nil && !copy {
+					leave = s.enterLeanFor(s.Timeline.Steps) // for the attach after the dump
+				}
 				sn, err := s.Checkpoint(false)
+				if lerr := leave(); err == nil {
+					err = lerr
+				}
 				if err != nil {
 					return err
 				}
