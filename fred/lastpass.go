@@ -1,6 +1,7 @@
 package fred
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -26,6 +27,9 @@ type lastPasser interface {
 
 // maxPasses bounds the jumps; past it fred counts the `next`s instead.
 const maxPasses = 100
+
+// maxPassCount bounds the executions a jump counts (about 3 s here).
+var maxPassCount = 1 << 18
 
 // shortWalk is how many `next`s fred counts between jumps (a jump costs a
 // run to the stop and two restores, as much as some tens of `next`s).
@@ -126,7 +130,10 @@ func (s *Session) countToStop(last Step) (int, bool, error) {
 	if lwp == 0 {
 		lwp = s.pid
 	}
-	h, err := openHits(lwp, pc, 0)
+	// The kernel stops the program after maxPassCount: each execution
+	// costs a debug trap (about 10 µs), and a statement of a loop that
+	// runs for minutes would run for hours.
+	h, err := openHits(lwp, pc, uint64(maxPassCount+self))
 	if err != nil {
 		return 0, false, nil // no debug register: count the nexts instead
 	}
@@ -145,6 +152,10 @@ func (s *Session) countToStop(last Step) (int, bool, error) {
 	n, err := h.count()
 	if err != nil {
 		return 0, true, err
+	}
+	if n >= uint64(maxPassCount+self) {
+		loc, _ := s.location()
+		return 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
 	}
 	if s.stopOf(out) != P.StopBreakpoint {
 		if s.stopOf(out) == P.StopEnded {

@@ -37,3 +37,27 @@ func TestReverseStepAfterLongContinue(t *testing.T) {
 		}
 	})
 }
+
+// TestReverseStepOverTooLongALoop: a loop whose statement runs more often
+// than fred counts gets one clear message, and the person stays where they
+// were, in a usable session.
+func TestReverseStepOverTooLongALoop(t *testing.T) {
+	old := maxPassCount
+	maxPassCount = 1000
+	defer func() { maxPassCount = old }()
+	ts := gdbSession(t, "bench_loop", "fork")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run 60000", `snapshot 1 taken`)
+	ts.must("break done", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, done`)
+	failed := ts.Failed()
+	ts.must("fred-reverse-step", `fred: the continue runs .*bench_loop.c:1[78].* more than 1000 times before it stops; going back over it is not supported yet`)
+	if ts.Failed() != failed+1 {
+		t.Fatalf("fred-reverse-step did not count as failed")
+	}
+	ts.must("frame", `done \(s=1799970000\) at .*bench_loop.c:10`)
+	ts.must("next", `11\t`)
+	if r := ts.value("result"); r != "1799970000" {
+		t.Fatalf("result = %s", r)
+	}
+}
