@@ -587,6 +587,16 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 		return nil, err
 	}
 	n, why, err := s.nexts(ctx, a, pb.cont.Bps, P.NextsMode{FP: pb.fp}, w.st)
+	if err == nil && why == "signal" {
+		// Seen once under load in a threaded program: an interrupt that
+		// came late. From a's snapshot again, once.
+		debugf("counting to %s: a signal after %d; once more", pb.step.Cmd.Line, n)
+		s.dirty(a)
+		if err := s.goTo(a, w.st); err != nil {
+			return nil, err
+		}
+		n, why, err = s.nexts(ctx, a, pb.cont.Bps, P.NextsMode{FP: pb.fp}, w.st)
+	}
 	if err != nil {
 		return nil, err
 	}
