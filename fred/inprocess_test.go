@@ -871,3 +871,17 @@ func TestPerlCountedNexts(t *testing.T) {
 	}
 	ts.must("DB::fred_nexts(100000)", `(?s)Debugged program terminated.*FREDNEXTS \d+ exited`)
 }
+
+// TestPerlCountedNextsRunActions: the lines' actions (perl -d's `a`) run
+// during a counted walk as during the person's own `n`s.
+func TestPerlCountedNextsRunActions(t *testing.T) {
+	ts, _ := perlSession(t, "watch.pl", "fork")
+	ts.must("b 17", ``)
+	ts.must("c", `watch.pl:17\)`)
+	ts.must("a 13 $main::acts++", ``)
+	ts.must("B 17", ``)
+	ts.must("DB::fred_nexts(10)", `FREDNEXTS 10 limit`)
+	if v := ts.value("$main::acts"); v != "10" {
+		t.Fatalf("the action at line 13 ran %s times in 10 turns, want 10", v)
+	}
+}

@@ -70,13 +70,13 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		// The program stands after exactly those n.
 		s.Timeline.Steps = append([]Step(nil), cur...)
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-		k, ok, err := s.countToStop(last)
+		k, took, ok, err := s.countToStop(last)
+		s.dirty(cur) // the program ran on
 		if err != nil || !ok {
 			return nil, ok, err
 		}
-		s.dirty(cur)
 		if k > 0 {
-			if cur, err = m.passTo(cur, k, last.Bps); err != nil {
+			if cur, err = m.passTo(cur, k, took, last.Bps); err != nil {
 				return nil, true, err
 			}
 		}
@@ -85,8 +85,9 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 }
 
 // passTo is the moment just before the n-th execution, after at, of the
-// instruction at's last step stopped at, with its place learnt.
-func (m sessionMover) passTo(at []Step, n int, bps []string) ([]Step, error) {
+// instruction at's last step stopped at, with its place learnt; took is
+// how long counting them took (the replay takes about as long).
+func (m sessionMover) passTo(at []Step, n int, took time.Duration, bps []string) ([]Step, error) {
 	s := m.s
 	if err := m.goTo(at); err != nil {
 		return nil, err
@@ -97,9 +98,12 @@ func (m sessionMover) passTo(at []Step, n int, bps []string) ([]Step, error) {
 	}
 	s.Timeline.Steps = append(s.Timeline.Steps[:len(at):len(at)], hitsStep(pc, n, bps))
 	step := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
+	step.Took = took
+	t0 := time.Now()
 	if _, err := s.replayHits(*step); err != nil {
 		return nil, err
 	}
+	step.Took = time.Since(t0) // its replays' deadline
 	m.st.replayed++
 	if err := s.learn(step); err != nil {
 		return nil, err
@@ -116,10 +120,10 @@ func (m sessionMover) passTo(at []Step, n int, bps []string) ([]Step, error) {
 // to the stop of the continue last, and says how many more times the
 // statement's first instruction ran. ok is false when the run did not end
 // at that stop.
-func (s *Session) countToStop(last Step) (int, bool, error) {
+func (s *Session) countToStop(last Step) (int, time.Duration, bool, error) {
 	pc, flags, lwp, err := s.where()
 	if err != nil {
-		return 0, true, err
+		return 0, 0, true, err
 	}
 	// Resuming at pc runs it once without a trap when the resume flag is
 	// set; else that first execution is the present statement, counted.
@@ -135,37 +139,39 @@ func (s *Session) countToStop(last Step) (int, bool, error) {
 	// runs for minutes would run for hours.
 	h, err := openHits(lwp, pc, uint64(maxPassCount+self))
 	if err != nil {
-		return 0, false, nil // no debug register: count the nexts instead
+		return 0, 0, false, nil // no debug register: count the nexts instead
 	}
 	defer h.close()
 	put, err := s.useBreakpoints(last.Bps)
 	if err != nil {
-		return 0, true, err
+		return 0, 0, true, err
 	}
+	t0 := time.Now()
 	out, err := s.queryFor("continue", s.opt.Timeout+3*last.Took+10*time.Second)
+	took := time.Since(t0)
 	if perr := put(); err == nil {
 		err = perr
 	}
 	if err != nil {
-		return 0, true, err
+		return 0, 0, true, err
 	}
 	n, err := h.count()
 	if err != nil {
-		return 0, true, err
+		return 0, 0, true, err
 	}
 	if n >= uint64(maxPassCount+self) {
 		loc, _ := s.location()
-		return 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
+		return 0, 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
 	}
 	if s.stopOf(out) != P.StopBreakpoint {
 		if s.stopOf(out) == P.StopEnded {
 			s.running = false
 		}
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
 	if loc, err := s.location(); err != nil || loc != last.At {
-		return 0, false, err
+		return 0, 0, false, err
 	}
 	debugf("fred-last-pass: 0x%x ran %d more times before the stop", pc, int(n)-self)
-	return max(0, int(n)-self), true, nil
+	return max(0, int(n)-self), took, true, nil
 }

@@ -61,3 +61,21 @@ func TestReverseStepOverTooLongALoop(t *testing.T) {
 		t.Fatalf("result = %s", r)
 	}
 }
+
+// TestReverseStepPastConditionalBreakpoint: the walk passes a breakpoint
+// whose condition is false at every turn but one, as the continue did: it
+// is no stop (gdb reports such a landing as a breakpoint event).
+func TestReverseStepPastConditionalBreakpoint(t *testing.T) {
+	ts := gdbSession(t, "bench_loop", "fork")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run 5000", `snapshot 1 taken`)
+	ts.must("break 18 if i % 1000 == 500", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, main`)
+	if i := ts.value("i"); i != "500" {
+		t.Fatalf("the breakpoint stopped at i = %s, want 500", i)
+	}
+	ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
+	if i := ts.value("i"); i != "499" {
+		t.Fatalf("one statement back, i = %s, want 499", i)
+	}
+}

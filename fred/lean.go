@@ -23,9 +23,15 @@ var quotedRe = regexp.MustCompile(`"(.*)"`)
 // (a breakpoint on malloc) has another location without the library's
 // debug information, and its replay would look diverged.
 func (s *Session) enterLeanFor(steps []Step) (leave func() error) {
+	noop := func() error { return nil }
 	for _, st := range steps {
 		if st.known() && !hasSource(st) {
-			return func() error { return nil }
+			return noop
+		}
+	}
+	for _, sn := range s.snaps {
+		if sn.run == s.run && sn.threads > 1 {
+			return noop // a restore might bring threads back
 		}
 	}
 	return s.enterLean()

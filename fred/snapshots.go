@@ -24,6 +24,9 @@ type snap struct {
 	run   int              // the run of the program it belongs to
 	lwp   int              // the thread selected when it was taken (multi-threaded programs)
 	via   ckpt.Snapshotter // the backend that took it, which restores it
+	// threads is how many the program had (lean attaches are for
+	// single-threaded moments only).
+	threads int
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -229,7 +232,41 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		// one the history goes on in.
 		lwp = s.currentLWP(0)
 	}
+	threads := 1
+	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err == nil {
+		threads = len(tasks)
+	}
 	via := s.backendFor(pid)
+	cs, err := s.takeWith(via, pid, id, lwp)
+	if err != nil && via == s.copies && s.copies != s.snap {
+		// No copy (no agent in a static program, too many copies): CRIU
+		// takes this one.
+		debugf("fork copy failed: %v; CRIU instead", err)
+		via = s.snap
+		cs, err = s.takeWith(via, pid, id, lwp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs.Took = time.Since(start)
+	s.snapTook[via.Name()] = cs.Took
+	debugf("fred-snapshot %d: %v", id, cs.Took)
+	s.nextSnap = id
+	s.Timeline.Mark(id)
+	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via, threads: threads,
+		Steps: append([]Step(nil), s.Timeline.Steps...),
+		Marks: append([]Mark(nil), s.Timeline.Marks...)}
+	s.snaps[id] = sn
+	s.order = append(s.order, id)
+	if auto {
+		s.prune()
+	}
+	return sn, nil
+}
+
+// takeWith takes snapshot id of process pid with backend via: through the
+// debugger (fork copies), or let go of by it for the time of the dump.
+func (s *Session) takeWith(via ckpt.Snapshotter, pid, id, lwp int) (*ckpt.Snapshot, error) {
 	_, through := via.(ckpt.ThroughDebugger)
 	if t := s.p.Tracer; t != nil && !through {
 		// CRIU cannot dump a traced process: queue a stop, let go of it,
@@ -256,23 +293,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 			err = aerr
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	cs.Took = time.Since(start)
-	s.snapTook[via.Name()] = cs.Took
-	debugf("fred-snapshot %d: %v", id, cs.Took)
-	s.nextSnap = id
-	s.Timeline.Mark(id)
-	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via,
-		Steps: append([]Step(nil), s.Timeline.Steps...),
-		Marks: append([]Mark(nil), s.Timeline.Marks...)}
-	s.snaps[id] = sn
-	s.order = append(s.order, id)
-	if auto {
-		s.prune()
-	}
-	return sn, nil
+	return cs, err
 }
 
 // reattach gives a program fred let go of back to the debugger, with

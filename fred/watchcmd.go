@@ -270,7 +270,7 @@ func (s *Session) reverseWatch(args []string) error {
 	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
-	leave := s.enterLean()
+	leave := s.enterLeanFor(orig)
 	w.leave = leave
 	// The search keeps its moments as fork copies only in a small
 	// program: runs after a fork copy are slowed, unevenly, by its

@@ -45,7 +45,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper: gdbStepper,

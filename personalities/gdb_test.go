@@ -1682,3 +1682,14 @@ func TestGDBBlockStart(t *testing.T) {
 		}
 	}
 }
+
+// TestGDBSetupLinesFit: fred types its setup commands into gdb's terminal,
+// whose line discipline holds at most 4095 bytes a line (a longer one is
+// cut, and its Python does not load).
+func TestGDBSetupLinesFit(t *testing.T) {
+	for _, c := range GDB.Setup("") {
+		if len(c)+1 > 4095 {
+			t.Errorf("a setup command of %d bytes does not fit in a terminal line: %.60s...", len(c), c)
+		}
+	}
+}

@@ -83,9 +83,13 @@ func lastLines(s string) string {
 const gdbHelpers = `
 import gdb, os
 fred_why = [None]
+fred_hits = {}
 def fred_on_stop(ev):
     if isinstance(ev, gdb.BreakpointEvent):
-        fred_why[0] = 'breakpoint'
+        # A step that ends on a breakpoint whose condition is false is
+        # a breakpoint event too; only a real hit counts.
+        hit = any(b.hit_count > fred_hits.get(b.number, 0) for b in ev.breakpoints)
+        fred_why[0] = 'breakpoint' if hit else 'done'
     elif isinstance(ev, gdb.SignalEvent):
         fred_why[0] = 'signal'
     else:
@@ -96,6 +100,8 @@ gdb.events.stop.connect(fred_on_stop)
 gdb.events.exited.connect(fred_on_exit)
 def fred_run(cmd):
     fred_why[0] = None
+    fred_hits.clear()
+    fred_hits.update((b.number, b.hit_count) for b in (gdb.breakpoints() or ()))
     try:
         gdb.execute(cmd, to_string=True)
     except gdb.error:
@@ -119,6 +125,13 @@ def fred_depth():
 def fred_fp():
     f = gdb.newest_frame()
     return ':'.join('%x' % (int(f.read_register(r)) & 0xffffffffffffffff) for r in f.architecture().registers('general'))
+`
+
+// gdbCommandsPy defines the fred-nexts, fred-settle, fred-where and fred-fp
+// commands on gdbHelpers' functions (a second gdb command: a terminal line
+// holds at most 4095 bytes).
+const gdbCommandsPy = `
+import gdb, os
 class FredNexts(gdb.Command):
     def __init__(self):
         super().__init__('fred-nexts', gdb.COMMAND_RUNNING)

@@ -195,7 +195,7 @@ sub fred_counted { return unless @fred_count; my ($n, $w) = ($fred_count[1], $fr
 sub watchfunction { return 0 unless @fred_count && $fred_count[5] && !defined $fred_why && !$DB::signal && !$DB::finished; my $d = (fred_here())[3] // 0;
   if ($d <= $fred_count[4]) { if ($fred_count[2] && $d < $fred_count[3]) { $fred_why = "done"; $DB::single = 2; return 0 }
     if (++$fred_count[1] >= $fred_count[0]) { $fred_why = "limit"; $DB::single = 2; return 0 } $fred_count[4] = $d }
-  $DB::single = 0; undef $DB::action; return 1 }
+  $DB::single = 0; return $DB::action ? 0 : 1 }
 sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
   pipe(my $r, my $w) or return -1; my $p = CORE::fork(); return -1 unless defined $p;
   if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
