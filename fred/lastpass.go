@@ -1,12 +1,14 @@
 package fred
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
+	"golang.org/x/sys/unix"
 )
 
 // Reverse-step after a long `continue`: the last statement before the
@@ -70,7 +72,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		// The program stands after exactly those n.
 		s.Timeline.Steps = append([]Step(nil), cur...)
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-		k, took, ok, err := s.countToStop(last)
+		k, took, ok, err := s.countToStop(m.ctx, last)
 		s.dirty(cur) // the program ran on
 		if err != nil || !ok {
 			return nil, ok, err
@@ -120,7 +122,7 @@ func (m sessionMover) passTo(at []Step, n int, took time.Duration, bps []string)
 // to the stop of the continue last, and says how many more times the
 // statement's first instruction ran. ok is false when the run did not end
 // at that stop.
-func (s *Session) countToStop(last Step) (int, time.Duration, bool, error) {
+func (s *Session) countToStop(ctx context.Context, last Step) (int, time.Duration, bool, error) {
 	pc, flags, lwp, err := s.where()
 	if err != nil {
 		return 0, 0, true, err
@@ -147,7 +149,7 @@ func (s *Session) countToStop(last Step) (int, time.Duration, bool, error) {
 		return 0, 0, true, err
 	}
 	t0 := time.Now()
-	out, err := s.queryFor("continue", s.opt.Timeout+3*last.Took+10*time.Second)
+	out, err := s.continueCancellable(ctx, s.opt.Timeout+3*last.Took+10*time.Second)
 	took := time.Since(t0)
 	if perr := put(); err == nil {
 		err = perr
@@ -157,6 +159,9 @@ func (s *Session) countToStop(last Step) (int, time.Duration, bool, error) {
 	}
 	n, err := h.count()
 	if err != nil {
+		return 0, 0, true, err
+	}
+	if err := ctx.Err(); err != nil {
 		return 0, 0, true, err
 	}
 	if n >= uint64(maxPassCount+self) {
@@ -174,4 +179,21 @@ func (s *Session) countToStop(last Step) (int, time.Duration, bool, error) {
 	}
 	debugf("fred-last-pass: 0x%x ran %d more times before the stop", pc, int(n)-self)
 	return max(0, int(n)-self), took, true, nil
+}
+
+// continueCancellable resumes the program until it stops; Ctrl-C (ctx)
+// interrupts it. The caller leaves the history dirty afterwards: an
+// interrupt that came as the program stopped by itself waits in it.
+func (s *Session) continueCancellable(ctx context.Context, timeout time.Duration) (string, error) {
+	done := make(chan struct{})
+	defer close(done)
+	pid := s.pid
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = unix.Tgkill(pid, pid, unix.SIGINT)
+		case <-done:
+		}
+	}()
+	return s.queryFor("continue", timeout)
 }

@@ -3,6 +3,7 @@ package fred
 import (
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestReverseStepAfterLongContinue: reverse-step over a `continue` of
@@ -78,4 +79,23 @@ func TestReverseStepPastConditionalBreakpoint(t *testing.T) {
 	if i := ts.value("i"); i != "499" {
 		t.Fatalf("one statement back, i = %s, want 499", i)
 	}
+}
+
+// TestInterruptReverseStepOverLoop: Ctrl-C while fred counts a loop's
+// turns stops the reverse-step; the person is where they were, and the
+// program goes on as before.
+func TestInterruptReverseStepOverLoop(t *testing.T) {
+	ts := gdbSession(t, "bench_loop", "fork")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run 200000", `snapshot 1 taken`)
+	ts.must("break done", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, done`)
+	go func() {
+		time.Sleep(300 * time.Millisecond) // counting 200,000 turns takes seconds
+		ts.Interrupt()
+	}()
+	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
+	ts.must("frame", `done \(s=19999900000\) at .*bench_loop.c:10`)
+	ts.must("next", `11\t`)
+	ts.must("continue", `exited normally`)
 }
