@@ -6,6 +6,7 @@ package ckpt
 // limits and measurements: FORK.md beside this file.
 
 import (
+	"debug/elf"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -83,7 +84,8 @@ type Fork struct {
 	regs   []string       // general registers saved at take, as gdb names them
 	regnum map[string]int // gdb's register numbers
 	snaps  map[int]*forkSnap
-	live   int // the copy made live by the last Restore, for reaping
+	live   int    // the copy made live by the last Restore, for reaping
+	entry  uint64 // fredfork_take's offset in the agent library
 }
 
 type forkSnap struct {
@@ -205,21 +207,28 @@ func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 		return nil, fmt.Errorf("fork snapshots: pid %d is not traced by gdb", pid)
 	}
 	sn := &forkSnap{values: values, offsets: fileOffsets(pid), cttyFd: cttyFd(pid)}
-	if sn.pid, err = f.call(tracer, -1); err != nil {
+	if sn.pid, err = f.call(pid, tracer, -1); err != nil {
 		return nil, err
 	}
 	f.snaps[id] = sn
 	return &Snapshot{ID: id, Pid: sn.pid, Parent: -1, Took: time.Since(start)}, nil
 }
 
-// call runs the agent in the process gdb holds and returns the new copy.
-func (f *Fork) call(tracer, cttyFd int) (int, error) {
+// call runs the agent in process pid, which gdb holds, and returns the new
+// copy.
+func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	// gdb must let the fork child go (it removes its breakpoints from the
 	// child first); -data-evaluate-expression leaves gdb's value history
 	// alone. The expression must not contain spaces.
+	// By address when fred can tell it: gdb's lookup of the name expands
+	// symbol tables after every attach (30 ms with libc6-dbg installed).
+	fn := "fredfork_take"
+	if a, err := f.agentEntry(pid); err == nil {
+		fn = "0x" + strconv.FormatUint(a, 16)
+	}
 	out, err := f.query(fmt.Sprintf(`with detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
-		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long))fredfork_take)(%d,%d,%d)"`,
-		os.Getpid(), tracer, cttyFd))
+		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long))%s)(%d,%d,%d)"`,
+		fn, os.Getpid(), tracer, cttyFd))
 	if err != nil {
 		return 0, err
 	}
@@ -236,6 +245,46 @@ func (f *Fork) call(tracer, cttyFd int) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// agentEntry is the address of fredfork_take in process pid: where the
+// agent library is mapped plus the symbol's offset in the file.
+func (f *Fork) agentEntry(pid int) (uint64, error) {
+	if f.entry == 0 {
+		ef, err := elf.Open(f.agent)
+		if err != nil {
+			return 0, err
+		}
+		syms, err := ef.DynamicSymbols()
+		ef.Close()
+		if err != nil {
+			return 0, err
+		}
+		for _, sym := range syms {
+			if sym.Name == "fredfork_take" {
+				f.entry = sym.Value
+			}
+		}
+		if f.entry == 0 {
+			return 0, errors.New("fork snapshots: no fredfork_take in the agent")
+		}
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		// start-end perms offset dev inode path
+		fs := strings.Fields(line)
+		if len(fs) == 6 && fs[5] == f.agent && fs[2] == "00000000" {
+			start, err := strconv.ParseUint(strings.SplitN(fs[0], "-", 2)[0], 16, 64)
+			if err != nil {
+				return 0, err
+			}
+			return start + f.entry, nil
+		}
+	}
+	return 0, fmt.Errorf("fork snapshots: %s is not mapped in %d", f.agent, pid)
 }
 
 // loadAgent dlopens the agent in the program unless it was preloaded.
@@ -331,7 +380,7 @@ func (f *Fork) Restore(s *Snapshot) (int, error) {
 		return 0, fmt.Errorf("fork snapshots: gdb could not attach to the copy %d: %s", sn.pid, lastLineOf(out))
 	}
 	// A fresh copy stays behind as the snapshot; this one takes the pty.
-	next, err := f.call(tracerPid(sn.pid), sn.cttyFd)
+	next, err := f.call(sn.pid, tracerPid(sn.pid), sn.cttyFd)
 	if err != nil {
 		return 0, err
 	}

@@ -426,6 +426,15 @@ func TestForkSnapshotDlopen(t *testing.T) {
 	if got := g.q("output counter"); got != "1" {
 		t.Fatalf("counter = %q after restore, want 1", got)
 	}
+	// fred calls the agent by address, found without gdb: the one gdb
+	// knows by name.
+	a, err := f.agentEntry(g.pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.q("output/x (long)&fredfork_take"); got != fmt.Sprintf("0x%x", a) {
+		t.Fatalf("fredfork_take is at %s, fred says 0x%x", got, a)
+	}
 	if out := g.q("continue"); stepRE.FindString(out) != "step 1 counter 1 rec rec0001" {
 		t.Fatalf("continue after restore:\n%s", out)
 	}
