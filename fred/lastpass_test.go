@@ -16,11 +16,7 @@ func TestReverseStepAfterLongContinue(t *testing.T) {
 		if 2*n <= maxWalk {
 			t.Fatalf("the loop (%d statements) must be longer than the counting walk goes (%d)", 2*n, maxWalk)
 		}
-		ts := gdbSession(t, "bench_loop", backend)
-		ts.must("break main", `Breakpoint 1`)
-		ts.must("run "+strconv.Itoa(n), `snapshot 1 taken`)
-		ts.must("break done", `Breakpoint 2`)
-		ts.must("continue", `Breakpoint 2, done`)
+		ts := loopAtDone(t, n, backend)
 		sum := strconv.Itoa(n * (n - 1) / 2)
 		ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
 		if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
@@ -46,11 +42,7 @@ func TestReverseStepOverTooLongALoop(t *testing.T) {
 	old := maxPassCount
 	maxPassCount = 1000
 	defer func() { maxPassCount = old }()
-	ts := gdbSession(t, "bench_loop", "fork")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run 60000", `snapshot 1 taken`)
-	ts.must("break done", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, done`)
+	ts := loopAtDone(t, 60000, "fork")
 	failed := ts.Failed()
 	ts.must("fred-reverse-step", `fred: the continue runs .*bench_loop.c:1[78].* more than 1000 times before it stops; going back over it is not supported yet`)
 	if ts.Failed() != failed+1 {
@@ -85,11 +77,7 @@ func TestReverseStepPastConditionalBreakpoint(t *testing.T) {
 // turns stops the reverse-step; the person is where they were, and the
 // program goes on as before.
 func TestInterruptReverseStepOverLoop(t *testing.T) {
-	ts := gdbSession(t, "bench_loop", "fork")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run 200000", `snapshot 1 taken`)
-	ts.must("break done", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, done`)
+	ts := loopAtDone(t, 200000, "fork")
 	go func() {
 		time.Sleep(300 * time.Millisecond) // counting 200,000 turns takes seconds
 		ts.Interrupt()
@@ -98,4 +86,15 @@ func TestInterruptReverseStepOverLoop(t *testing.T) {
 	ts.must("frame", `done \(s=19999900000\) at .*bench_loop.c:10`)
 	ts.must("next", `11\t`)
 	ts.must("continue", `exited normally`)
+}
+
+// loopAtDone runs bench_loop over n turns under gdb, to its call of done().
+func loopAtDone(t *testing.T, n int, backend string) *tsession {
+	t.Helper()
+	ts := gdbSession(t, "bench_loop", backend)
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run "+strconv.Itoa(n), `snapshot 1 taken`)
+	ts.must("break done", `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, done`)
+	return ts
 }
