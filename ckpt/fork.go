@@ -59,6 +59,11 @@ type ThroughDebugger interface {
 // multi-threaded program.
 var ErrThreaded = errors.New("the fork backend handles single-threaded programs only")
 
+// ErrNoCopy is wrapped by the errors of a fork snapshot that could not be
+// made although the program and gdb are as they were (too many held, no
+// agent in the program, fork refused): another backend may take it.
+var ErrNoCopy = errors.New("no fork copy")
+
 // ForkOptions configure the fork backend.
 type ForkOptions struct {
 	Debugger Debugger // gdb, on the program (required)
@@ -86,6 +91,8 @@ type Fork struct {
 	snaps  map[int]*forkSnap
 	live   int    // the copy made live by the last Restore, for reaping
 	entry  uint64 // fredfork_take's offset in the agent library
+	// entryIno is the inode entry was read from.
+	entryIno uint64
 }
 
 type forkSnap struct {
@@ -135,6 +142,12 @@ func NewFork(opt ForkOptions) (*Fork, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+	}
+	// The path the kernel shows in /proc/PID/maps: no symlinks, absolute.
+	if p, err := filepath.EvalSymlinks(f.agent); err == nil {
+		if p, err = filepath.Abs(p); err == nil {
+			f.agent = p
 		}
 	}
 	return f, nil
@@ -238,7 +251,7 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	}
 	n, _ := strconv.Atoi(m[1])
 	if n <= 0 {
-		err := fmt.Errorf("fork snapshots: fork in the program failed: %v", syscall.Errno(-n))
+		err := fmt.Errorf("fork snapshots: %w: fork in the program failed: %v", ErrNoCopy, syscall.Errno(-n))
 		if syscall.Errno(-n) == syscall.EAGAIN {
 			err = fmt.Errorf("%w (too many processes for this user? see ulimit -u; drop some snapshots)", err)
 		}
@@ -250,6 +263,13 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 // agentEntry is the address of fredfork_take in process pid: where the
 // agent library is mapped plus the symbol's offset in the file.
 func (f *Fork) agentEntry(pid int) (uint64, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(f.agent, &st); err != nil {
+		return 0, err
+	}
+	if st.Ino != f.entryIno {
+		f.entry, f.entryIno = 0, st.Ino // rebuilt since: read it again
+	}
 	if f.entry == 0 {
 		ef, err := elf.Open(f.agent)
 		if err != nil {
@@ -276,7 +296,7 @@ func (f *Fork) agentEntry(pid int) (uint64, error) {
 	for _, line := range strings.Split(string(maps), "\n") {
 		// start-end perms offset dev inode path
 		fs := strings.Fields(line)
-		if len(fs) == 6 && fs[5] == f.agent && fs[2] == "00000000" {
+		if len(fs) == 6 && fs[4] == strconv.FormatUint(st.Ino, 10) && fs[5] == f.agent && fs[2] == "00000000" {
 			start, err := strconv.ParseUint(strings.SplitN(fs[0], "-", 2)[0], 16, 64)
 			if err != nil {
 				return 0, err
@@ -300,7 +320,7 @@ func (f *Fork) loadAgent(pid int) error {
 		return err
 	}
 	if !maps() {
-		return fmt.Errorf("fork snapshots: could not load %s into the program (dlopen failed; is it dynamically linked?)", f.agent)
+		return fmt.Errorf("fork snapshots: %w: could not load %s into the program (dlopen failed; is it dynamically linked?)", ErrNoCopy, f.agent)
 	}
 	return nil
 }
@@ -439,7 +459,7 @@ func (f *Fork) reap(pid int) { reapChild(pid, f.opt.Timeout) }
 // already taken: a copy by fork(2) holds only the thread that forked.
 func canFork(pid, held, max int) error {
 	if held >= max {
-		return fmt.Errorf("fork snapshots: %d held already (the most this session keeps); drop some first", held)
+		return fmt.Errorf("fork snapshots: %w: %d held already (the most this session keeps); drop some first", ErrNoCopy, held)
 	}
 	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
 		return fmt.Errorf("fork snapshots: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -186,14 +187,19 @@ func (s *Session) countToStop(ctx context.Context, last Step) (int, time.Duratio
 // interrupt that came as the program stopped by itself waits in it.
 func (s *Session) continueCancellable(ctx context.Context, timeout time.Duration) (string, error) {
 	done := make(chan struct{})
-	defer close(done)
+	var wg sync.WaitGroup
 	pid := s.pid
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		select {
 		case <-ctx.Done():
 			_ = unix.Tgkill(pid, pid, unix.SIGINT)
 		case <-done:
 		}
 	}()
-	return s.queryFor("continue", timeout)
+	out, err := s.queryFor("continue", timeout)
+	close(done)
+	wg.Wait() // no interrupt after this returns: the pid may be another's
+	return out, err
 }

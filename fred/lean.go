@@ -58,8 +58,23 @@ func (s *Session) enterLean() (leave func() error) {
 	if _, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", t.DebugDir, s.dir+"/no-debug-info"))); err != nil {
 		return noop
 	}
-	s.lean, s.leanAttached = true, false
+	s.lean, s.leanAttached, s.leanDir = true, false, m[1]
 	return func() error { return s.leaveLean(m[1]) }
+}
+
+// fullAttachFor ends lean attaches before an attach to pid if it has
+// threads now (a search that replays through a thread's creation): gdb's
+// thread support wants the libraries' symbols, and the attach reads them.
+func (s *Session) fullAttachFor(pid int) error {
+	if !s.lean {
+		return nil
+	}
+	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err != nil || len(tasks) < 2 {
+		return nil
+	}
+	s.lean, s.leanAttached = false, false
+	_, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", s.p.Tracer.DebugDir, s.leanDir)))
+	return err
 }
 
 // leaveLean puts the debug-file-directory back and, if gdb attached

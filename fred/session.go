@@ -72,6 +72,7 @@ type Session struct {
 	copies ckpt.Snapshotter
 	// avoidCopies: a search wants CRIU's snapshots (watchcmd.go Keep).
 	avoidCopies bool
+	leanDir     string // gdb's debug-file-directory before lean attaches (lean.go)
 	// What keeping a moment costs against replaying to it: the latest
 	// snapshot's time by backend name, and the time of long hit counts.
 	snapTook map[string]time.Duration

@@ -238,9 +238,9 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	}
 	via := s.backendFor(pid)
 	cs, err := s.takeWith(via, pid, id, lwp)
-	if err != nil && via == s.copies && s.copies != s.snap {
-		// No copy (no agent in a static program, too many copies): CRIU
-		// takes this one.
+	if err != nil && via == s.copies && s.copies != s.snap && (errors.Is(err, ckpt.ErrNoCopy) || errors.Is(err, ckpt.ErrThreaded)) {
+		// No copy (no agent in the program, too many copies, fork
+		// refused), gdb and the program as they were: CRIU takes it.
 		debugf("fork copy failed: %v; CRIU instead", err)
 		via = s.snap
 		cs, err = s.takeWith(via, pid, id, lwp)
@@ -299,6 +299,9 @@ func (s *Session) takeWith(via ckpt.Snapshotter, pid, id, lwp int) (*ckpt.Snapsh
 // reattach gives a program fred let go of back to the debugger, with
 // thread lwp selected (if not 0).
 func (s *Session) reattach(pid, lwp int) error {
+	if err := s.fullAttachFor(pid); err != nil {
+		return err
+	}
 	out, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Attach, pid)))
 	if err != nil {
 		return err

@@ -86,9 +86,10 @@ fred_why = [None]
 fred_hits = {}
 def fred_on_stop(ev):
     if isinstance(ev, gdb.BreakpointEvent):
-        # A step that ends on a breakpoint whose condition is false is
-        # a breakpoint event too; only a real hit counts.
-        hit = any(b.hit_count > fred_hits.get(b.number, 0) for b in ev.breakpoints)
+        # A step that ends on a breakpoint whose condition is false, or
+        # that an ignore count lets pass, is a breakpoint event too; only
+        # a real hit counts.
+        hit = any(b.hit_count > fred_hits.get(b.number, (0, 0))[0] and b.ignore_count >= fred_hits.get(b.number, (0, 0))[1] for b in ev.breakpoints)
         fred_why[0] = 'breakpoint' if hit else 'done'
     elif isinstance(ev, gdb.SignalEvent):
         fred_why[0] = 'signal'
@@ -101,7 +102,7 @@ gdb.events.exited.connect(fred_on_exit)
 def fred_run(cmd):
     fred_why[0] = None
     fred_hits.clear()
-    fred_hits.update((b.number, b.hit_count) for b in (gdb.breakpoints() or ()))
+    fred_hits.update((b.number, (b.hit_count, b.ignore_count)) for b in (gdb.breakpoints() or ()))
     try:
         gdb.execute(cmd, to_string=True)
     except gdb.error:
