@@ -543,3 +543,41 @@ func TestForkUnprivileged(t *testing.T) {
 		t.Fatal("TestForkSnapshot did not run as nobody")
 	}
 }
+
+// TestForkAgentThroughSymlink: the agent found through a symlinked
+// directory (a cache dir under a symlinked home) is the library the
+// program maps.
+func TestForkAgentThroughSymlink(t *testing.T) {
+	agent, prog, data := forkSetup(t)
+	link := filepath.Join(t.TempDir(), "cache")
+	if err := os.Symlink(filepath.Dir(agent), link); err != nil {
+		t.Fatal(err)
+	}
+	g := startGDB(t, prog)
+	f, err := NewFork(ForkOptions{Debugger: g, Agent: filepath.Join(link, filepath.Base(agent))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.close(); f.Close() })
+	g.q(fmt.Sprintf("break forkprog.c:%d", bpLine(t)))
+	g.q("run " + data)
+	sn, err := f.Take(g.pid(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.agentEntry(g.pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.q("output/x (long)&fredfork_take"); got != fmt.Sprintf("0x%x", a) {
+		t.Fatalf("fredfork_take is at %s, fred says 0x%x", got, a)
+	}
+	g.q("continue")
+	g.q("with confirm off -- kill")
+	if _, err := f.Restore(sn); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.q("output counter"); got != "1" {
+		t.Fatalf("counter = %q after restore, want 1", got)
+	}
+}
