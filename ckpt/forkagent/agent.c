@@ -135,11 +135,16 @@ __attribute__((noreturn)) static void snapshot_wait(long fredpid, long tracer, i
 		SYS(SYS_setpgid, 0, 0);
 	SYS(SYS_prctl, PR_SET_PTRACER, tracer);
 	long first = SYS(SYS_getppid, 0), self = SYS(SYS_getpid, 0);
+	/*
+	 * The program's signal mask and extended state come back before the
+	 * copy says it exists: fred may attach to it as soon as it knows its
+	 * pid, and glibc's _Fork above used vector registers in this child.
+	 */
+	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
+	restore_fpu();
 	SYS(SYS_write, fd[1], &self, sizeof self);
 	SYS(SYS_close, fd[0]);
 	SYS(SYS_close, fd[1]);
-	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
-	restore_fpu();
 	for (;;) {
 		struct timespec ts = { 1, 0 };
 		SYS(SYS_ppoll, 0, 0, &ts, 0, 8);
