@@ -403,9 +403,26 @@ func ppid(t *testing.T, pid int) int {
 
 // Without the preload (a program started before fred chose the backend),
 // Take loads the agent with dlopen; restoring after the program was
-// killed works too.
+// killed works too. Also with the agent found through a symlinked
+// directory (a cache dir under a symlinked home): the program maps the
+// resolved path.
 func TestForkSnapshotDlopen(t *testing.T) {
+	for _, symlinked := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "symlinked"}[symlinked], func(t *testing.T) {
+			testForkSnapshotDlopen(t, symlinked)
+		})
+	}
+}
+
+func testForkSnapshotDlopen(t *testing.T, symlinked bool) {
 	agent, prog, data := forkSetup(t)
+	if symlinked {
+		link := filepath.Join(t.TempDir(), "cache")
+		if err := os.Symlink(filepath.Dir(agent), link); err != nil {
+			t.Fatal(err)
+		}
+		agent = filepath.Join(link, filepath.Base(agent))
+	}
 	g := startGDB(t, prog)
 	f, err := NewFork(ForkOptions{Debugger: g, Agent: agent})
 	if err != nil {
@@ -541,43 +558,5 @@ func TestForkUnprivileged(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte("--- PASS: TestForkSnapshot ")) {
 		t.Fatal("TestForkSnapshot did not run as nobody")
-	}
-}
-
-// TestForkAgentThroughSymlink: the agent found through a symlinked
-// directory (a cache dir under a symlinked home) is the library the
-// program maps.
-func TestForkAgentThroughSymlink(t *testing.T) {
-	agent, prog, data := forkSetup(t)
-	link := filepath.Join(t.TempDir(), "cache")
-	if err := os.Symlink(filepath.Dir(agent), link); err != nil {
-		t.Fatal(err)
-	}
-	g := startGDB(t, prog)
-	f, err := NewFork(ForkOptions{Debugger: g, Agent: filepath.Join(link, filepath.Base(agent))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.close(); f.Close() })
-	g.q(fmt.Sprintf("break forkprog.c:%d", bpLine(t)))
-	g.q("run " + data)
-	sn, err := f.Take(g.pid(), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := f.agentEntry(g.pid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := g.q("output/x (long)&fredfork_take"); got != fmt.Sprintf("0x%x", a) {
-		t.Fatalf("fredfork_take is at %s, fred says 0x%x", got, a)
-	}
-	g.q("continue")
-	g.q("with confirm off -- kill")
-	if _, err := f.Restore(sn); err != nil {
-		t.Fatal(err)
-	}
-	if got := g.q("output counter"); got != "1" {
-		t.Fatalf("counter = %q after restore, want 1", got)
 	}
 }

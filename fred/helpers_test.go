@@ -80,6 +80,17 @@ func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
 	return ts
 }
 
+// runTo starts the program with runCmd from a breakpoint on main (fred
+// takes snapshot 1 there), sets a breakpoint with bp, and continues to
+// it: the stop matches stop.
+func (ts *tsession) runTo(runCmd, bp, stop string) {
+	ts.t.Helper()
+	ts.must("break main", `Breakpoint 1`)
+	ts.must(runCmd, `snapshot 1 taken`)
+	ts.must(bp, `Breakpoint 2`)
+	ts.must("continue", stop)
+}
+
 // do runs a line and returns what it printed.
 func (ts *tsession) do(line string) string {
 	ts.t.Helper()

@@ -18,10 +18,7 @@ func TestReverseWatchLongContinue(t *testing.T) { forBackends(t, testReverseWatc
 func testReverseWatchLong(t *testing.T, backend string) {
 	ts := gdbSession(t, "watch_long", backend)
 	ts.do("skip -gfi ./*/*")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("break 26", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, main`)
+	ts.runTo("run", "break 26", `Breakpoint 2, main`)
 	out := ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*watch_long.c:17`)
 	m := regexp.MustCompile(`(\d+) native probes`).FindStringSubmatch(out)
 	if m == nil || m[1] == "0" {
@@ -65,10 +62,7 @@ func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
 	defer func() { nativeProbes, maxWalk = old, oldWalk }()
 	ts := gdbSession(t, "watch_long", "criu")
 	ts.do("skip -gfi ./*/*")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("break 26", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, main`)
+	ts.runTo("run", "break 26", `Breakpoint 2, main`)
 	ts.must("fred-reverse-watch flag == 1", `more than 3000 statements`)
 	ts.must("frame", `main \(\) at .*watch_long.c:26`)
 }

@@ -55,12 +55,18 @@ func (f *feeder) type_(s string) {
 // fixture script, with CRIU snapshots.
 func inprocSession(t *testing.T, p *P.Personality, argv []string, backend string) (*tsession, *feeder) {
 	t.Helper()
+	return inprocSessionWith(t, p, argv, backend, false)
+}
+
+// inprocSessionWith is inprocSession, with the replay log off if noLog.
+func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend string, noLog bool) (*tsession, *feeder) {
+	t.Helper()
 	testutil.Require(t, argv[0])
 	prog := argv[len(argv)-1]
 	out := &syncBuf{}
 	f := &feeder{}
 	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: backend, Dir: t.TempDir()})
+		Timeout: 30 * time.Second, Batch: true, Snapshots: backend, Dir: t.TempDir(), NoReplayLog: noLog})
 	if err != nil {
 		t.Fatal(err)
 	}

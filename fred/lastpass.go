@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -57,7 +56,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		if err := m.goTo(cur); err != nil {
 			return nil, true, err
 		}
-		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(s.pid) + "/task"); err != nil || len(tasks) != 1 {
+		if proc.Threads(s.pid) != 1 {
 			return nil, false, nil // threads: a count would mix them
 		}
 		n, why, err := s.nextsUpTo(m.ctx, cur, last.Bps, P.NextsMode{}, m.st, shortWalk)

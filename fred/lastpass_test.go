@@ -60,10 +60,7 @@ func TestReverseStepOverTooLongALoop(t *testing.T) {
 // is no stop (gdb reports such a landing as a breakpoint event).
 func TestReverseStepPastConditionalBreakpoint(t *testing.T) {
 	ts := gdbSession(t, "bench_loop", "fork")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run 5000", `snapshot 1 taken`)
-	ts.must("break 18 if i % 1000 == 500", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, main`)
+	ts.runTo("run 5000", "break 18 if i % 1000 == 500", `Breakpoint 2, main`)
 	if i := ts.value("i"); i != "500" {
 		t.Fatalf("the breakpoint stopped at i = %s, want 500", i)
 	}
@@ -92,9 +89,6 @@ func TestInterruptReverseStepOverLoop(t *testing.T) {
 func loopAtDone(t *testing.T, n int, backend string) *tsession {
 	t.Helper()
 	ts := gdbSession(t, "bench_loop", backend)
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run "+strconv.Itoa(n), `snapshot 1 taken`)
-	ts.must("break done", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, done`)
+	ts.runTo("run "+strconv.Itoa(n), "break done", `Breakpoint 2, done`)
 	return ts
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"strconv"
+
+	"github.com/fred-debugger/fred/internal/proc"
 )
 
 // Lean attaches: a search snapshots and restores the program many times,
@@ -44,7 +45,7 @@ func (s *Session) enterLean() (leave func() error) {
 	if t == nil || t.DebugDir == "" || !s.running || s.pid == 0 || os.Getenv("FRED_FULL_ATTACH") == "1" {
 		return noop
 	}
-	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(s.pid) + "/task"); err != nil || len(tasks) != 1 {
+	if proc.Threads(s.pid) != 1 {
 		return noop
 	}
 	out, err := s.query("show " + t.DebugDir)
@@ -69,7 +70,7 @@ func (s *Session) fullAttachFor(pid int) error {
 	if !s.lean {
 		return nil
 	}
-	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err != nil || len(tasks) < 2 {
+	if proc.Threads(pid) < 2 {
 		return nil
 	}
 	s.lean, s.leanAttached = false, false

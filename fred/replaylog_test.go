@@ -367,33 +367,8 @@ func testReplayLogProgramInput(t *testing.T, p *P.Personality, argv []string, br
 // inputSession is inprocSession with or without the replay log.
 func inputSession(t *testing.T, p *P.Personality, argv []string, backend string, noLog bool) (*tsession, *feeder) {
 	t.Helper()
-	testutil.Require(t, argv[0])
-	prog := argv[len(argv)-1]
-	out := &syncBuf{}
-	f := &feeder{}
-	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: backend, Dir: t.TempDir(), NoReplayLog: noLog})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.mu.Lock()
-	f.s = s
-	f.mu.Unlock()
-	ts := &tsession{Session: s, t: t, out: out, backend: backend}
-	t.Cleanup(func() {
-		pid := s.ip.pid
-		s.Close()
-		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
-			t.Errorf("interpreter pid %d still there after Close", pid)
-		}
-		if left := testutil.Running(prog); len(left) > 0 {
-			t.Errorf("left running: %v", left)
-		}
-	})
-	if s.snap == nil {
-		t.Fatalf("no %s snapshots: %s; run 'make deps' as root", backend, s.snapWhy)
-	}
-	if path, why := s.ReplayLog(); noLog != (path == "") {
+	ts, f := inprocSessionWith(t, p, argv, backend, noLog)
+	if path, why := ts.ReplayLog(); noLog != (path == "") {
 		t.Fatalf("replay log: %q (%s)", path, why)
 	}
 	return ts, f

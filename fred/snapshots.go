@@ -126,7 +126,7 @@ func (s *Session) openCopies(dir string) {
 // backendFor is the backend that snapshots process pid now.
 func (s *Session) backendFor(pid int) ckpt.Snapshotter {
 	if s.copies != nil && !s.avoidCopies {
-		if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err == nil && len(tasks) == 1 {
+		if proc.Threads(pid) == 1 {
 			return s.copies
 		}
 	}
@@ -232,10 +232,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		// one the history goes on in.
 		lwp = s.currentLWP(0)
 	}
-	threads := 1
-	if tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task"); err == nil {
-		threads = len(tasks)
-	}
+	threads := proc.Threads(pid)
 	via := s.backendFor(pid)
 	cs, err := s.takeWith(via, pid, id, lwp)
 	if err != nil && via == s.copies && s.copies != s.snap && (errors.Is(err, ckpt.ErrNoCopy) || errors.Is(err, ckpt.ErrThreaded)) {

@@ -12,10 +12,7 @@ func testReverseWatchGDB(t *testing.T, backend string) {
 	ts := gdbSession(t, "watch", backend)
 	ts.do("skip -gfi ./*/*")
 	ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("break 21", `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, main`)
+	ts.runTo("run", "break 21", `Breakpoint 2, main`)
 	if v := ts.value("sum >= 0"); v != "0" {
 		t.Fatalf("the fixture's invariant holds at the end: %s", v)
 	}

@@ -347,13 +347,7 @@ func TestLibraryRecordReplay(t *testing.T) {
 	run := func(value string, env ...string) string {
 		t.Helper()
 		os.WriteFile(data, []byte(value+"\n"), 0o600)
-		c := exec.Command(prog, data)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog, data)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_TTY=1"}
 	first := run("one", with...)
@@ -420,13 +414,7 @@ func TestLibraryThreadOrder(t *testing.T) {
 	logf := filepath.Join(t.TempDir(), "log")
 	run := func(env ...string) string {
 		t.Helper()
-		c := exec.Command(prog)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
 	first := run(with...)
@@ -502,13 +490,7 @@ func TestLibraryThreadPipe(t *testing.T) {
 	logf := filepath.Join(t.TempDir(), "log")
 	run := func(env ...string) string {
 		t.Helper()
-		c := exec.Command(prog)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_QUIET=0"}
 	first := run(with...)
@@ -543,13 +525,7 @@ func TestLibraryReadiness(t *testing.T) {
 	run := func(value string, env ...string) string {
 		t.Helper()
 		os.WriteFile(data, []byte(value+"\n"), 0o600)
-		c := exec.Command(prog, data)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog, data)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
 	first := run("..first", with...)
@@ -782,13 +758,7 @@ func TestLibraryReadv(t *testing.T) {
 		if err := os.WriteFile(small, []byte(value+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c := exec.Command(prog, small, large)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog, small, large)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_RACY_NS=0"}
 	first := run("first value", with...)
@@ -830,13 +800,7 @@ func TestLibraryRecvmmsg(t *testing.T) {
 	logf := filepath.Join(t.TempDir(), "log")
 	run := func(value string, env ...string) string {
 		t.Helper()
-		c := exec.Command(prog, value)
-		c.Env = append(os.Environ(), env...)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", env, err, out)
-		}
-		return string(out)
+		return runProg(t, env, prog, value)
 	}
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
 	first := run("first", with...)
@@ -849,4 +813,17 @@ func TestLibraryRecvmmsg(t *testing.T) {
 	if plain := run("second"); plain != "3 messages: second-0 second-1 second-2\n" {
 		t.Fatalf("without the library: %q", plain)
 	}
+}
+
+// runProg runs prog with args and the environment plus env, and returns
+// what it printed; a failure ends the test.
+func runProg(t *testing.T, env []string, prog string, args ...string) string {
+	t.Helper()
+	c := exec.Command(prog, args...)
+	c.Env = append(os.Environ(), env...)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", env, err, out)
+	}
+	return string(out)
 }

@@ -208,3 +208,12 @@ func WaitGone(pid int, timeout time.Duration) bool {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// Threads is how many threads process pid has (0 if it is gone).
+func Threads(pid int) int {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return 0
+	}
+	return len(tasks)
+}

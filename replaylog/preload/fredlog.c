@@ -1683,22 +1683,30 @@ static int64_t call_select(void *p)
 	errno = sv;
 	return r < 0 ? r : (int64_t)x->len;
 }
+/* logged_select runs (or replays) a select or pselect described by x,
+ * whose buffer holds the three sets and the result: they are given back
+ * to the caller's sets. */
+static int logged_select(struct selarg *x)
+{
+	size_t b = (x->n + 7) / 8;
+	int res = ready_call(K_SELECT, x->n, x->buf, x->len, call_select, x);
+	if (res < 0)
+		return res;
+	for (int i = 0; i < 3; i++)
+		if (x->s[i])
+			memcpy(x->s[i], x->buf + i * b, b);
+	memcpy(&res, x->buf + 3 * b, 4);
+	return res;
+}
+
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *ex, struct timeval *tv)
 {
 	READY();
 	if (OFF || n < 0 || n > FD_SETSIZE)
 		return real_select(n, r, w, ex, tv);
 	char buf[3 * FD_SETSIZE / 8 + 4];
-	size_t b = (n + 7) / 8;
-	struct selarg x = {n, {r, w, ex}, tv, buf, 3 * b + 4};
-	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
-	if (res < 0)
-		return res;
-	for (int i = 0; i < 3; i++)
-		if (x.s[i])
-			memcpy(x.s[i], buf + i * b, b);
-	memcpy(&res, buf + 3 * b, 4);
-	return res;
+	struct selarg x = {n, {r, w, ex}, tv, buf, 3 * ((n + 7) / 8) + 4};
+	return logged_select(&x);
 }
 
 /* pselect: GNU readline waits for each key with it (Python's input()
@@ -1709,16 +1717,8 @@ EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *ex, const struct timespe
 	if (OFF || n < 0 || n > FD_SETSIZE)
 		return real_pselect(n, r, w, ex, ts, mask);
 	char buf[3 * FD_SETSIZE / 8 + 4];
-	size_t b = (n + 7) / 8;
-	struct selarg x = {n, {r, w, ex}, NULL, buf, 3 * b + 4, 1, ts, mask};
-	int res = ready_call(K_SELECT, n, buf, x.len, call_select, &x);
-	if (res < 0)
-		return res;
-	for (int i = 0; i < 3; i++)
-		if (x.s[i])
-			memcpy(x.s[i], buf + i * b, b);
-	memcpy(&res, buf + 3 * b, 4);
-	return res;
+	struct selarg x = {n, {r, w, ex}, NULL, buf, 3 * ((n + 7) / 8) + 4, 1, ts, mask};
+	return logged_select(&x);
 }
 
 struct eparg {
