@@ -93,6 +93,7 @@ type Fork struct {
 	entry  uint64 // fredfork_take's offset in the agent library
 	// entryIno is the inode entry was read from.
 	entryIno uint64
+	unshare  bool // see SetUnshare
 }
 
 type forkSnap struct {
@@ -227,6 +228,15 @@ func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 	return &Snapshot{ID: id, Pid: sn.pid, Parent: -1, Took: time.Since(start)}, nil
 }
 
+// SetUnshare says whether the live program, after each copy made of it
+// (Take) or from it (Restore), gets its own copy of the pages it shares
+// with that copy. Sharing makes a copy cheap, but then every first write
+// to a page takes a copy-on-write fault, and runs after a snapshot are
+// slowed unevenly, more so the more memory the program writes: bad for
+// dividing a stretch of history by run time. Unsharing costs a copy of the
+// program's resident writable memory per snapshot, in time and in memory.
+func (f *Fork) SetUnshare(on bool) { f.unshare = on }
+
 // call runs the agent in process pid, which gdb holds, and returns the new
 // copy.
 func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
@@ -239,9 +249,13 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	if a, err := f.agentEntry(pid); err == nil {
 		fn = "0x" + strconv.FormatUint(a, 16)
 	}
+	flags := 0
+	if f.unshare {
+		flags |= 1 // FREDFORK_UNSHARE
+	}
 	out, err := f.query(fmt.Sprintf(`with detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
-		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long))%s)(%d,%d,%d)"`,
-		fn, os.Getpid(), tracer, cttyFd))
+		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long,long))%s)(%d,%d,%d,%d)"`,
+		fn, os.Getpid(), tracer, cttyFd, flags))
 	if err != nil {
 		return 0, err
 	}

@@ -460,6 +460,81 @@ func testForkSnapshotDlopen(t *testing.T, symlinked bool) {
 // A program stopped by Ctrl-C inside nanosleep: after a restore the
 // sleep is restarted (not failed with EINTR), and Ctrl-C still reaches the
 // program (the copy took the pty as its controlling terminal).
+// sharedDirty sums Shared_Dirty over process pid's writable private
+// mappings, and says how much of it is resident.
+func sharedDirty(t *testing.T, pid int) (shared, rss int) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writable := false
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 2 && strings.Contains(f[0], "-") && len(f[1]) == 4:
+			writable = f[1][1] == 'w' && f[1][3] == 'p'
+		case len(f) == 3 && f[0] == "Shared_Dirty:" && writable:
+			n, _ := strconv.Atoi(f[1])
+			shared += n
+		case len(f) == 3 && f[0] == "Rss:":
+			n, _ := strconv.Atoi(f[1])
+			rss += n
+		}
+	}
+	return shared, rss
+}
+
+// TestForkUnshare: with SetUnshare, the live program owns its written
+// pages after a take and after a restore (no copy-on-write fault to come),
+// and a range it never touched stays unbacked.
+func TestForkUnshare(t *testing.T) {
+	agent, prog, data := forkSetup(t)
+	g := startGDB(t, prog)
+	f := newForkFor(t, g, agent)
+	g.q(fmt.Sprintf("break forkprog.c:%d", bpLine(t)))
+	if out := g.q("run " + data); !strings.Contains(out, "regs (i=1)") {
+		t.Fatalf("run did not stop at the breakpoint:\n%s", out)
+	}
+	pid := g.pid()
+	sn, err := f.Take(pid, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, rss0 := sharedDirty(t, pid)
+	if shared == 0 {
+		t.Fatalf("after a take without unsharing, the program shares no written page with its copy: the test cannot tell")
+	}
+	f.SetUnshare(true)
+	sn2, err := f.Take(pid, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, rss := sharedDirty(t, pid)
+	t.Logf("resident %d kB before, %d kB after", rss0, rss)
+	if shared != 0 {
+		t.Fatalf("after a take with unsharing, %d kB of written pages are still shared", shared)
+	}
+	if rss > rss0+4096 {
+		t.Fatalf("unsharing made the program resident %d kB, from %d kB: it populated pages it never touched", rss, rss0)
+	}
+	live, err := f.Restore(sn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared, _ := sharedDirty(t, live); shared != 0 {
+		t.Fatalf("after a restore with unsharing, %d kB of written pages are still shared", shared)
+	}
+	if out := g.q("continue"); !strings.Contains(out, "step 1 counter 1 rec rec0001") || !strings.Contains(out, "regs (i=2)") {
+		t.Fatalf("continue after the restore:\n%s", out)
+	}
+	for _, s := range []*Snapshot{sn, sn2} {
+		if err := f.Drop(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestForkSnapshotInSyscall(t *testing.T) {
 	agent, prog, _ := forkSetup(t)
 	g := startGDB(t, prog)

@@ -123,6 +123,16 @@ func (s *Session) openCopies(dir string) {
 	s.snap, s.snapWhy = saved, why
 }
 
+// forkBackend is gdb's fork backend, if the session has one.
+func (s *Session) forkBackend() *ckpt.Fork {
+	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {
+		if f, ok := b.(*ckpt.Fork); ok {
+			return f
+		}
+	}
+	return nil
+}
+
 // backendFor is the backend that snapshots process pid now.
 func (s *Session) backendFor(pid int) ckpt.Snapshotter {
 	if s.copies != nil && !s.avoidCopies {

@@ -40,7 +40,7 @@ func atString(st Step) string {
 
 // copiesMaxRSS is the most resident memory of a program whose search
 // keeps its moments as fork copies (see the watch command).
-const copiesMaxRSS = 16 << 20
+const copiesMaxRSS = 256 << 20
 
 // residentBytes is process pid's resident memory (0 if unknown).
 func residentBytes(pid int) int64 {
@@ -272,13 +272,18 @@ func (s *Session) reverseWatch(args []string) error {
 	defer stop()
 	leave := s.enterLeanFor(orig)
 	w.leave = leave
-	// The search keeps its moments as fork copies only in a small
-	// program: runs after a fork copy are slowed, unevenly, by its
-	// copy-on-write faults, more so the more memory the program writes,
-	// and the time stage then needs more probes (at 4N of the DAG
-	// benchmark, 28 MB, about twice as many: more than CRIU's slower
-	// snapshots cost).
-	s.avoidCopies = s.copies != nil && residentBytes(s.pid) > copiesMaxRSS
+	// Runs after a fork copy are slowed, unevenly, by copy-on-write
+	// faults, and the time stage then needs more probes (at 4N of the DAG
+	// benchmark, about twice as many): the search's copies give the live
+	// program its own pages. Each then holds a copy of the program's
+	// memory, so in a big program CRIU keeps the moments instead (or
+	// copies that share, with --snapshots=fork).
+	big := residentBytes(s.pid) > copiesMaxRSS
+	s.avoidCopies = s.copies != nil && big
+	if f := s.forkBackend(); f != nil && !big {
+		f.SetUnshare(true)
+		defer f.SetUnshare(false)
+	}
 	defer func() { s.avoidCopies = false }()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
 	if lerr := leave(); lerr != nil && err == nil {

@@ -2,7 +2,7 @@
  * forkagent: the in-process half of fred's fork snapshot backend
  * (ckpt/fork.go, design in ckpt/FORK.md).
  *
- * gdb calls fredfork_take(fredpid, tracerpid, cttyfd) in the stopped
+ * gdb calls fredfork_take(fredpid, tracerpid, cttyfd, flags) in the stopped
  * program. It makes a copy of the whole process, its "snapshot", that:
  *   - is a child of fred (double fork: the program keeps no extra child,
  *     so its wait() calls behave as before, and fred reaps every copy);
@@ -19,6 +19,8 @@
  * A call made in a copy (cttyfd >= 0) first makes a fresh copy (so the
  * snapshot can be restored again) and then takes the pty as its
  * controlling terminal.
+ * With flags & FREDFORK_UNSHARE the caller then gives itself its own copy
+ * of the pages it shares with the new copy (see unshare_pages).
  *
  * Everything after the XSAVE runs on the agent's own stack, so the
  * program's stack below gdb's dummy frame is the same in the program and
@@ -154,12 +156,99 @@ __attribute__((noreturn)) static void snapshot_wait(long fredpid, long tracer, i
 	}
 }
 
+
+#define FREDFORK_UNSHARE 1
+
+/*
+ * unshare_pages gives the caller its own copy of every page it shares with
+ * the copy just made, for the writable private mappings it has touched
+ * (resident pages only: a reserved, never touched range stays unbacked).
+ * Without it each first write to a page after the fork takes a
+ * copy-on-write fault, which makes the program's run times after a
+ * snapshot uneven (fred times runs to divide a stretch of history).
+ */
+static char maps_buf[65536];
+static unsigned char resident[4096];
+
+static unsigned long hex(const char **s)
+{
+	unsigned long v = 0;
+	for (;; (*s)++) {
+		char c = **s;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+static void unshare_range(unsigned long lo, unsigned long hi)
+{
+	const unsigned long page = 4096;
+	while (lo < hi) {
+		unsigned long n = (hi - lo) / page, i, run;
+		if (n > sizeof resident)
+			n = sizeof resident;
+		if (SYS(SYS_mincore, lo, n * page, resident) < 0)
+			return;
+		for (i = 0; i < n; i = run) {
+			for (; i < n && !(resident[i] & 1); i++)
+				;
+			for (run = i; run < n && (resident[run] & 1); run++)
+				;
+			if (run > i)
+				SYS(SYS_madvise, lo + i * page, (run - i) * page, 23 /* MADV_POPULATE_WRITE */);
+		}
+		lo += n * page;
+	}
+}
+
+static void unshare_pages(void)
+{
+	long fd = SYS(SYS_open, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+	long have = 0, n;
+	if (fd < 0)
+		return;
+	while ((n = SYS(SYS_read, fd, maps_buf + have, sizeof maps_buf - 1 - have)) > 0 || have > 0) {
+		char *line = maps_buf, *end;
+		if (n > 0)
+			have += n;
+		maps_buf[have] = 0;
+		for (;;) {
+			for (end = line; *end && *end != '\n'; end++)
+				;
+			if (!*end && n > 0)
+				break; /* a partial line: read more */
+			const char *q = line;
+			unsigned long lo = hex(&q), hi;
+			q++;
+			hi = hex(&q);
+			q++;
+			if (end > line && q[0] == 'r' && q[1] == 'w' && q[3] == 'p')
+				unshare_range(lo, hi);
+			if (!*end) {
+				line = end;
+				break;
+			}
+			line = end + 1;
+		}
+		have = maps_buf + have - line;
+		for (long i = 0; i < have; i++)
+			maps_buf[i] = line[i];
+		if (n <= 0)
+			break;
+	}
+	SYS(SYS_close, fd);
+}
+
 /*
  * Returns the pid of the new copy, or -errno. With cttyfd >= 0 the caller
  * is itself a copy about to become the live program: it then takes the
  * terminal on cttyfd as its controlling terminal.
  */
-HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd)
+HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd, long flags)
 {
 	int saved_errno = errno;
 	unsigned long chld = BIT(SIGCHLD), old = 0, pend = 0, zero[2] = { 0, 0 };
@@ -201,6 +290,8 @@ HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd)
 	r = r == sizeof copy ? copy : -EIO;
 	if (r > 0 && cttyfd >= 0)
 		SYS(SYS_ioctl, cttyfd, TIOCSCTTY, 0);
+	if (r > 0 && (flags & FREDFORK_UNSHARE))
+		unshare_pages();
 out:
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	errno = saved_errno;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 long counter;
+/* Never touched: a copy that unshares its pages must not populate it. */
+char untouched[64 << 20];
 
 static void *idle(void *arg)
 {
