@@ -149,6 +149,9 @@ type bench struct {
 	// attachShare is the part of a small program's restore spent in gdb's
 	// attach (traced run), for the notes.
 	attachShare float64
+	// dagCheck is how long one has_cycle() takes just before the cycle,
+	// by bench_dag's size argument (its probe mode).
+	dagCheck map[string]float64
 }
 
 // row is one line of the summary table.

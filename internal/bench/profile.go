@@ -55,10 +55,16 @@ func (p *profile) merge(q profile) {
 	}
 }
 
+// evalKind is the part of a reverse-watch spent evaluating the expression.
+const evalKind = "gdb: evaluating the watched expression"
+
 // kind names what a command fred sent to gdb is for.
 func kind(cmd string) string {
 	c := strings.TrimPrefix(cmd, "with confirm off -- ")
 	switch {
+	case strings.Contains(c, "-data-evaluate-expression") && !strings.HasPrefix(c, "with "):
+		// (The fork agent's call starts with "with detach-on-fork".)
+		return evalKind
 	case strings.Contains(c, "-stack-info-frame"):
 		return "gdb: where-am-I query (-stack-info-frame)"
 	case strings.Contains(c, "-stack-info-depth"):
