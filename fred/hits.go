@@ -197,7 +197,7 @@ type hit struct {
 }
 
 // maxScanStep bounds the scan's step (about 2.5 s of counting here).
-const maxScanStep = 1 << 18
+var maxScanStep = 1 << 18 // a var for the tests
 
 // worthKeeping says whether a snapshot at hit count m pays (see
 // Session.worthSnapshot).
@@ -369,9 +369,16 @@ func (w *watchProgram) hitsSplit(ctx context.Context, am, bm moment) (watch.Seq,
 			lo = ha.k
 		}
 	case ha != nil:
-		end, ok := w.hitEnds[ha.key()]
-		if !ok || w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(ha.base, ha.cont)) {
+		if w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(ha.base, ha.cont)) {
 			return nil, false, nil
+		}
+		end, ok := w.hitEnds[ha.key()]
+		if !ok {
+			// The scan stopped short of the continue's stop (a stretch
+			// too long to count): the `next`s from the last count to the
+			// stop. (a's own then is only the next count.)
+			seq, err := w.refine(ctx, am.steps, ha.cont)
+			return seq, true, err
 		}
 		h, lo, hi = ha, ha.k, end+1
 		if hi-lo <= 1 {

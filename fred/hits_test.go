@@ -53,6 +53,26 @@ func testReverseWatchLong(t *testing.T, backend string) {
 	}
 }
 
+// A scan of counted executions that stops short of the continue's stop
+// (the stretch is too long to count) leaves the rest to the `next`s from
+// its last count to the stop. (It once refined only the pass after the
+// last count, and the search landed there, in the wrong place.)
+func TestReverseWatchScanStopsShort(t *testing.T) {
+	defer func(n time.Duration, m int) { minNative, maxScanStep = n, m }(minNative, maxScanStep)
+	minNative, maxScanStep = time.Hour, 64 // no run-time probes; one scan of 64
+	ts := gdbSession(t, "watch", "fork")
+	ts.do("skip -gfi ./*/*")
+	ts.runTo("run", "break 21", `Breakpoint 2, main`)
+	ts.must("fred-reverse-watch sum >= 0", `update \(i=277\) at .*watch.c:13`)
+	if h := ts.do("fred-history"); !strings.Contains(h, opHits+" ") {
+		t.Fatalf("the search made no scan, so this tests nothing:\n%s", h)
+	}
+	ts.must("step", `14\s+}`)
+	if v := ts.value("sum >= 0"); v != "0" {
+		t.Fatalf("one step after the landing, sum >= 0 is %s, want 0", v)
+	}
+}
+
 // Without native probes and hit counts the same watch is refused: the
 // continue is too long to count one `next` at a time. This is what the
 // test above would fail on.

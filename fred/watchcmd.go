@@ -75,6 +75,11 @@ type watchProgram struct {
 	scanStep map[string]int
 	noHits   bool
 	leave    func() error // ends lean attaches (lean.go)
+	// endVal is the expression's value at END, which the search evaluates
+	// first; early counts the evaluations in a row since that found
+	// another value: the start of the bracket moving on alone (native.go).
+	endVal *string
+	early  int
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -93,6 +98,15 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 			return "", lerr
 		}
 		v, err = w.evalHere()
+	}
+	switch {
+	case err != nil:
+	case w.endVal == nil:
+		w.endVal = &v
+	case v == *w.endVal:
+		w.early = 0
+	default:
+		w.early++
 	}
 	return v, err
 }
