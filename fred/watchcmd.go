@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 )
@@ -350,6 +351,12 @@ func (s *Session) reverseWatch(args []string) error {
 			return fmt.Errorf("searching the threads: %w; you are back where you were", err)
 		}
 	}
+	if err := w.confirm(landed, res.After); err != nil {
+		if gerr := s.goTo(orig, st); gerr != nil {
+			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		}
+		return fmt.Errorf("%v; you are back where you were", err)
+	}
 	if err := s.show(); err != nil {
 		return err
 	}
@@ -362,6 +369,36 @@ func (s *Session) reverseWatch(args []string) error {
 	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
 		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
 	return nil
+}
+
+// confirm checks a landing of a single-threaded program: one `step` from
+// it must give the expression its later value. The search trusts the
+// refinements of the history it bisects; one that went wrong (a bug) would
+// otherwise land, and say so, in the wrong place. It costs a step, an
+// evaluation, and going back to the landing.
+func (w *watchProgram) confirm(landed moment, after string) error {
+	s := w.s
+	if proc.Threads(s.pid) > 1 {
+		return nil // another thread may make the change (whichThread)
+	}
+	var bps []string
+	if n := len(landed.steps); n > 0 {
+		bps = landed.steps[n-1].Bps
+	}
+	q, err := s.forward(P.OpStep, bps, w.st)
+	if err != nil {
+		return err
+	}
+	v := "(the program ended)"
+	if !q.Ended {
+		if v, err = w.evalHere(); err != nil {
+			return err
+		}
+	}
+	if v != after {
+		return fmt.Errorf("fred-reverse-watch went wrong: it landed at %s, but one step from there '%s' is %s, not %s (please report this)", landed, w.expr, v, after)
+	}
+	return s.goTo(landed.steps, w.st)
 }
 
 // bareNext runs one `next` and says only why it stopped. The live history
