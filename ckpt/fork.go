@@ -94,6 +94,7 @@ type Fork struct {
 	// entryIno is the inode entry was read from.
 	entryIno uint64
 	unshare  bool // see SetUnshare
+	noScan   bool // unshare as without PAGEMAP_SCAN (tests)
 }
 
 type forkSnap struct {
@@ -252,6 +253,9 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	flags := 0
 	if f.unshare {
 		flags |= 1 // FREDFORK_UNSHARE
+	}
+	if f.noScan {
+		flags |= 2 // FREDFORK_NO_SCAN
 	}
 	out, err := f.query(fmt.Sprintf(`with detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
 		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long,long))%s)(%d,%d,%d,%d)"`,

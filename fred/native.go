@@ -470,7 +470,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			// further each time, as a gallop does.
 			target *= time.Duration(1) << min(w.early-1, 4)
 			if measured {
-				target = min(target, span*3/4)
+				target = min(target, time.Duration(float64(span)*0.75*shrink))
 			}
 		}
 		switch {

@@ -95,3 +95,20 @@ func TestInterruptReverseWatch(t *testing.T) {
 	}
 	ts.must("next", `fred|sum=|22\s`)
 }
+
+// A change made by a command of the person's (set var) lands just before
+// that command; the check of a landing, one step, is for statements only.
+func TestReverseWatchPersonsCommand(t *testing.T) {
+	ts := gdbSession(t, "watch", "fork")
+	ts.do("skip -gfi ./*/*")
+	ts.runTo("run", "break 21", `Breakpoint 2, main`)
+	ts.must("set var data[0] = 99", ``)
+	ts.must("next", `22\s`)
+	out := ts.do("fred-reverse-watch data[0] == 99")
+	if strings.Contains(out, "went wrong") || !strings.Contains(out, "'data[0] == 99' is 0 here; your next command, 'set var data[0] = 99', makes it 1") {
+		t.Fatalf("reverse-watch over the person's set var:\n%s", out)
+	}
+	if v := ts.value("data[0]"); v != "0" {
+		t.Fatalf("after the watch, data[0] is %s, want 0 (before the set var)", v)
+	}
+}

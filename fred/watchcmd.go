@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
@@ -77,10 +78,18 @@ type watchProgram struct {
 	noHits   bool
 	leave    func() error // ends lean attaches (lean.go)
 	// endVal is the expression's value at END, which the search evaluates
-	// first; early counts the evaluations in a row since that found
-	// another value: the start of the bracket moving on alone (native.go).
-	endVal *string
-	early  int
+	// first; early counts the probes of one continue (earlyIn) in a row
+	// that found another value: the start of the bracket moving on alone
+	// (native.go).
+	endVal  *string
+	early   int
+	earlyIn string
+	// stepLeaf says the last Split ended the search at a single `step` (or
+	// a `next` that is one): the landing can be checked by one step.
+	// leafCmd is the command it ended at when that is one of the person's
+	// that fred does not divide (set var, until...).
+	stepLeaf bool
+	leafCmd  string
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -100,14 +109,17 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 		}
 		v, err = w.evalHere()
 	}
-	switch {
-	case err != nil:
-	case w.endVal == nil:
+	if err == nil && w.endVal == nil {
 		w.endVal = &v
-	case v == *w.endVal:
-		w.early = 0
-	default:
-		w.early++
+	} else if p := w.s.probeOf(mm.steps); err == nil && p != nil {
+		if key := w.endKey(stretch{base: p.base, cont: p.cont}); key != w.earlyIn {
+			w.early, w.earlyIn = 0, key
+		}
+		if v == *w.endVal {
+			w.early = 0
+		} else {
+			w.early++
+		}
 	}
 	return v, err
 }
@@ -147,6 +159,7 @@ func (w *watchProgram) Keep(m watch.Moment) {
 
 func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq, error) {
 	am, bm := a.(moment), b.(moment)
+	w.stepLeaf, w.leafCmd = false, ""
 	if seq, ok, err := w.hitsSplit(ctx, am, bm); ok || err != nil {
 		return seq, err
 	}
@@ -186,6 +199,9 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 	}
 	switch {
 	case c.Cmd.Kind != P.Forward:
+		if !c.Synth {
+			w.leafCmd = c.Cmd.Line
+		}
 		return nil, nil // set var and friends: one statement's worth
 	case (c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpStep) && c.Cmd.Count > 1:
 		var ms watch.Moments
@@ -194,6 +210,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		}
 		return ms, nil
 	case c.Cmd.Op == P.OpStep:
+		w.stepLeaf = true
 		return nil, nil
 	case c.Cmd.Op == P.OpNext:
 		if err := s.goTo(a, w.st); err != nil {
@@ -205,6 +222,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, err
 		}
 		if q.Stop != P.StopDone || q.Depth <= d {
+			w.stepLeaf = true
 			return nil, nil // the line made no call fred can step into
 		}
 		ms := watch.Moments{moment{steps: with(a, q), then: single(P.OpNext)}}
@@ -232,6 +250,9 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, err
 		}
 		return nextSeq{s: s, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+	}
+	if !c.Synth {
+		w.leafCmd = c.Cmd.Line
 	}
 	return nil, nil // until, advance, stepi...: not refined
 }
@@ -293,8 +314,10 @@ func (s *Session) reverseWatch(args []string) error {
 	// program its own pages. Each then holds a copy of the program's
 	// memory, so in a big program CRIU keeps the moments instead (or
 	// copies that share, with --snapshots=fork).
+	// (pdb's and perl's copies are not timed: they share at any size.)
 	big := residentBytes(s.pid) > copiesMaxRSS
-	s.avoidCopies = s.copies != nil && big
+	_, gdbCopies := s.copies.(*ckpt.Fork)
+	s.avoidCopies = big && gdbCopies
 	if f := s.forkBackend(); f != nil && !big {
 		f.SetUnshare(true)
 		defer f.SetUnshare(false)
@@ -363,6 +386,8 @@ func (s *Session) reverseWatch(args []string) error {
 	if t := s.threadHere(); t != "" {
 		// A single-threaded stretch of a multi-threaded program.
 		s.Printf("'%s' is %s here, in %s; its next step makes it %s", expr, res.Before, t, res.After)
+	} else if w.leafCmd != "" {
+		s.Printf("'%s' is %s here; your next command, '%s', makes it %s", expr, res.Before, w.leafCmd, res.After)
 	} else {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
@@ -371,15 +396,18 @@ func (s *Session) reverseWatch(args []string) error {
 	return nil
 }
 
-// confirm checks a landing of a single-threaded program: one `step` from
-// it must give the expression its later value. The search trusts the
+// confirm checks a landing of a single-threaded program that the search
+// ended at a statement: one `step` from it must give the expression its
+// later value. The search trusts the
 // refinements of the history it bisects; one that went wrong (a bug) would
 // otherwise land, and say so, in the wrong place. It costs a step, an
 // evaluation, and going back to the landing.
 func (w *watchProgram) confirm(landed moment, after string) error {
 	s := w.s
-	if proc.Threads(s.pid) > 1 {
-		return nil // another thread may make the change (whichThread)
+	if !w.stepLeaf || proc.Threads(s.pid) > 1 {
+		// The change is a command of the person's (set var, until...),
+		// or another thread may make it (whichThread).
+		return nil
 	}
 	var bps []string
 	if n := len(landed.steps); n > 0 {

@@ -158,59 +158,138 @@ __attribute__((noreturn)) static void snapshot_wait(long fredpid, long tracer, i
 
 
 #define FREDFORK_UNSHARE 1
+#define FREDFORK_NO_SCAN 2 /* unshare as on a kernel without PAGEMAP_SCAN (tests) */
 
 /*
- * unshare_pages gives the caller its own copy of every page it shares with
- * the copy just made, for the writable private mappings it has touched
- * (resident pages only: a reserved, never touched range stays unbacked).
- * Without it each first write to a page after the fork takes a
- * copy-on-write fault, which makes the program's run times after a
- * snapshot uneven (fred times runs to divide a stretch of history).
+ * unshare_pages gives the caller its own copy of the pages it shares with
+ * the copy just made, in its writable private mappings. Without it each
+ * first write to a page after the fork takes a copy-on-write fault, which
+ * makes the program's run times after a snapshot uneven (fred times runs
+ * to divide a stretch of history).
+ *
+ * Only pages the program has of its own are given: present, anonymous,
+ * not the shared zero page that a page only ever read maps (it would get
+ * memory of its own). The kernel says which with the PAGEMAP_SCAN ioctl
+ * (Linux 6.7), walking page tables, so even a huge reservation (a
+ * sanitizer's shadow) costs little. Older kernels have mincore only, which
+ * counts zero-page and page-cache pages as well: then anonymous mappings
+ * of at most 4 GB only, and at most as many pages as the program has
+ * resident (statm).
  */
 static char maps_buf[65536];
-static unsigned char resident[4096];
+static unsigned char resident[16384];
+static unsigned long budget; /* mincore: pages still to give */
+static long pagemap = -1;    /* /proc/self/pagemap, while PAGEMAP_SCAN works */
 
-static unsigned long hex(const char **s)
+struct page_region {
+	unsigned long long start, end, categories;
+};
+struct pm_scan_arg {
+	unsigned long long size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	unsigned long long category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define PAGEMAP_SCAN 0xc0606610UL /* _IOWR('f', 16, struct pm_scan_arg) */
+#define PAGE_IS_FILE (1 << 2)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_PFNZERO (1 << 5)
+static struct page_region regions[256];
+
+static unsigned long number(const char **s, int base)
 {
 	unsigned long v = 0;
 	for (;; (*s)++) {
 		char c = **s;
 		if (c >= '0' && c <= '9')
-			v = v * 16 + (c - '0');
-		else if (c >= 'a' && c <= 'f')
+			v = v * base + (c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
 			v = v * 16 + (c - 'a' + 10);
 		else
 			return v;
 	}
 }
 
-static void unshare_range(unsigned long lo, unsigned long hi)
+#define MADV_POPULATE_WRITE 23
+
+/* Returns 0 when PAGEMAP_SCAN did the range, -1 when it is not there. */
+static int unshare_scan(unsigned long lo, unsigned long hi)
+{
+	while (lo < hi) {
+		struct pm_scan_arg a = {
+			.size = sizeof a, .start = lo, .end = hi,
+			.vec = (unsigned long)regions, .vec_len = sizeof regions / sizeof regions[0],
+			/* present, and neither the zero page nor a file's */
+			.category_inverted = PAGE_IS_PFNZERO | PAGE_IS_FILE,
+			.category_mask = PAGE_IS_PRESENT | PAGE_IS_PFNZERO | PAGE_IS_FILE,
+			.return_mask = PAGE_IS_PRESENT,
+		};
+		long n = SYS(SYS_ioctl, pagemap, PAGEMAP_SCAN, &a);
+		if (n < 0)
+			return -1;
+		for (long i = 0; i < n; i++)
+			SYS(SYS_madvise, regions[i].start, regions[i].end - regions[i].start, MADV_POPULATE_WRITE);
+		if (a.walk_end <= lo)
+			break;
+		lo = a.walk_end;
+	}
+	return 0;
+}
+
+static void unshare_mincore(unsigned long lo, unsigned long hi)
 {
 	const unsigned long page = 4096;
-	while (lo < hi) {
+	while (lo < hi && budget > 0) {
 		unsigned long n = (hi - lo) / page, i, run;
 		if (n > sizeof resident)
 			n = sizeof resident;
 		if (SYS(SYS_mincore, lo, n * page, resident) < 0)
 			return;
-		for (i = 0; i < n; i = run) {
+		for (i = 0; i < n && budget > 0; i = run) {
 			for (; i < n && !(resident[i] & 1); i++)
 				;
-			for (run = i; run < n && (resident[run] & 1); run++)
+			for (run = i; run < n && (resident[run] & 1) && run - i < budget; run++)
 				;
-			if (run > i)
-				SYS(SYS_madvise, lo + i * page, (run - i) * page, 23 /* MADV_POPULATE_WRITE */);
+			if (run > i) {
+				SYS(SYS_madvise, lo + i * page, (run - i) * page, MADV_POPULATE_WRITE);
+				budget -= run - i;
+			}
 		}
 		lo += n * page;
 	}
 }
 
-static void unshare_pages(void)
+static void unshare_range(unsigned long lo, unsigned long hi, int anon)
 {
-	long fd = SYS(SYS_open, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+	if (pagemap >= 0 && unshare_scan(lo, hi) == 0)
+		return;
+	if (pagemap >= 0) {
+		SYS(SYS_close, pagemap);
+		pagemap = -1;
+	}
+	if (anon && hi - lo <= (4UL << 30))
+		unshare_mincore(lo, hi);
+}
+
+static void unshare_pages(int scan)
+{
+	long fd = SYS(SYS_open, "/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
 	long have = 0, n;
 	if (fd < 0)
 		return;
+	n = SYS(SYS_read, fd, maps_buf, sizeof maps_buf - 1);
+	SYS(SYS_close, fd);
+	if (n <= 0)
+		return;
+	maps_buf[n] = 0;
+	{
+		const char *q = maps_buf;
+		number(&q, 10); /* size */
+		q++;
+		budget = number(&q, 10); /* resident */
+	}
+	pagemap = scan ? SYS(SYS_open, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0) : -1;
+	fd = SYS(SYS_open, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		goto out;
 	while ((n = SYS(SYS_read, fd, maps_buf + have, sizeof maps_buf - 1 - have)) > 0 || have > 0) {
 		char *line = maps_buf, *end;
 		if (n > 0)
@@ -221,13 +300,15 @@ static void unshare_pages(void)
 				;
 			if (!*end && n > 0)
 				break; /* a partial line: read more */
-			const char *q = line;
-			unsigned long lo = hex(&q), hi;
+			const char *q = line, *path;
+			unsigned long lo = number(&q, 16), hi;
 			q++;
-			hi = hex(&q);
+			hi = number(&q, 16);
 			q++;
-			if (end > line && q[0] == 'r' && q[1] == 'w' && q[3] == 'p')
-				unshare_range(lo, hi);
+			for (path = q; path < end && *path != '/' && *path != '['; path++)
+				;
+			if (end > line && q[0] == 'r' && q[1] == 'w' && q[3] == 'p') /* [heap], [stack], anonymous */
+				unshare_range(lo, hi, path == end || *path == '[');
 			if (!*end) {
 				line = end;
 				break;
@@ -241,6 +322,10 @@ static void unshare_pages(void)
 			break;
 	}
 	SYS(SYS_close, fd);
+out:
+	if (pagemap >= 0)
+		SYS(SYS_close, pagemap);
+	pagemap = -1;
 }
 
 /*
@@ -291,7 +376,7 @@ HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd, long flags)
 	if (r > 0 && cttyfd >= 0)
 		SYS(SYS_ioctl, cttyfd, TIOCSCTTY, 0);
 	if (r > 0 && (flags & FREDFORK_UNSHARE))
-		unshare_pages();
+		unshare_pages(!(flags & FREDFORK_NO_SCAN));
 out:
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	errno = saved_errno;

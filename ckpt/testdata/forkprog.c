@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 long counter;
-/* Never touched: a copy that unshares its pages must not populate it. */
+/* Never touched, and only read: a copy that unshares its pages must not
+ * give either memory. */
 char untouched[64 << 20];
+char onlyread[32 << 20];
 
 static void *idle(void *arg)
 {
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
+	for (long k = 0; k < (long)sizeof onlyread; k += 4096)
+		counter += *(volatile char *)&onlyread[k];
 	for (long i = 1;; i++) {
 		char rec[9] = "";
 		counter += i;
