@@ -257,7 +257,7 @@ func (w *watchProgram) hitMoment(h *hit, k int) moment {
 
 // hitsScan is Between once run times cannot divide a stretch further:
 // from a (an anchor, or a hit count), run on to the scan's next count of
-// executions of the instruction at a's anchor, doubling the step each
+// executions of the instruction at a's anchor, quadrupling the step each
 // time, until a count lies past the change. Then the search bisects
 // between two counts (Split). nil when hit counts cannot help.
 func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Moment, error) {
@@ -342,7 +342,11 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		}
 		return nil, nil
 	}
-	w.scanStep[h.key()] = 2 * step
+	// Four times the step: each count lies about 4x as far from the anchor
+	// as the one before, fewer probes short of the change for a bracket
+	// 4x as long to bisect (on the DAG benchmark a little faster, and
+	// steadier, than doubling).
+	w.scanStep[h.key()] = 4 * step
 	m := w.hitMoment(h, h.k+step)
 	s.Timeline.Steps = m.steps
 	last := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
