@@ -62,8 +62,9 @@ const evalKind = "gdb: evaluating the watched expression"
 func kind(cmd string) string {
 	c := strings.TrimPrefix(cmd, "with confirm off -- ")
 	switch {
-	case strings.Contains(c, "-data-evaluate-expression") && !strings.HasPrefix(c, "with "):
-		// (The fork agent's call starts with "with detach-on-fork".)
+	case strings.HasPrefix(c, "with detach-on-fork on"):
+		return "gdb: the fork agent's call (a copy made; pages unshared during a search)"
+	case strings.Contains(c, "-data-evaluate-expression"):
 		return evalKind
 	case strings.Contains(c, "-stack-info-frame"):
 		return "gdb: where-am-I query (-stack-info-frame)"
