@@ -19,6 +19,11 @@ import (
 // breakpoint counted by the kernel, hits.go); the moment just before the
 // last of those executions is where the walk goes on. In a loop that
 // skips every turn but the last, whatever the number of turns.
+//
+// Counting costs a debug trap an execution (about 12 µs here), so a loop
+// that turns millions of times before the stop would take minutes: when
+// more than a chunk of executions remains, fred first jumps close to the
+// stop by run time (nearStop) and walks on from there.
 
 // lastPasser is a mover that can find where the last `next` of a continue
 // starts without counting the others.
@@ -29,7 +34,9 @@ type lastPasser interface {
 // maxPasses bounds the jumps; past it fred counts the `next`s instead.
 const maxPasses = 100
 
-// maxPassCount bounds the executions a jump counts (about 3 s here).
+// maxPassCount bounds the executions a jump counts (about 3 s here); past
+// it, when no native run got close to the stop, fred gives up with a
+// message.
 var maxPassCount = 1 << 18
 
 // passChunk is how many executions are counted between snapshots.
@@ -74,7 +81,11 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		// The program stands after exactly those n.
 		s.Timeline.Steps = append([]Step(nil), cur...)
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-		pc, k, ok, err := s.countToStop(m.ctx, cur, last)
+		pc, k, near, ok, err := s.countToStop(m.ctx, cur, last, m.st)
+		if err == nil && near != nil {
+			cur = near // the program stands close before the stop: walk on from there
+			continue
+		}
 		s.dirty(cur) // the program ran on
 		if err != nil || !ok {
 			return nil, ok, err
@@ -120,49 +131,140 @@ func (m sessionMover) passTo(at []Step, pc uint64, n int, bps []string) ([]Step,
 // chunks and keeps a snapshot at each chunk's end, so that going to the
 // last of those executions replays less than a chunk. ok is false when
 // the run did not end at that stop.
-func (s *Session) countToStop(ctx context.Context, cur []Step, last Step) (uint64, int, bool, error) {
-	pc, _, _, err := s.where()
+//
+// When the stop is more than a chunk away and far in run time, it returns
+// near instead: a moment close before the stop (nearStop), from which the
+// walk goes on.
+func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *revStats) (pc uint64, k int, near []Step, ok bool, err error) {
+	pc, _, _, err = s.where()
 	if err != nil {
-		return 0, 0, true, err
+		return 0, 0, nil, true, err
 	}
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, true, err
+			return 0, 0, nil, true, err
 		}
 		if total >= maxPassCount {
 			// Each execution costs a debug trap (about 10 µs): a
 			// statement of a loop that runs for minutes would take hours.
 			loc, _ := s.location()
-			return 0, 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
+			return 0, 0, nil, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
 		}
 		r, err := s.runHits(pc, passChunk, last.Bps, s.opt.Timeout+3*last.Took+10*time.Second)
 		if errors.Is(err, ErrNoHitCounts) {
-			return 0, 0, false, nil // no debug register: count the nexts instead
+			return 0, 0, nil, false, nil // no debug register: count the nexts instead
 		}
 		if err != nil {
-			return 0, 0, true, err
+			return 0, 0, nil, true, err
 		}
 		if !r.reached {
 			if r.stop != P.StopBreakpoint {
 				if r.stop == P.StopEnded {
 					s.running = false
 				}
-				return 0, 0, false, nil
+				return 0, 0, nil, false, nil
 			}
 			if loc, err := s.location(); err != nil || loc != last.At {
-				return 0, 0, false, err
+				return 0, 0, nil, false, err
 			}
 			total += r.n
 			break
 		}
 		total += passChunk
-		s.Timeline.Steps = with(cur, hitsStep(pc, total, last.Bps))
+		at := with(cur, hitsStep(pc, total, last.Bps))
+		s.Timeline.Steps = at
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 		if s.snap != nil && s.worthSnapshot(passChunk) {
 			_, _ = s.Checkpoint(true)
 		}
+		if total == passChunk {
+			near, err := s.nearStop(ctx, at, last, st)
+			if err != nil || near != nil {
+				return 0, 0, near, true, err
+			}
+		}
 	}
 	debugf("fred-last-pass: 0x%x ran %d more times before the stop", pc, total)
-	return pc, total, true, nil
+	return pc, total, nil, true, nil
+}
+
+// nearMin is the run time to the stop below which counting executions
+// costs less than jumping close to the stop (about 50,000 executions of a
+// tight loop's statement). A var for the tests.
+var nearMin = 40 * time.Microsecond
+
+// nearStop finds a moment close before the continue's stop, for a walk
+// that would otherwise count a long loop's executions one debug trap each
+// (about 12 µs here, when the loop runs at a few ns a turn): it runs the
+// program natively from at to the stop, which says how far that is in run
+// time, T; then from at again for T - T/8 (at least nearMin/2 short of it),
+// interrupts it and settles at a statement of at's frame, a native probe
+// (native.go). A snapshot is the way back to it. Nested calls (the walk
+// goes on from the probe) shrink the distance by 8 each time, until the
+// rest is short enough to count. nil when the stretch is short already or
+// no probe fell before the stop.
+func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revStats) ([]Step, error) {
+	if s.snap == nil || s.p.Tracer == nil {
+		return nil, nil
+	}
+	d0, err := s.depth()
+	if err != nil {
+		return nil, err
+	}
+	timeout := s.opt.Timeout + 3*last.Took
+	r, err := s.runForCtx(ctx, time.Hour, last.Bps, timeout)
+	if err != nil {
+		return nil, err
+	}
+	s.dirty(at)
+	if r.fired || r.stop != P.StopBreakpoint {
+		return nil, s.goTo(at, st)
+	}
+	if loc, err := s.location(); err != nil || loc != last.At {
+		if err == nil {
+			err = s.goTo(at, st)
+		}
+		return nil, err
+	}
+	T := r.ran
+	debugf("near stop: %v to the stop", T)
+	for slack := max(T/8, nearMin/2); T >= nearMin && slack < T; slack *= 2 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := s.goTo(at, st); err != nil {
+			return nil, err
+		}
+		r, err := s.runForCtx(ctx, T-slack, last.Bps, timeout)
+		if err != nil {
+			return nil, err
+		}
+		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.ran, r.fired, r.stop)
+		if !r.fired || r.stop != P.StopSignal {
+			s.dirty(at) // at the stop already
+			continue
+		}
+		why, err := s.settle(d0)
+		if err != nil {
+			return nil, err
+		}
+		if why != "done" {
+			s.dirty(at) // settling ran into the stop
+			continue
+		}
+		fp, err := s.fingerprint()
+		if err != nil {
+			return nil, err
+		}
+		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.ran, from: "near", rel: r.ran, fp: fp})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.Checkpoint(true); err != nil {
+			return nil, err
+		}
+		return steps, nil
+	}
+	return nil, s.goTo(at, st)
 }

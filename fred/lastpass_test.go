@@ -2,6 +2,7 @@ package fred
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,13 +36,44 @@ func TestReverseStepAfterLongContinue(t *testing.T) {
 	})
 }
 
+// TestReverseStepAfterVeryLongContinue: over 5,000,000 turns, far more
+// than fred counts (maxPassCount), reverse-step jumps close to the stop by
+// native runs and lands on the loop's last statement all the same.
+func TestReverseStepAfterVeryLongContinue(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 5000000
+		if n <= maxPassCount {
+			t.Fatalf("the loop (%d turns) must run its statement more often than fred counts (%d)", n, maxPassCount)
+		}
+		ts := loopAtDone(t, n, backend)
+		sum := strconv.Itoa(n * (n - 1) / 2)
+		ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
+		if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
+			t.Fatalf("before done(s): i = %s, s = %s; want %d, %s", i, s, n, sum)
+		}
+		if h := ts.do("fred-history"); !strings.Contains(h, opProbe) {
+			t.Fatalf("the history names no native probe:\n%s", h)
+		}
+		ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
+		if i := ts.value("i"); i != strconv.Itoa(n-1) {
+			t.Fatalf("at the loop's last check: i = %s, want %d", i, n-1)
+		}
+		ts.must("next", `19\t\s*done\(s\);`)
+		ts.must("next", `Breakpoint 2, done`)
+		ts.must("next", `11\t`)
+		if r := ts.value("result"); r != sum {
+			t.Fatalf("result = %s, want %s", r, sum)
+		}
+	})
+}
+
 // TestReverseStepOverTooLongALoop: a loop whose statement runs more often
 // than fred counts gets one clear message, and the person stays where they
 // were, in a usable session.
 func TestReverseStepOverTooLongALoop(t *testing.T) {
-	old := maxPassCount
-	maxPassCount = 1000
-	defer func() { maxPassCount = old }()
+	old, oldNear := maxPassCount, nearMin
+	maxPassCount, nearMin = 1000, time.Hour // no jump close to the stop
+	defer func() { maxPassCount, nearMin = old, oldNear }()
 	ts := loopAtDone(t, 60000, "fork")
 	failed := ts.Failed()
 	ts.must("fred-reverse-step", `fred: the continue runs .*bench_loop.c:1[78].* more than 1000 times before it stops; going back over it is not supported yet`)
@@ -74,6 +106,8 @@ func TestReverseStepPastConditionalBreakpoint(t *testing.T) {
 // turns stops the reverse-step; the person is where they were, and the
 // program goes on as before.
 func TestInterruptReverseStepOverLoop(t *testing.T) {
+	defer func(n time.Duration) { nearMin = n }(nearMin)
+	nearMin = time.Hour // count every turn, as without native runs
 	ts := loopAtDone(t, 200000, "fork")
 	go func() {
 		time.Sleep(300 * time.Millisecond) // counting 200,000 turns takes seconds
@@ -81,6 +115,23 @@ func TestInterruptReverseStepOverLoop(t *testing.T) {
 	}()
 	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
 	ts.must("frame", `done \(s=19999900000\) at .*bench_loop.c:10`)
+	ts.must("next", `11\t`)
+	ts.must("continue", `exited normally`)
+}
+
+// TestInterruptReverseStepNearStop: Ctrl-C while fred jumps close to the
+// stop of a long continue (a loop of about a second, run natively to
+// measure it) stops the reverse-step; the person is where they were.
+func TestInterruptReverseStepNearStop(t *testing.T) {
+	ts := loopAtDone(t, 400000000, "fork")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	start := time.Now()
+	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
+	t.Logf("interrupted after %v", time.Since(start))
+	ts.must("frame", `done \(s=79999999800000000\) at .*bench_loop.c:10`)
 	ts.must("next", `11\t`)
 	ts.must("continue", `exited normally`)
 }

@@ -168,6 +168,33 @@ type runResult struct {
 	fired bool          // fred sent the interrupt
 }
 
+// runSlice is the longest run fred makes without looking for a Ctrl-C.
+const runSlice = 250 * time.Millisecond
+
+// runForCtx is runFor in slices of at most runSlice, so that a long run (to
+// the stop of a continue that ran for minutes) stops soon after ctx is done.
+// The interrupts between slices do not show: gdb keeps SIGINT from the
+// program.
+func (s *Session) runForCtx(ctx context.Context, d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
+	var ran time.Duration
+	for {
+		if err := ctx.Err(); err != nil {
+			return runResult{}, err
+		}
+		if d-ran <= 2*runSlice {
+			r, err := s.runFor(d-ran, bps, timeout)
+			r.ran += ran
+			return r, err
+		}
+		r, err := s.runFor(runSlice, bps, timeout)
+		if err != nil || !r.fired || r.stop != P.StopSignal {
+			r.ran += ran
+			return r, err
+		}
+		ran += r.ran
+	}
+}
+
 // runFor resumes the program with the breakpoints bps and interrupts it
 // once it has used d of CPU time, unless it stops by itself first.
 //
@@ -504,7 +531,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		if err := s.goTo(from, w.st); err != nil {
 			return nil, err
 		}
-		r, err := s.runFor(target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
+		r, err := s.runForCtx(ctx, target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
 		if err != nil {
 			return nil, err
 		}
@@ -569,26 +596,37 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			shrink /= 2
 			continue
 		}
-		loc, err := s.location()
+		steps, err := s.newProbe(&probe{base: st.base, cont: st.cont, off: st.offA + r.ran, from: aK, rel: r.ran, fp: fp})
 		if err != nil {
 			return nil, err
 		}
-		depth, err := s.depth()
-		if err != nil {
-			return nil, err
-		}
-		s.nprobes++
-		p := &probe{id: s.nprobes, base: st.base, cont: st.cont, off: st.offA + r.ran, from: aK, rel: r.ran, fp: fp}
-		p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
-			At: loc, Depth: depth, Stop: P.StopDone, Bps: st.cont.Bps, Synth: true}
-		s.probes[p.id] = p
-		steps := with(st.base, p.step)
-		s.Timeline.Steps = steps
-		s.Timeline.Marks = s.marksFor(steps)
 		cont := st.cont
 		return moment{steps: steps, then: &cont}, nil
 	}
 	return nil, nil
+}
+
+// newProbe names the place where the program stands, settled after an
+// interrupt, as probe p (its id and step filled in here), and makes it the
+// live history: p.base, then p's step.
+func (s *Session) newProbe(p *probe) ([]Step, error) {
+	loc, err := s.location()
+	if err != nil {
+		return nil, err
+	}
+	depth, err := s.depth()
+	if err != nil {
+		return nil, err
+	}
+	s.nprobes++
+	p.id = s.nprobes
+	p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
+		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Synth: true}
+	s.probes[p.id] = p
+	steps := with(p.base, p.step)
+	s.Timeline.Steps = steps
+	s.Timeline.Marks = s.marksFor(steps)
+	return steps, nil
 }
 
 // countTo is Split for a stretch that ends at a probe: count the `next`s
