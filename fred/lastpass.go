@@ -214,10 +214,13 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 	}
 	timeout := s.opt.Timeout + 3*last.Took
 	r, err := s.runForCtx(ctx, time.Hour, last.Bps, timeout)
+	s.dirty(at) // the program ran on
 	if err != nil {
 		return nil, err
 	}
-	s.dirty(at)
+	if r.stop == P.StopEnded {
+		s.running = false
+	}
 	if r.fired || r.stop != P.StopBreakpoint {
 		return nil, s.goTo(at, st)
 	}
@@ -238,11 +241,13 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 		}
 		r, err := s.runForCtx(ctx, T-slack, last.Bps, timeout)
 		if err != nil {
+			s.dirty(at)
 			return nil, err
 		}
 		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.ran, r.fired, r.stop)
 		if !r.fired || r.stop != P.StopSignal {
 			s.dirty(at) // at the stop already
+			s.running = s.running && r.stop != P.StopEnded
 			continue
 		}
 		why, err := s.settle(d0)
@@ -251,18 +256,23 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 		}
 		if why != "done" {
 			s.dirty(at) // settling ran into the stop
+			s.running = s.running && why != "exited"
 			continue
 		}
 		fp, err := s.fingerprint()
 		if err != nil {
 			return nil, err
 		}
-		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.ran, from: "near", rel: r.ran, fp: fp})
+		// Timed from at, the start of its stretch (anchorKey(nil)).
+		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.ran, from: anchorKey(nil), rel: r.ran, fp: fp})
 		if err != nil {
 			return nil, err
 		}
 		if _, err := s.Checkpoint(true); err != nil {
-			return nil, err
+			// No way back to the probe: count from at instead.
+			debugf("near stop: no snapshot at the probe: %v", err)
+			s.dirty(at)
+			return nil, s.goTo(at, st)
 		}
 		return steps, nil
 	}

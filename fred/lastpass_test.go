@@ -36,12 +36,14 @@ func TestReverseStepAfterLongContinue(t *testing.T) {
 	})
 }
 
-// TestReverseStepAfterVeryLongContinue: over 5,000,000 turns, far more
+// TestReverseStepAfterVeryLongContinue: over 20,000,000 turns, far more
 // than fred counts (maxPassCount), reverse-step jumps close to the stop by
-// native runs and lands on the loop's last statement all the same.
+// native runs and lands on the loop's last statement all the same. (The
+// loop runs some tens of ms: the first jump has milliseconds to spare, for
+// an interrupt late on a busy machine.)
 func TestReverseStepAfterVeryLongContinue(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
-		const n = 5000000
+		const n = 20000000
 		if n <= maxPassCount {
 			t.Fatalf("the loop (%d turns) must run its statement more often than fred counts (%d)", n, maxPassCount)
 		}

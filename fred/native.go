@@ -174,12 +174,17 @@ const runSlice = 250 * time.Millisecond
 // runForCtx is runFor in slices of at most runSlice, so that a long run (to
 // the stop of a continue that ran for minutes) stops soon after ctx is done.
 // The interrupts between slices do not show: gdb keeps SIGINT from the
-// program.
+// program. timeout bounds the whole run (a program blocked for good uses
+// no CPU time, and each slice would end by fred's interrupt).
 func (s *Session) runForCtx(ctx context.Context, d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
 	var ran time.Duration
+	deadline := time.Now().Add(timeout)
 	for {
 		if err := ctx.Err(); err != nil {
 			return runResult{}, err
+		}
+		if time.Now().After(deadline) {
+			return runResult{}, fmt.Errorf("the program ran %v in %v without getting where it went before (is it waiting for something?)", ran.Round(time.Millisecond), timeout)
 		}
 		if d-ran <= 2*runSlice {
 			r, err := s.runFor(d-ran, bps, timeout)
@@ -533,6 +538,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		}
 		r, err := s.runForCtx(ctx, target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
 		if err != nil {
+			s.dirty(st.base) // it may have run on
 			return nil, err
 		}
 		w.st.probes++
