@@ -15,6 +15,14 @@ import (
 // one call that breaks the invariant.
 func TestReverseWatchLongContinue(t *testing.T) { forBackends(t, testReverseWatchLong) }
 
+// The same with the interrupts timed from outside, as where the kernel
+// keeps no CPU-time alarm for fred (not root, perf_event_paranoid 2).
+func TestReverseWatchLongContinueTimedFromOutside(t *testing.T) {
+	defer func(a bool) { clockAlarms = a }(clockAlarms)
+	clockAlarms = false
+	testReverseWatchLong(t, "fork")
+}
+
 func testReverseWatchLong(t *testing.T, backend string) {
 	ts := gdbSession(t, "watch_long", backend)
 	ts.do("skip -gfi ./*/*")

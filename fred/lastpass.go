@@ -59,6 +59,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 	// jump to the last pass of the statement reached, and count again
 	// from there.
 	cur := before
+	var far time.Duration // how far the last jump near the stop stopped short of it
 	for i := 0; i < maxPasses; i++ {
 		if err := m.goTo(cur); err != nil {
 			return nil, true, err
@@ -81,9 +82,20 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		// The program stands after exactly those n.
 		s.Timeline.Steps = append([]Step(nil), cur...)
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-		pc, k, near, ok, err := s.countToStop(m.ctx, cur, last, m.st)
+		if far >= 2*nearMin {
+			// Still far in run time: jump again before counting.
+			near, rest, err := s.nearStop(m.ctx, cur, last, m.st)
+			if err != nil {
+				return nil, true, err
+			}
+			if far = rest; near != nil {
+				cur = near
+				continue
+			}
+		}
+		pc, k, near, rest, ok, err := s.countToStop(m.ctx, cur, last, m.st)
 		if err == nil && near != nil {
-			cur = near // the program stands close before the stop: walk on from there
+			cur, far = near, rest // the program stands closer to the stop: walk on from there
 			continue
 		}
 		s.dirty(cur) // the program ran on
@@ -135,38 +147,38 @@ func (m sessionMover) passTo(at []Step, pc uint64, n int, bps []string) ([]Step,
 // When the stop is more than a chunk away and far in run time, it returns
 // near instead: a moment close before the stop (nearStop), from which the
 // walk goes on.
-func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *revStats) (pc uint64, k int, near []Step, ok bool, err error) {
+func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *revStats) (pc uint64, k int, near []Step, rest time.Duration, ok bool, err error) {
 	pc, _, _, err = s.where()
 	if err != nil {
-		return 0, 0, nil, true, err
+		return 0, 0, nil, 0, true, err
 	}
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, nil, true, err
+			return 0, 0, nil, 0, true, err
 		}
 		if total >= maxPassCount {
 			// Each execution costs a debug trap (about 10 µs): a
 			// statement of a loop that runs for minutes would take hours.
 			loc, _ := s.location()
-			return 0, 0, nil, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
+			return 0, 0, nil, 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
 		}
 		r, err := s.runHits(pc, passChunk, last.Bps, s.opt.Timeout+3*last.Took+10*time.Second)
 		if errors.Is(err, ErrNoHitCounts) {
-			return 0, 0, nil, false, nil // no debug register: count the nexts instead
+			return 0, 0, nil, 0, false, nil // no debug register: count the nexts instead
 		}
 		if err != nil {
-			return 0, 0, nil, true, err
+			return 0, 0, nil, 0, true, err
 		}
 		if !r.reached {
 			if r.stop != P.StopBreakpoint {
 				if r.stop == P.StopEnded {
 					s.running = false
 				}
-				return 0, 0, nil, false, nil
+				return 0, 0, nil, 0, false, nil
 			}
 			if loc, err := s.location(); err != nil || loc != last.At {
-				return 0, 0, nil, false, err
+				return 0, 0, nil, 0, false, err
 			}
 			total += r.n
 			break
@@ -179,14 +191,14 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 			_, _ = s.Checkpoint(true)
 		}
 		if total == passChunk {
-			near, err := s.nearStop(ctx, at, last, st)
+			near, rest, err := s.nearStop(ctx, at, last, st)
 			if err != nil || near != nil {
-				return 0, 0, near, true, err
+				return 0, 0, near, rest, true, err
 			}
 		}
 	}
 	debugf("fred-last-pass: 0x%x ran %d more times before the stop", pc, total)
-	return pc, total, nil, true, nil
+	return pc, total, nil, 0, true, nil
 }
 
 // nearMin is the run time to the stop below which counting executions
@@ -202,47 +214,54 @@ var nearMin = 40 * time.Microsecond
 // interrupts it and settles at a statement of at's frame, a native probe
 // (native.go). A snapshot is the way back to it. Nested calls (the walk
 // goes on from the probe) shrink the distance by 8 each time, until the
-// rest is short enough to count. nil when the stretch is short already or
-// no probe fell before the stop.
-func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revStats) ([]Step, error) {
+// rest is short enough to count. It returns the probe's history and how
+// far, in run time, it lay from the stop; nil when the stretch is short
+// already or no probe fell before the stop.
+func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revStats) ([]Step, time.Duration, error) {
 	if s.snap == nil || s.p.Tracer == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	d0, err := s.depth()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	// Runs that time alike: no copy-on-write faults after a restore
+	// (watchcmd.go says more).
+	if f := s.forkBackend(); f != nil && residentBytes(s.pid) <= copiesMaxRSS {
+		f.SetUnshare(true)
+		defer f.SetUnshare(false)
 	}
 	timeout := s.opt.Timeout + 3*last.Took
 	r, err := s.runForCtx(ctx, time.Hour, last.Bps, timeout)
 	s.dirty(at) // the program ran on
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if r.stop == P.StopEnded {
 		s.running = false
 	}
 	if r.fired || r.stop != P.StopBreakpoint {
-		return nil, s.goTo(at, st)
+		return nil, 0, s.goTo(at, st)
 	}
 	if loc, err := s.location(); err != nil || loc != last.At {
 		if err == nil {
 			err = s.goTo(at, st)
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	T := r.ran
 	debugf("near stop: %v to the stop", T)
 	for slack := max(T/8, nearMin/2); T >= nearMin && slack < T; slack *= 2 {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := s.goTo(at, st); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		r, err := s.runForCtx(ctx, T-slack, last.Bps, timeout)
 		if err != nil {
 			s.dirty(at)
-			return nil, err
+			return nil, 0, err
 		}
 		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.ran, r.fired, r.stop)
 		if !r.fired || r.stop != P.StopSignal {
@@ -252,7 +271,7 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 		}
 		why, err := s.settle(d0)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if why != "done" {
 			s.dirty(at) // settling ran into the stop
@@ -261,20 +280,20 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 		}
 		fp, err := s.fingerprint()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		// Timed from at, the start of its stretch (anchorKey(nil)).
 		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.ran, from: anchorKey(nil), rel: r.ran, fp: fp})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if _, err := s.Checkpoint(true); err != nil {
 			// No way back to the probe: count from at instead.
 			debugf("near stop: no snapshot at the probe: %v", err)
 			s.dirty(at)
-			return nil, s.goTo(at, st)
+			return nil, 0, s.goTo(at, st)
 		}
-		return steps, nil
+		return steps, T - r.ran, nil
 	}
-	return nil, s.goTo(at, st)
+	return nil, 0, s.goTo(at, st)
 }

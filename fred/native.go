@@ -7,12 +7,15 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 	"golang.org/x/sys/unix"
@@ -168,6 +171,29 @@ type runResult struct {
 	fired bool          // fred sent the interrupt
 }
 
+// clockAlarms: runFor stops the program by a CPU-time alarm the kernel
+// keeps for it (a perf task-clock event that sends SIGTRAP after d of the
+// thread's run time), exact to some µs, when it may (root, or
+// perf_event_paranoid below 2; one thread); else by a timed interrupt from
+// outside, exact to some tens of µs.
+var clockAlarms = os.Getenv("FRED_CPU_ALARM") != "0"
+
+// openCPUAlarm arms a SIGTRAP for thread tid once it has run d more.
+func openCPUAlarm(tid int, d time.Duration) (*hitCounter, error) {
+	attr := unix.PerfEventAttr{
+		Type:   unix.PERF_TYPE_SOFTWARE,
+		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
+		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Sample: uint64(max(d, 10*time.Microsecond).Nanoseconds()),
+		Bits:   unix.PerfBitExcludeHv | perfBitRemoveOnExec | perfBitSigtrap,
+	}
+	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("perf_event_open (task clock): %v", err)
+	}
+	return &hitCounter{fd: fd}, nil
+}
+
 // runSlice is the longest run fred makes without looking for a Ctrl-C.
 const runSlice = 250 * time.Millisecond
 
@@ -203,7 +229,8 @@ func (s *Session) runForCtx(ctx context.Context, d time.Duration, bps []string, 
 // runFor resumes the program with the breakpoints bps and interrupts it
 // once it has used d of CPU time, unless it stops by itself first.
 //
-// Nothing outside the program can read its CPU time while it runs (the
+// Where it may, fred has the kernel stop it there (clockAlarms). Else:
+// nothing outside the program can read its CPU time while it runs (the
 // kernel brings the figure up to date only at scheduler ticks), but once
 // it is stopped the figure is exact. So fred lets it run for a wall-clock
 // window no longer than the CPU time still wanted (a program waiting for
@@ -222,6 +249,26 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 		return runResult{}, err
 	}
 	var r runResult
+	if clockAlarms && d < time.Hour && proc.Threads(pid) == 1 {
+		if c, err := openCPUAlarm(pid, d); err == nil {
+			out, err := s.queryFor("continue", timeout)
+			c.close()
+			if err != nil {
+				_ = put()
+				return runResult{}, err
+			}
+			r.stop = s.stopOf(out)
+			r.fired = r.stop == P.StopSignal && strings.Contains(out, "SIGTRAP")
+			if cpu1, err := cpuTime(pid, buf); err == nil {
+				r.ran = cpu1 - cpu0
+			}
+			debugf("fred-probe: target %v cpu %v fired %v stop %v (CPU alarm)", d, r.ran, r.fired, r.stop)
+			return r, put()
+		} else {
+			debugf("no CPU alarm: %v", err)
+			clockAlarms = false
+		}
+	}
 	for round := 0; ; round++ {
 		fired, out, err := s.continueFor(pid, d-r.ran, timeout)
 		if err != nil {
