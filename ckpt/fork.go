@@ -238,6 +238,9 @@ func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 // program's resident writable memory per snapshot, in time and in memory.
 func (f *Fork) SetUnshare(on bool) { f.unshare = on }
 
+// Unsharing says whether SetUnshare is on (to put it back as it was).
+func (f *Fork) Unsharing() bool { return f.unshare }
+
 // call runs the agent in process pid, which gdb holds, and returns the new
 // copy.
 func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {

@@ -319,8 +319,8 @@ func (s *Session) reverseWatch(args []string) error {
 	_, gdbCopies := s.copies.(*ckpt.Fork)
 	s.avoidCopies = big && gdbCopies
 	if f := s.forkBackend(); f != nil && !big {
+		defer f.SetUnshare(f.Unsharing())
 		f.SetUnshare(true)
-		defer f.SetUnshare(false)
 	}
 	defer func() { s.avoidCopies = false }()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
