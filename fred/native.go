@@ -188,11 +188,18 @@ func openCPUAlarm(tid int, d time.Duration) (*hitCounter, uint64, error) {
 		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
 		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Sample: period,
-		Bits:   unix.PerfBitExcludeHv | perfBitRemoveOnExec | perfBitSigtrap,
+		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeHv | perfBitRemoveOnExec | perfBitSigtrap,
 	}
 	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
 		return nil, 0, fmt.Errorf("perf_event_open (task clock): %w", err)
+	}
+	// One alarm only: the event disables itself at its first overflow. A
+	// second one (the timer re-arms every period) could fire as the thread
+	// stops, and its trap would hit the next call into the program.
+	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_REFRESH, 1); err != nil {
+		unix.Close(fd)
+		return nil, 0, fmt.Errorf("perf_event_open (task clock): refresh: %w", err)
 	}
 	return &hitCounter{fd: fd}, period, nil
 }

@@ -153,7 +153,11 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
+		} else {
+			debugf("keep %v: %v", mm, err)
 		}
+	} else {
+		debugf("keep %v: not here (running %v, now %v)", m, w.s.running, moment{steps: w.s.Timeline.Steps})
 	}
 }
 
