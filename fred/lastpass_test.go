@@ -17,22 +17,7 @@ func TestReverseStepAfterLongContinue(t *testing.T) {
 		if 2*n <= maxWalk {
 			t.Fatalf("the loop (%d statements) must be longer than the counting walk goes (%d)", 2*n, maxWalk)
 		}
-		ts := loopAtDone(t, n, backend)
-		sum := strconv.Itoa(n * (n - 1) / 2)
-		ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
-		if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
-			t.Fatalf("before done(s): i = %s, s = %s; want %d, %s", i, s, n, sum)
-		}
-		ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
-		if i := ts.value("i"); i != strconv.Itoa(n-1) {
-			t.Fatalf("at the loop's last check: i = %s, want %d", i, n-1)
-		}
-		ts.must("next", `19\t\s*done\(s\);`)
-		ts.must("next", `Breakpoint 2, done`)
-		ts.must("next", `11\t`)
-		if r := ts.value("result"); r != sum {
-			t.Fatalf("result = %s, want %s", r, sum)
-		}
+		backOverLoop(t, loopAtDone(t, n, backend), n, nil)
 	})
 }
 
@@ -48,25 +33,37 @@ func TestReverseStepAfterVeryLongContinue(t *testing.T) {
 			t.Fatalf("the loop (%d turns) must run its statement more often than fred counts (%d)", n, maxPassCount)
 		}
 		ts := loopAtDone(t, n, backend)
-		sum := strconv.Itoa(n * (n - 1) / 2)
-		ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
-		if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
-			t.Fatalf("before done(s): i = %s, s = %s; want %d, %s", i, s, n, sum)
-		}
-		if h := ts.do("fred-history"); !strings.Contains(h, opProbe) {
-			t.Fatalf("the history names no native probe:\n%s", h)
-		}
-		ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
-		if i := ts.value("i"); i != strconv.Itoa(n-1) {
-			t.Fatalf("at the loop's last check: i = %s, want %d", i, n-1)
-		}
-		ts.must("next", `19\t\s*done\(s\);`)
-		ts.must("next", `Breakpoint 2, done`)
-		ts.must("next", `11\t`)
-		if r := ts.value("result"); r != sum {
-			t.Fatalf("result = %s, want %s", r, sum)
-		}
+		backOverLoop(t, ts, n, func() {
+			if h := ts.do("fred-history"); !strings.Contains(h, opProbe) {
+				t.Fatalf("the history names no native probe:\n%s", h)
+			}
+		})
 	})
+}
+
+// backOverLoop reverse-steps from done() back over bench_loop's n turns:
+// to the call of done (then it calls also), to the loop's last check; and
+// forward again, the program finishes as before.
+func backOverLoop(t *testing.T, ts *tsession, n int, also func()) {
+	t.Helper()
+	sum := strconv.Itoa(n * (n - 1) / 2)
+	ts.must("fred-reverse-step", `bench_loop.c:19\r?\n19\t\s*done\(s\);(?s).*'fred-reverse-step' took`)
+	if i, s := ts.value("i"), ts.value("s"); i != strconv.Itoa(n) || s != sum {
+		t.Fatalf("before done(s): i = %s, s = %s; want %d, %s", i, s, n, sum)
+	}
+	if also != nil {
+		also()
+	}
+	ts.must("fred-reverse-step", `bench_loop.c:17\r?\n17\t`)
+	if i := ts.value("i"); i != strconv.Itoa(n-1) {
+		t.Fatalf("at the loop's last check: i = %s, want %d", i, n-1)
+	}
+	ts.must("next", `19\t\s*done\(s\);`)
+	ts.must("next", `Breakpoint 2, done`)
+	ts.must("next", `11\t`)
+	if r := ts.value("result"); r != sum {
+		t.Fatalf("result = %s, want %s", r, sum)
+	}
 }
 
 // TestReverseStepOverTooLongALoop: a loop whose statement runs more often
