@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/fred-debugger/fred/internal/cbuild"
+	"github.com/fred-debugger/fred/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -482,10 +483,11 @@ func canFork(pid, held, max int) error {
 	if held >= max {
 		return fmt.Errorf("fork snapshots: %w: %d held already (the most this session keeps); drop some first", ErrNoCopy, held)
 	}
-	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil {
-		return fmt.Errorf("fork snapshots: %w", err)
-	} else if len(tasks) > 1 {
-		return fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, len(tasks))
+	switch n := proc.Threads(pid); {
+	case n == 0:
+		return fmt.Errorf("fork snapshots: process %d is gone", pid)
+	case n > 1:
+		return fmt.Errorf("%w: pid %d has %d threads; use --snapshots=criu (as root)", ErrThreaded, pid, n)
 	}
 	return nil
 }

@@ -40,33 +40,45 @@ const (
 	hwBreakpointX       = 4 // HW_BREAKPOINT_X
 )
 
-// hitCounter is a hardware execution breakpoint counted by the kernel on
-// one thread.
-type hitCounter struct{ fd int }
+// perfEvent is a perf event the kernel keeps on one thread of the
+// program: a counted hardware execution breakpoint (openHits) or a
+// CPU-time alarm (openCPUAlarm, native.go).
+type perfEvent struct{ fd int }
+
+// openPerf opens attr on thread tid, with what every such event of fred's
+// needs: its size, no hypervisor counts, gone at an exec.
+func openPerf(attr unix.PerfEventAttr, tid int) (*perfEvent, error) {
+	attr.Size = uint32(unsafe.Sizeof(unix.PerfEventAttr{}))
+	attr.Bits |= unix.PerfBitExcludeHv | perfBitRemoveOnExec
+	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("perf_event_open: %w", err)
+	}
+	return &perfEvent{fd: fd}, nil
+}
 
 // openHits counts executions of addr by thread tid. With period k > 0 the
 // thread gets a SIGTRAP (which gdb reports as a stop) just before the k-th.
-func openHits(tid int, addr uint64, k uint64) (*hitCounter, error) {
+func openHits(tid int, addr uint64, k uint64) (*perfEvent, error) {
 	attr := unix.PerfEventAttr{
 		Type:    unix.PERF_TYPE_BREAKPOINT,
-		Size:    uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Bp_type: hwBreakpointX,
 		Ext1:    addr,
 		Ext2:    8, // bp_len: sizeof(long), as the kernel wants for execution breakpoints
 		Sample:  k,
-		Bits:    unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | perfBitRemoveOnExec,
+		Bits:    unix.PerfBitExcludeKernel,
 	}
 	if k > 0 {
 		attr.Bits |= perfBitSigtrap
 	}
-	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	h, err := openPerf(attr, tid)
 	if err != nil {
-		return nil, fmt.Errorf("%w: perf_event_open: %v", ErrNoHitCounts, err)
+		return nil, fmt.Errorf("%w: %v", ErrNoHitCounts, err)
 	}
-	return &hitCounter{fd: fd}, nil
+	return h, nil
 }
 
-func (h *hitCounter) count() (uint64, error) {
+func (h *perfEvent) count() (uint64, error) {
 	var b [8]byte
 	if _, err := unix.Read(h.fd, b[:]); err != nil {
 		return 0, err
@@ -74,7 +86,7 @@ func (h *hitCounter) count() (uint64, error) {
 	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
-func (h *hitCounter) close() { _ = unix.Close(h.fd) }
+func (h *perfEvent) close() { _ = unix.Close(h.fd) }
 
 // where is the selected thread's pc, eflags and LWP.
 func (s *Session) where() (pc, flags uint64, lwp int, err error) {

@@ -225,12 +225,7 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 	if err != nil {
 		return nil, 0, err
 	}
-	// Runs that time alike: no copy-on-write faults after a restore
-	// (watchcmd.go says more).
-	if f := s.forkBackend(); f != nil && residentBytes(s.pid) <= copiesMaxRSS {
-		defer f.SetUnshare(f.Unsharing())
-		f.SetUnshare(true)
-	}
+	defer s.copiesForTimedRuns()()
 	timeout := s.opt.Timeout + 3*last.Took
 	r, err := s.runForCtx(ctx, time.Hour, last.Bps, timeout)
 	s.dirty(at) // the program ran on

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
@@ -181,27 +180,25 @@ var clockAlarms = os.Getenv("FRED_CPU_ALARM") != "0"
 // alarm may go off in the kernel too (in a page fault, say): skipping
 // those (exclude_kernel) would put it off by a whole period, and made the
 // DAG benchmark's search slower than the interrupts from outside.
-func openCPUAlarm(tid int, d time.Duration) (*hitCounter, uint64, error) {
+func openCPUAlarm(tid int, d time.Duration) (*perfEvent, uint64, error) {
 	period := uint64(max(d, 10*time.Microsecond).Nanoseconds())
-	attr := unix.PerfEventAttr{
+	c, err := openPerf(unix.PerfEventAttr{
 		Type:   unix.PERF_TYPE_SOFTWARE,
 		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
-		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Sample: period,
-		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeHv | perfBitRemoveOnExec | perfBitSigtrap,
-	}
-	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		Bits:   unix.PerfBitDisabled | perfBitSigtrap,
+	}, tid)
 	if err != nil {
-		return nil, 0, fmt.Errorf("perf_event_open (task clock): %w", err)
+		return nil, 0, err
 	}
 	// One alarm only: the event disables itself at its first overflow. A
 	// second one (the timer re-arms every period) could fire as the thread
 	// stops, and its trap would hit the next call into the program.
-	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_REFRESH, 1); err != nil {
-		unix.Close(fd)
-		return nil, 0, fmt.Errorf("perf_event_open (task clock): refresh: %w", err)
+	if err := unix.IoctlSetInt(c.fd, unix.PERF_EVENT_IOC_REFRESH, 1); err != nil {
+		c.close()
+		return nil, 0, fmt.Errorf("perf task-clock refresh: %w", err)
 	}
-	return &hitCounter{fd: fd}, period, nil
+	return c, period, nil
 }
 
 // runAlarmed is runFor by a CPU-time alarm. A wall-clock interrupt backs
@@ -209,13 +206,8 @@ func openCPUAlarm(tid int, d time.Duration) (*hitCounter, uint64, error) {
 // a lock): after four times d and 50 ms more, as continueFor sends it.
 // fired says the alarm's time passed or fred sent the interrupt: the
 // program may have a signal still to come, so the caller marks it run on.
-func (s *Session) runAlarmed(c *hitCounter, period uint64, d time.Duration, timeout time.Duration) (runResult, error) {
+func (s *Session) runAlarmed(c *perfEvent, period uint64, d, cpu0 time.Duration, buf []byte, timeout time.Duration) (runResult, error) {
 	pid := s.pid
-	buf := make([]byte, 512)
-	cpu0, err := cpuTime(pid, buf)
-	if err != nil {
-		return runResult{}, err
-	}
 	interrupted, out, err := s.continueFor(pid, 4*d+50*time.Millisecond, timeout)
 	n, cerr := c.count()
 	var r runResult
@@ -295,10 +287,10 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 		return runResult{}, err
 	}
 	var r runResult
-	if clockAlarms && d < time.Hour && proc.Threads(pid) == 1 {
+	if clockAlarms && proc.Threads(pid) == 1 {
 		c, period, err := openCPUAlarm(pid, d)
 		if err == nil {
-			r, err := s.runAlarmed(c, period, d, timeout)
+			r, err := s.runAlarmed(c, period, d, cpu0, buf, timeout)
 			if perr := put(); err == nil {
 				err = perr
 			}

@@ -123,6 +123,33 @@ func (s *Session) openCopies(dir string) {
 	s.snap, s.snapWhy = saved, why
 }
 
+// copiesMaxRSS is the most resident memory of a program whose timed runs
+// use fork copies (copiesForTimedRuns).
+const copiesMaxRSS = 256 << 20
+
+// copiesForTimedRuns readies snapshots for runs that fred times (the
+// search's native probes, the jump near a continue's stop) and returns
+// what puts them back. Runs after a fork copy are slowed, unevenly, by
+// copy-on-write faults (at 4N of the DAG benchmark the time stage needed
+// about twice the probes): gdb's copies then give the live program its
+// own pages. Each copy then holds a copy of the program's memory, so in a
+// big program CRIU takes the snapshots instead (or copies that share,
+// with --snapshots=fork). pdb's and perl's copies are not timed.
+func (s *Session) copiesForTimedRuns() (undo func()) {
+	f := s.forkBackend()
+	if f == nil {
+		return func() {}
+	}
+	if proc.Resident(s.pid) > copiesMaxRSS {
+		avoid := s.avoidCopies
+		s.avoidCopies = s.copies == ckpt.Snapshotter(f)
+		return func() { s.avoidCopies = avoid }
+	}
+	was := f.Unsharing()
+	f.SetUnshare(true)
+	return func() { f.SetUnshare(was) }
+}
+
 // forkBackend is gdb's fork backend, if the session has one.
 func (s *Session) forkBackend() *ckpt.Fork {
 	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
@@ -38,24 +36,6 @@ func atString(st Step) string {
 		return ""
 	}
 	return ", at " + st.At.String()
-}
-
-// copiesMaxRSS is the most resident memory of a program whose search
-// keeps its moments as fork copies (see the watch command).
-const copiesMaxRSS = 256 << 20
-
-// residentBytes is process pid's resident memory (0 if unknown).
-func residentBytes(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(f[1], 10, 64)
-	return n * int64(os.Getpagesize())
 }
 
 // watchProgram drives the search over the live session.
@@ -312,21 +292,7 @@ func (s *Session) reverseWatch(args []string) error {
 	defer stop()
 	leave := s.enterLeanFor(orig)
 	w.leave = leave
-	// Runs after a fork copy are slowed, unevenly, by copy-on-write
-	// faults, and the time stage then needs more probes (at 4N of the DAG
-	// benchmark, about twice as many): the search's copies give the live
-	// program its own pages. Each then holds a copy of the program's
-	// memory, so in a big program CRIU keeps the moments instead (or
-	// copies that share, with --snapshots=fork).
-	// (pdb's and perl's copies are not timed: they share at any size.)
-	big := residentBytes(s.pid) > copiesMaxRSS
-	_, gdbCopies := s.copies.(*ckpt.Fork)
-	s.avoidCopies = big && gdbCopies
-	if f := s.forkBackend(); f != nil && !big {
-		defer f.SetUnshare(f.Unsharing())
-		f.SetUnshare(true)
-	}
-	defer func() { s.avoidCopies = false }()
+	defer s.copiesForTimedRuns()()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
 	if lerr := leave(); lerr != nil && err == nil {
 		err = lerr

@@ -209,6 +209,20 @@ func WaitGone(pid int, timeout time.Duration) bool {
 	}
 }
 
+// Resident is process pid's resident memory in bytes (0 if unknown).
+func Resident(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n * int64(os.Getpagesize())
+}
+
 // Threads is how many threads process pid has (0 if it is gone).
 func Threads(pid int) int {
 	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
