@@ -277,7 +277,7 @@ def _fred(prompt):
         if self._fred_ended or self._fred_runs != runs:
             return 'exited'
         ev = getattr(self, '_fred_event', '')
-        if self._fred_hit or ev == 'line' and bp_at(self, frame):
+        if hit_at(self, frame):
             return 'breakpoint'
         if self._fred_sigint or ev == 'exception' and frame.f_locals.get('__exception__', (None,))[0] is KeyboardInterrupt:
             return 'signal'  # Ctrl-C
@@ -331,11 +331,15 @@ def _fred(prompt):
                     pass
             return b.number
         return 0
+    def hit_at(self, f):
+        # The breakpoint pdb stopped at, or one on the line stepped to.
+        if self._fred_hit:
+            return self._fred_hit
+        if f is not None and getattr(self, '_fred_event', '') == 'line':
+            return bp_at(self, f)
+        return 0
     def stop(self, arg):
-        hit = self._fred_hit
-        if not hit and self.stack and getattr(self, '_fred_event', '') == 'line':
-            hit = bp_at(self, self.stack[self._fred_at][0])
-        self.message('@fred stop %d' % hit)
+        self.message('@fred stop %d' % hit_at(self, self.stack[self._fred_at][0] if self.stack else None))
     def init(o, self, *a, **k):
         o(self, *a, **k)
         self.prompt = prompt

@@ -150,8 +150,8 @@ type bench struct {
 	// attach (traced run), for the notes.
 	attachShare float64
 	// dagCheck is how long one has_cycle() takes just before the cycle,
-	// by bench_dag's size argument (its probe mode).
-	dagCheck map[string]float64
+	// by scale (bench_dag's probe mode).
+	dagCheck map[int]float64
 }
 
 // row is one line of the summary table.

@@ -146,10 +146,12 @@ func (b *bench) dagProbe(args string) (float64, error) {
 		return 0, fmt.Errorf("bench_dag %s probe: no 'they add up to' in:\n%s", args, indent(tail(out, 5)))
 	}
 	if c := dagCheckRe.FindStringSubmatch(out); c != nil {
-		if b.dagCheck == nil {
-			b.dagCheck = map[string]float64{}
+		if sc, err := strconv.Atoi(args); err == nil { // a scale, not NODES:EDGES
+			if b.dagCheck == nil {
+				b.dagCheck = map[int]float64{}
+			}
+			b.dagCheck[sc], _ = strconv.ParseFloat(c[1], 64)
 		}
-		b.dagCheck[args], _ = strconv.ParseFloat(c[1], 64)
 	}
 	return strconv.ParseFloat(m[1], 64)
 }
@@ -167,6 +169,17 @@ type watchPoint struct {
 }
 
 func (p watchPoint) statements() int { return 2 * p.edges } // main's loop: two a turn
+
+// checkCosts says how long one has_cycle() takes just before the cycle at
+// scales a and b, as bench_dag's probe mode measured it ("" if it did not).
+func (b *bench) checkCosts(a, z int) string {
+	ta, okA := b.dagCheck[a]
+	tz, okZ := b.dagCheck[z]
+	if !okA || !okZ {
+		return ""
+	}
+	return fmt.Sprintf(": one has_cycle() just before the cycle takes %s at %s and %s at %s (bench_dag's probe mode)", secs(ta), scaleName(a), secs(tz), scaleName(z))
+}
 
 // evalTime is how long gdb took evaluating the expression (traced runs).
 func (p watchPoint) evalTime() float64 {
@@ -359,8 +372,8 @@ func (b *bench) reverseWatch() {
 		first, last := ok[0], ok[len(ok)-1]
 		own := func(p watchPoint) float64 { return p.wall - p.evalTime() }
 		b.add(row{section: sec, measure: "of which evaluating has_cycle() (traced)", fred: "-", target: "-", got: strings.Join(l, ", "),
-			comments: fmt.Sprintf("the probes that find no cycle walk the whole graph: one has_cycle() just before the cycle takes %s at %s and %s at %s (bench_dag's probe mode), where the paper's took about 0.23 and 0.31 ms (its assert column); a binary search evaluates it before the cycle about log2(statements)/2 times",
-				secs(b.dagCheck[strconv.Itoa(first.edges/dagEdges)]), scaleName(first.edges/dagEdges), secs(b.dagCheck[strconv.Itoa(last.edges/dagEdges)]), scaleName(last.edges/dagEdges))})
+			comments: "the probes that find no cycle walk the whole graph" + b.checkCosts(first.edges/dagEdges, last.edges/dagEdges) +
+				"; the paper's took about 0.23 and 0.31 ms a check (its assert column); a binary search evaluates it before the cycle about log2(statements)/2 times"})
 		if f := float64(last.edges) / float64(first.edges); f == 8 && own(first) > 0 {
 			b.add(row{section: sec, measure: "growth of fred's own time (the reverse-watch less has_cycle())", fred: "-", target: "-",
 				got:      fmt.Sprintf("%.2fx (%s to %s)", own(last)/own(first), secs(own(first)), secs(own(last))),
