@@ -1,8 +1,9 @@
 # fred: a reversible debugger front end.
 # make demo | make test: both install what they need first (make deps).
 
-export PATH := /usr/local/go/bin:$(PATH)
-GO      ?= go
+# The first Go >= go.mod's that internal/deps/check.sh finds (in PATH, or
+# where make deps puts it), looked up when a recipe runs: after deps.
+GO      ?= $(shell bash internal/deps/check.sh --go-path 2>/dev/null || echo go)
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 FIXTURES := $(patsubst testdata/%.c,testdata/bin/%,$(wildcard testdata/*.c))
 
@@ -30,7 +31,7 @@ deps:
 # One package at a time (-p 1): the tests time native runs and thread
 # schedules, and on two cores packages run side by side disturb each
 # other (a replay of mt_pipe, replaylog's TestLibraryThreadPipe, diverged
-# while fred's tests ran beside it; see the session notes).
+# about once in six runs while fred's tests ran beside it).
 test: deps
 	$(MAKE) all
 	$(GO) vet ./...

@@ -77,9 +77,22 @@ func loadTranscript(t testing.TB, name string) *transcript {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	abs, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tr.steps {
+		tr.steps[i].cmd = strings.ReplaceAll(tr.steps[i].cmd, testdataPlaceholder, abs)
+		tr.steps[i].raw = strings.ReplaceAll(tr.steps[i].raw, testdataPlaceholder, abs)
+	}
 	transcripts[name] = tr
 	return tr
 }
+
+// testdataPlaceholder stands in a transcript for the absolute path of this
+// directory's testdata as gdb printed it when it was recorded, so that the
+// transcripts do not depend on where the repository is cloned.
+const testdataPlaceholder = "@TESTDATA@"
 
 // The format, line by line:
 //
@@ -1428,6 +1441,8 @@ func TestRecordGDBTranscripts(t *testing.T) {
 			fmt.Fprintf(&b, "@editing: %v\n", sc.editing)
 			steps, err := recordScenario(t, sc, prog, inputrc)
 			for _, s := range steps {
+				s.cmd = strings.ReplaceAll(s.cmd, src, testdataPlaceholder)
+				s.raw = strings.ReplaceAll(s.raw, src, testdataPlaceholder)
 				label := s.label
 				if label == "" {
 					label = "-"

@@ -13,8 +13,8 @@ import (
 	P "github.com/fred-debugger/fred/personalities"
 )
 
-// The reverse-watch benchmark for Python and Perl (the issue's "same kind
-// of benchmark"): testdata/bench_watch.{py,pl} run a loop of N iterations
+// The reverse-watch benchmark for Python and Perl, beside the DAG one for
+// gdb so that the languages can be compared: testdata/bench_watch.{py,pl} run a loop of N iterations
 // whose invariant the iteration at 90% breaks; from a breakpoint on the
 // final print, fred-reverse-watch finds that iteration. pdb and perl -d
 // have no native probes: the search counts their `next`s.

@@ -9,7 +9,7 @@ import (
 	"github.com/fred-debugger/fred/replaylog"
 )
 
-// The replay log's thread order (issue #8; FReD paper, 4.3): a 4-thread
+// The replay log's thread order (FReD paper, 4.3): a 4-thread
 // program (bench_mt) runs natively, recording (every lock, unlock,
 // condition and semaphore call logged) and replaying (each thread waits
 // for its turn in the log). Two programs: one that does some work between

@@ -9,14 +9,13 @@
 # No network access, no root needed, about 0.1 s when everything is present.
 set -euo pipefail
 
-: "${FRED_GOROOT:=/usr/local/go}"                      # where install.sh puts Go
+: "${FRED_GO_DIR:=/usr/local/libexec/fred/go}"          # where install.sh puts Go (bin/go)
 : "${FRED_GO_MIN:=1.24}"                                # oldest Go accepted
 : "${FRED_CRIU_DIR:=/usr/local/libexec/fred/criu}"      # private CRIU root + wrapper
 : "${FRED_CRIU_MIN_MAJOR:=4}"                           # 3.x fails on kernels with [vvar_vclock]
 
 # Debian packages fred and its tests need (libc6-dev and binutils so that gcc
-# can build the fixture programs). install.sh adds curl, ca-certificates and
-# unzip only when it has to download Go.
+# can build the fixture programs).
 FRED_APT_PACKAGES=(gdb gcc make python3 perl libc6-dev binutils)
 
 # go_version_ok GO: true if GO runs and reports a version >= FRED_GO_MIN.
@@ -33,10 +32,11 @@ go_version_ok() {
     (( maj > wmaj || (maj == wmaj && min >= wmin) ))
 }
 
-# find_go: print the first Go >= FRED_GO_MIN, from PATH or FRED_GOROOT.
+# find_go: print the first Go >= FRED_GO_MIN: in PATH, where install.sh puts
+# it, or where Go's own archives are unpacked.
 find_go() {
     local c
-    for c in "$(command -v go 2>/dev/null || true)" "$FRED_GOROOT/bin/go"; do
+    for c in "$(command -v go 2>/dev/null || true)" "$FRED_GO_DIR/bin/go" /usr/local/go/bin/go; do
         [[ -n $c ]] && go_version_ok "$c" && { printf '%s\n' "$c"; return 0; }
     done
     return 1
@@ -74,7 +74,7 @@ check_all() {
     for t in gdb gcc make python3 perl; do
         command -v "$t" >/dev/null 2>&1 || { echo "missing: $t (not in PATH)"; missing=1; }
     done
-    find_go >/dev/null || { echo "missing: go >= $FRED_GO_MIN (looked in PATH and $FRED_GOROOT/bin)"; missing=1; }
+    find_go >/dev/null || { echo "missing: go >= $FRED_GO_MIN (looked in PATH, $FRED_GO_DIR/bin and /usr/local/go/bin)"; missing=1; }
     CRIU_WHY=
     criu_ok || { echo "missing: private CRIU >= $FRED_CRIU_MIN_MAJOR passing 'criu check': $CRIU_WHY"; missing=1; }
     return $missing
