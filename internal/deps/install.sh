@@ -165,7 +165,7 @@ papt_setup() {
     for k in "${suite_keyrings[@]}"; do
         [[ -f $k ]] || die "$k is missing: Debian's $FRED_DEBIAN_SUITE archive key is needed (debian-archive-keyring >= 2023.3+deb12u2)"
     done
-    mirror=$(debian_mirror)
+    mirror=$(debian_mirror) || exit 1     # debian_mirror said why
     newtmp papt_dir /tmp
     local a=$papt_dir
     mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/sources.list.d" \
