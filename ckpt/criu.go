@@ -70,6 +70,14 @@ func NewCRIU(o Options) (Snapshotter, error) {
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("%w: CRIU snapshots need root (euid is %d)", ErrNoCriu, os.Geteuid())
 	}
+	if DebugRegisters() != nil && os.Getenv("CRIU_FAULT") == "" {
+		// Without working debug registers CRIU waits forever for its
+		// parasite to stop at a hardware breakpoint. Its fault injection
+		// 130 (FI_NO_BREAKPOINTS) has it trace the parasite's syscalls
+		// instead. go-criu starts criu with fred's environment, so this
+		// is the way to pass it.
+		os.Setenv("CRIU_FAULT", "130")
+	}
 	c := &criuSnapshotter{
 		o:     o,
 		path:  path,

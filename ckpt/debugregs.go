@@ -3,11 +3,66 @@ package ckpt
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+var (
+	drOnce sync.Once
+	drErr  error
+)
+
+// DebugRegisters checks, once, that the CPU's debug registers work for
+// this machine's processes: a hardware execution breakpoint (a perf event
+// on this thread) must count the calls of a function. In some virtual
+// machines they do nothing for the guest: the breakpoint is accepted and
+// never fires. Then fred's hit counts are off, gdb's hardware watchpoints
+// never trigger, and CRIU, which stops its parasite with a hardware
+// breakpoint, waits for it forever (CRIU_FAULT=130 makes it trace
+// syscalls instead; NewCRIU sets it).
+func DebugRegisters() error {
+	drOnce.Do(func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		attr := unix.PerfEventAttr{
+			Type:    unix.PERF_TYPE_BREAKPOINT,
+			Size:    uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+			Bp_type: 4, // HW_BREAKPOINT_X
+			Ext1:    uint64(reflect.ValueOf(drProbe).Pointer()),
+			Ext2:    8, // bp_len: sizeof(long), as the kernel wants for execution breakpoints
+			Bits:    unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
+		}
+		fd, err := unix.PerfEventOpen(&attr, unix.Gettid(), -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			drErr = fmt.Errorf("no hardware breakpoint: perf_event_open: %w", err)
+			return
+		}
+		defer unix.Close(fd)
+		const calls = 16
+		for i := 0; i < calls; i++ {
+			drSink += drProbe(i)
+		}
+		var b [8]byte
+		if _, err := unix.Read(fd, b[:]); err != nil {
+			drErr = fmt.Errorf("reading a hardware breakpoint's count: %w", err)
+			return
+		}
+		if n := *(*uint64)(unsafe.Pointer(&b[0])); n < calls {
+			drErr = fmt.Errorf("a hardware breakpoint counted %d of %d executions: the machine's debug registers do not work, as in some virtual machines", n, calls)
+		}
+	})
+	return drErr
+}
+
+var drSink int
+
+//go:noinline
+func drProbe(i int) int { return i*3 + 1 }
 
 // A process CRIU restores comes back with its threads' debug status
 // register (x86 DR6) reading 0xffff0ff1: breakpoint 0 "hit". A debugger

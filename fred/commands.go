@@ -357,16 +357,16 @@ func (s *Session) writeList() {
 		sn := s.snaps[id]
 		after := "the start"
 		if n := len(sn.Steps); n > 0 {
-			after = fmt.Sprintf("%d commands ('%s')", n, sn.Steps[n-1].Cmd)
+			after = fmt.Sprintf("%d commands ('%s')", n, sn.Steps[n-1].Label())
 		}
 		if sn.Auto {
 			after += ", auto"
 		}
 		fmt.Fprintf(w, "  %-4d %-40s %14s %8.3fs\n", id, after, s.snapSize(sn), sn.Took.Seconds())
 	}
-	fmt.Fprintf(w, "fred: policy: a snapshot at the first stop, then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
+	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the first stop, if it comes earlier), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
 	for name, b := range s.branches {
-		fmt.Fprintf(w, "  branch %-10s %d commands, ends after '%s'\n", name, len(b), b[len(b)-1].Cmd)
+		fmt.Fprintf(w, "  branch %-10s %d commands, ends after '%s'\n", name, len(b), b[len(b)-1].Label())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/fred-debugger/fred/ckpt"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 	"golang.org/x/sys/unix"
@@ -60,6 +61,9 @@ func openPerf(attr unix.PerfEventAttr, tid int) (*perfEvent, error) {
 // openHits counts executions of addr by thread tid. With period k > 0 the
 // thread gets a SIGTRAP (which gdb reports as a stop) just before the k-th.
 func openHits(tid int, addr uint64, k uint64) (*perfEvent, error) {
+	if err := hitsCount(); err != nil {
+		return nil, err
+	}
 	attr := unix.PerfEventAttr{
 		Type:    unix.PERF_TYPE_BREAKPOINT,
 		Bp_type: hwBreakpointX,
@@ -76,6 +80,16 @@ func openHits(tid int, addr uint64, k uint64) (*perfEvent, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoHitCounts, err)
 	}
 	return h, nil
+}
+
+// hitsCount says whether hardware execution breakpoints count here: in
+// some virtual machines the debug registers do nothing for the guest
+// (ckpt.DebugRegisters). fred then counts `next`s instead.
+func hitsCount() error {
+	if err := ckpt.DebugRegisters(); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoHitCounts, err)
+	}
+	return nil
 }
 
 func (h *perfEvent) count() (uint64, error) {

@@ -1,11 +1,16 @@
 package fred
 
 import (
+	"errors"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -150,3 +155,37 @@ func TestSpanMeasuredFromOneStart(t *testing.T) {
 		}
 	}
 }
+
+// TestHitsCountSelfCheck: where the check says the debug registers work,
+// a count is exact; where it says they do not, openHits refuses with
+// ErrNoHitCounts, so that fred counts nexts instead of trusting zeros.
+func TestHitsCountSelfCheck(t *testing.T) {
+	err := hitsCount()
+	t.Logf("hardware execution breakpoints: %v", err)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	h, oerr := openHits(unix.Gettid(), uint64(reflect.ValueOf(hitsProbe2).Pointer()), 0)
+	if h != nil {
+		defer h.close()
+	}
+	if err != nil {
+		if !errors.Is(err, ErrNoHitCounts) || !errors.Is(oerr, ErrNoHitCounts) {
+			t.Fatalf("check %v, openHits %v: want both ErrNoHitCounts", err, oerr)
+		}
+		return
+	}
+	if oerr != nil {
+		t.Fatalf("the check passed but openHits fails: %v", oerr)
+	}
+	for i := 0; i < 37; i++ {
+		hitsTestSink += hitsProbe2(i)
+	}
+	if n, err := h.count(); err != nil || n != 37 {
+		t.Fatalf("counted %d (%v) of 37 executions", n, err)
+	}
+}
+
+//go:noinline
+func hitsProbe2(i int) int { return i*5 + 2 }
+
+var hitsTestSink int

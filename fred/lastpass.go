@@ -47,12 +47,12 @@ const passChunk = 8192
 const shortWalk = 30
 
 // lastNext implements lastPasser for gdb, in a single-threaded program
-// whose continue stopped at a breakpoint. ok is false when it cannot
-// help: the caller counts the `next`s then.
+// whose continue stopped at a breakpoint or a crash. ok is false when it
+// cannot help: the caller counts the `next`s then.
 func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 	s := m.s
 	if !nativeProbes || s.p.Stepper == nil || s.p.Stepper.Where == "" ||
-		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || last.Stop != P.StopBreakpoint || !last.known() {
+		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.known() {
 		return nil, false, nil
 	}
 	// Count up to shortWalk `next`s; if the stop is not reached by then,
@@ -93,6 +93,29 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 				continue
 			}
 		}
+		if hitsCount() != nil {
+			// No hit counts on this machine: jump near the stop by run
+			// time while that gets closer, then count the rest.
+			near, rest, err := s.nearStop(m.ctx, cur, last, m.st)
+			if err != nil {
+				return nil, true, err
+			}
+			if near != nil {
+				cur, far = near, rest
+				continue
+			}
+			n, why, err := s.nextsUpTo(m.ctx, cur, last.Bps, P.NextsMode{}, m.st, maxWalk)
+			if err != nil {
+				return nil, true, err
+			}
+			if why == "limit" {
+				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, hitsCount())
+			}
+			if n > 0 {
+				cur = with(cur, s.synth(P.OpNext, n, last.Bps))
+			}
+			return cur, true, nil
+		}
 		pc, k, near, rest, ok, err := s.countToStop(m.ctx, cur, last, m.st)
 		if err == nil && near != nil {
 			cur, far = near, rest // the program stands closer to the stop: walk on from there
@@ -109,6 +132,13 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// endsLike reports whether a run that stopped so may have reached the
+// continue's own stop: a breakpoint, or a signal (a crash: a replay
+// faults where the first run did). The caller compares the place.
+func endsLike(stop P.Stop, last Step) bool {
+	return stop == last.Stop && (stop == P.StopBreakpoint || stop == P.StopSignal)
 }
 
 // passTo is the moment just before the n-th execution, after at, of the
@@ -171,7 +201,7 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 			return 0, 0, nil, 0, true, err
 		}
 		if !r.reached {
-			if r.stop != P.StopBreakpoint {
+			if !endsLike(r.stop, last) {
 				if r.stop == P.StopEnded {
 					s.running = false
 				}
@@ -235,7 +265,7 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 	if r.stop == P.StopEnded {
 		s.running = false
 	}
-	if r.fired || r.stop != P.StopBreakpoint {
+	if r.fired || !endsLike(r.stop, last) {
 		return nil, 0, s.goTo(at, st)
 	}
 	if loc, err := s.location(); err != nil || loc != last.At {

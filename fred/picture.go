@@ -55,7 +55,7 @@ func (s *Session) picture() picture {
 	case len(t.Steps) == 0 && len(t.Marks) == 0:
 		pic.now = "no history yet"
 	case now.Ended:
-		pic.now = fmt.Sprintf("the program has ended (after '%s')", now.Cmd)
+		pic.now = fmt.Sprintf("the program has ended (after '%s')", now.Label())
 	default:
 		pic.now = fmt.Sprintf("%s, depth %d", where(now.At), now.Depth)
 	}
@@ -139,7 +139,7 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 		if i == len(steps) {
 			break
 		}
-		c := steps[i].Cmd.String()
+		c := steps[i].Label()
 		via := s.onTheWay(steps, i)
 		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
 			out[n-1].count++

@@ -1,9 +1,14 @@
 package fred
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fred-debugger/fred/internal/testutil"
 )
 
 // seen is what a person saw at one stop: enough to tell moments apart.
@@ -197,4 +202,56 @@ func testReverseOverAdvanceAndUntil(t *testing.T, backend string) {
 	if v := ts.value("i"); v != "4" {
 		t.Fatalf("reverse-next over until landed with i=%s, want 4", v)
 	}
+}
+
+// The rr session: a plain `run` whose first stop is a crash. Snapshot 1 is
+// taken at main's first line, so everything before the crash can be
+// revisited: reverse-step to the start of the faulting statement, back to
+// the node whose next pointer is bad, and reverse-watch that pointer by its
+// address to the store that wrote it last (the end of a rename that copied
+// past the node's name field).
+func TestReverseFromCrashWithoutBreakpoint(t *testing.T) {
+	forBackends(t, testReverseFromCrashWithoutBreakpoint)
+}
+
+func testReverseFromCrashWithoutBreakpoint(t *testing.T, backend string) {
+	ts := gdbSession(t, "crash_list", backend)
+	ts.must("run", `(?s)snapshot 1 taken at the program's start, main at crash_list.c:\d+.*SIGSEGV.*total`)
+	crash := fixtureLineOf(t, "crash_list.c", "crash")
+	ts.must("fred-reverse-step", fmt.Sprintf(`(?m)^%d\s+s \+= p->value;`, crash))
+	bad := ts.value("p")
+	if ts.value("p == 0") != "0" {
+		t.Fatalf("p is %s at the faulting statement", bad)
+	}
+	ts.must("fred-reverse-step", `for \(p = head; p != NULL; p = p->next\)`)
+	if got := ts.value("p->next"); got != bad {
+		t.Fatalf("the node before has next = %s, want the bad pointer %s", got, bad)
+	}
+	addr := strings.Fields(ts.value("&p->next"))
+	field := addr[len(addr)-1]
+	ts.must("fred-reverse-watch *(struct node **)"+field, `(?s)rename_node.*n->name\[i\] = '\\0';.*is 0x[0-9a-f]+ here; the next step makes it `)
+	if i := ts.value("i"); i != "13" {
+		t.Fatalf("landed with i = %s, want 13: the NUL after \"a longer name\"", i)
+	}
+	ts.must("next", ``)
+	if got := ts.value("*(struct node **)" + field); got != bad {
+		t.Fatalf("one step after the landing the field is %s, want %s", got, bad)
+	}
+}
+
+// fixtureLineOf finds the line of testdata/FILE marked "LINE:name".
+func fixtureLineOf(t *testing.T, file, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testutil.Root(), "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`LINE:` + regexp.QuoteMeta(name) + `\b`)
+	for i, l := range strings.Split(string(b), "\n") {
+		if re.MatchString(l) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no LINE:%s", file, name)
+	return 0
 }

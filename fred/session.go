@@ -199,6 +199,13 @@ func Start(opt Options) (*Session, error) {
 			return nil, fmt.Errorf("setting up %s: %w", s.p.Name, err)
 		}
 	}
+	if err := ckpt.DebugRegisters(); err != nil && s.p.SoftWatch != "" {
+		if _, err := s.query(s.p.SoftWatch); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("setting up %s: %w", s.p.Name, err)
+		}
+		debugf("software watchpoints: %v", err)
+	}
 	s.openSnapshots()
 	// fred's first line: which snapshots, and why (before an in-process
 	// debugger's program takes its first one).
@@ -321,6 +328,10 @@ func (s *Session) Exec(line string) error {
 	}
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
+	if cmd.Op == P.OpRun && s.p.EarlyStart != nil && s.snap != nil && !s.running {
+		_, err := s.runFromStart(cmd)
+		return err
+	}
 	_, err := s.passThrough(cmd)
 	return err
 }
@@ -388,6 +399,12 @@ func (s *Session) resync() error {
 
 // after updates the timeline once a person's command has finished.
 func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
+	return s.afterShown(cmd, "", out, took)
+}
+
+// afterShown is after for a command fred ran in place of the one the
+// person typed, shown.
+func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duration) error {
 	switch cmd.Kind {
 	case P.Forward:
 		if s.p.Refused != nil && s.p.Refused(out) {
@@ -399,7 +416,7 @@ func (s *Session) after(cmd P.Command, out string, took time.Duration) error {
 			s.run++
 			s.refreshBreakpoints()
 		}
-		step := Step{Cmd: cmd, Stop: s.stopOf(out), Bps: s.bps, Took: took}
+		step := Step{Cmd: cmd, Shown: shown, Stop: s.stopOf(out), Bps: s.bps, Took: took}
 		loc, err := s.location()
 		if errors.Is(err, P.ErrNotRunning) {
 			s.running, s.pid = false, 0

@@ -550,7 +550,10 @@ func (s *Session) maybeAutoSnapshot() {
 		s.autoFailed = s.run + 1
 		return
 	}
-	if first {
+	switch {
+	case first && len(s.Timeline.Steps) == 0:
+		s.Printf("snapshot %d taken at the program's start, %s (%.3f s)", sn.ID, where(s.Timeline.Start.At), sn.Took.Seconds())
+	case first:
 		s.Printf("snapshot %d taken at the first stop (%.3f s)", sn.ID, sn.Took.Seconds())
 	}
 }

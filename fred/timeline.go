@@ -20,6 +20,17 @@ type Step struct {
 	// Synth steps were made by fred refining the history (a reverse
 	// command), not typed by the person.
 	Synth bool
+	// Shown is what the person typed when fred ran another command in its
+	// place (a run replayed as a continue from main's first line).
+	Shown string
+}
+
+// Label is the step's command in the person's words.
+func (a Step) Label() string {
+	if a.Shown != "" {
+		return a.Shown
+	}
+	return a.Cmd.String()
 }
 
 // same reports whether two steps are the same command ending in the same

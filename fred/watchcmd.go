@@ -122,7 +122,13 @@ func (w *watchProgram) evalHere() (string, error) {
 		return "", err
 	}
 	w.st.evals++
-	return w.s.p.ParseEval(out)
+	v, err := w.s.p.ParseEval(out)
+	if err != nil && !errors.Is(err, P.ErrNotRunning) {
+		// The debugger answered, without a value: out of scope, memory
+		// not mapped yet. The search counts it as another value.
+		return "", &watch.NoValueError{Err: err}
+	}
+	return v, err
 }
 
 func (w *watchProgram) Keep(m watch.Moment) {

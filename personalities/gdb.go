@@ -48,7 +48,17 @@ var GDB = &Personality{
 		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
-	Stepper: gdbStepper,
+	Stepper:   gdbStepper,
+	SoftWatch: "set can-use-hw-watchpoints 0",
+	EarlyStart: &EarlyStart{
+		Starti:     func(args string) string { return strings.TrimSpace("starti " + args) },
+		Stopped:    "Program stopped.",
+		ToMain:     `python fred_tomain = gdb.Breakpoint("main", internal=True, temporary=True)`,
+		Forget:     `python fred_tomain.is_valid() and fred_tomain.delete()`,
+		AtMain:     "Temporary breakpoint -",
+		Continue:   "continue",
+		Continuing: "Continuing.",
+	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked\r?$`),
 		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},

@@ -196,6 +196,14 @@ type Personality struct {
 	// Quiet wraps an internal command so it asks no questions.
 	Quiet func(cmd string) string
 
+	// SoftWatch makes the debugger's watchpoints software ones, sent at
+	// startup where the machine's debug registers do not work (a
+	// hardware watchpoint would never trigger there).
+	SoftWatch string
+	// EarlyStart, when set, lets a run's first snapshot come at main's
+	// first line rather than at the person's first stop.
+	EarlyStart *EarlyStart
+
 	// Threads is set for debuggers that show the program's threads.
 	Threads *Threads
 	// Tracer is set for debuggers that trace the program from their own
@@ -469,4 +477,27 @@ func stopReason(ended, hit, signal *regexp.Regexp) func(string) Stop {
 		}
 		return StopDone
 	}
+}
+
+// EarlyStart is how fred runs a program so that everything from main's
+// first line on can be revisited, whatever the person's first stop is (a
+// crash, a breakpoint hit late): the person's `run` becomes a start
+// stopped at the first instruction, a run to main with a breakpoint of
+// fred's own, the first snapshot there, and a continue from there.
+type EarlyStart struct {
+	// Starti starts the program with the arguments of the person's run
+	// (empty: the previous ones) and stops at its first instruction.
+	Starti func(args string) string
+	// Stopped starts the line that reports that stop; it, a blank line
+	// before it and all that follows are not shown.
+	Stopped string
+	// ToMain makes the program stop once at main's first line, with a
+	// breakpoint that uses none of the person's breakpoint numbers;
+	// Forget deletes it if it was not hit.
+	ToMain, Forget string
+	// AtMain starts the line that reports that stop, hidden as Stopped.
+	AtMain string
+	// Continue runs on; the line it prints first, Continuing, is not
+	// shown (the person typed run).
+	Continue, Continuing string
 }

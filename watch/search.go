@@ -2,7 +2,9 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // Search finds a transition of the watched expression into the value it
@@ -22,6 +24,7 @@ func Search(ctx context.Context, p Program, start, end Moment) (Result, error) {
 	if err != nil {
 		return Result{Stats: s.stats}, err
 	}
+	r.Before = shown(r.Before)
 	if l, ok := p.(Localizer); ok {
 		if err := ctx.Err(); err != nil {
 			return Result{Stats: s.stats}, interrupted(err)
@@ -37,6 +40,7 @@ type search struct {
 	keeper   Keeper   // nil if the Program does not keep snapshots
 	bisector Bisector // nil if the Program cannot probe by run time
 	stats    Stats
+	endErr   error // why END has no value
 }
 
 func (s *search) run(start, end Moment) (Result, error) {
@@ -45,16 +49,31 @@ func (s *search) run(start, end Moment) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if strings.HasPrefix(after, noValue) {
+		return Result{}, &EvalError{At: end, Err: s.endErr}
+	}
 	before, err := s.eval(start)
 	if err != nil {
 		return Result{}, err
 	}
+	a, b := start, end
 	if before == after {
-		return Result{}, &NoTransitionError{Value: after}
+		// The start has the value too: look for a later moment without it.
+		m, v, mb, looked, err := s.another(start, end, after)
+		if err != nil {
+			return Result{}, err
+		}
+		if m == nil {
+			return Result{}, &NoTransitionError{Value: after, Looked: looked}
+		}
+		a, before, b = m, v, mb
+		if s.keeper != nil {
+			s.stats.Keeps++
+			s.keeper.Keep(m)
+		}
 	}
 	// Invariant: EXPR(a) == before != after, EXPR(b) == after. Each value
 	// is evaluated once; the ends of the bracket are never probed again.
-	a, b := start, end
 	for {
 		// Halve the stretch by run time while the Program can.
 		for s.bisector != nil {
@@ -126,9 +145,102 @@ func (s *search) eval(m Moment) (string, error) {
 		if cerr := s.ctx.Err(); cerr != nil {
 			return "", interrupted(cerr)
 		}
+		var nv *NoValueError
+		if errors.As(err, &nv) {
+			if s.stats.Evals == 1 {
+				s.endErr = nv.Err // END has no value: nothing to watch
+			}
+			return noValue + nv.Err.Error(), nil
+		}
 		return "", &EvalError{At: m, Err: err}
 	}
 	return v, nil
+}
+
+// shown is a value as the person reads it.
+func shown(v string) string {
+	if strings.HasPrefix(v, noValue) {
+		return "without a value (" + v[len(noValue):] + ")"
+	}
+	return v
+}
+
+// another looks for a moment between start and end where EXPR does not
+// have its END value, when start has it: the last change into that value
+// may lie after a stretch where the value was another (an invariant that
+// holds only once the program has built its data). It probes the midpoint,
+// then the quarters, then the eighths (by run time where the Program can,
+// else among the moments of the next finer level), later ones first
+// within each round, at most 7 evaluations, and returns the first moment
+// with another value, that value, and the nearest moment after it that
+// was evaluated (END's value: the bracket's end); nil if none, with how
+// many it looked at.
+func (s *search) another(start, end Moment, after string) (Moment, string, Moment, int, error) {
+	// A span is a stretch to probe the middle of; lo and hi index the
+	// finer level's moments (start is -1, end is seq.Len()) once the
+	// probes come from there.
+	type span struct {
+		a, b   Moment
+		lo, hi int
+	}
+	spans := []span{{a: start, b: end}}
+	looked := 0
+	var seq Seq // the finer level, when the stretch cannot be divided by run time
+	mid := func(sp span) (Moment, span, span, error) {
+		if seq == nil && s.bisector != nil {
+			m, err := s.between(sp.a, sp.b)
+			if err != nil || m != nil {
+				return m, span{a: sp.a, b: m}, span{a: m, b: sp.b}, err
+			}
+			if looked > 0 {
+				return nil, span{}, span{}, nil // this stretch only
+			}
+		}
+		if seq == nil {
+			q, err := s.split(start, end)
+			if err != nil || q == nil {
+				return nil, span{}, span{}, err
+			}
+			seq, sp.lo, sp.hi = q, -1, q.Len()
+		}
+		if sp.hi-sp.lo < 2 {
+			return nil, span{}, span{}, nil
+		}
+		i := (sp.lo + sp.hi) / 2
+		m := seq.At(i)
+		return m, span{a: sp.a, b: m, lo: sp.lo, hi: i}, span{a: m, b: sp.b, lo: i, hi: sp.hi}, nil
+	}
+	for round := 0; round < 3 && len(spans) > 0; round++ {
+		var next []span
+		var ms []Moment
+		var ends []Moment // the end of each midpoint's span
+		for _, sp := range spans {
+			m, left, right, err := mid(sp)
+			if err != nil {
+				return nil, "", nil, looked, err
+			}
+			if m == nil {
+				continue
+			}
+			ms, ends = append(ms, m), append(ends, sp.b)
+			next = append(next, left, right)
+		}
+		// Spans of the later rounds lie between moments evaluated in the
+		// earlier ones: a span's end is the nearest evaluated moment after
+		// its midpoint.
+		for i := len(ms) - 1; i >= 0; i-- {
+			looked++
+			v, err := s.eval(ms[i])
+			if err != nil {
+				return nil, "", nil, looked, err
+			}
+			if v != after {
+				return ms[i], v, ends[i], looked, nil
+			}
+		}
+		spans = next
+	}
+	return nil, "", nil, looked, nil
 }
 
 func (s *search) split(a, b Moment) (Seq, error) {

@@ -225,7 +225,35 @@ func TestRecursion(t *testing.T) {
 	}
 }
 
+// START has END's value and so do the moments between, as far as the
+// search looks: no transition, after at most 7 more evaluations.
 func TestNoTransition(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 100; i++ {
+			v.stmt(2, func() { v.g["x"] = 1 })
+		}
+		v.stmt(3, nil)
+	}
+	s := newSim(t, prog, global("x"))
+	s.snap()
+	s.cont(3)
+	s.snaps = append(s.snaps, 2)
+	s.start = 2
+	r, err := s.search(context.Background(), s)
+	var nt *NoTransitionError
+	if !errors.As(err, &nt) || nt.Value != "1" || nt.Looked == 0 || nt.Looked > 7 {
+		t.Fatalf("got %v, want a NoTransitionError for value 1 after 1-7 looks", err)
+	}
+	if r.Evals != 2+nt.Looked || r.Landed != nil {
+		t.Fatalf("result %+v, looked at %d", r, nt.Looked)
+	}
+	t.Log(err)
+}
+
+// A non-monotone expression whose START equals its END: x cycles 0..6 and
+// both ends have 1. The search looks for a moment with another value and
+// lands on the last change into 1.
+func TestStartHasEndValue(t *testing.T) {
 	prog := func(v *vm) {
 		for i := 0; i < 100; i++ {
 			v.stmt(2, func() { v.g["x"] = i % 7 })
@@ -239,15 +267,81 @@ func TestNoTransition(t *testing.T) {
 	// has 1, and so does stop 93, where START is.
 	s.snaps = append(s.snaps, 93)
 	s.start = 93
-	r, err := s.search(context.Background(), s)
-	var nt *NoTransitionError
-	if !errors.As(err, &nt) || nt.Value != "1" {
-		t.Fatalf("got %v, want a NoTransitionError for value 1", err)
+	r := mustSearch(t, s, s)
+	if l := r.Landed.(mom).pos; l != 99 {
+		t.Fatalf("landed at %v, want stop 99, the last change into 1", r.Landed)
 	}
-	if r.Evals != 2 || r.Splits != 0 || r.Landed != nil {
-		t.Fatalf("result %+v", r)
+}
+
+// An invariant that holds only once the program has built its data: the
+// watched condition is false at START (nothing built yet), true for most
+// of the run, and false again from one late statement on, as it is now.
+// The search lands on that statement, not on the start.
+func TestInvariantBuiltAfterStart(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 50; i++ {
+			v.stmt(2, func() { v.g["total"] += 200 })
+		}
+		for i := 0; i < 300; i++ {
+			v.stmt(3, func() {
+				if i == 270 {
+					v.g["total"] -= 1 // the bug
+				}
+			})
+		}
+		v.stmt(4, nil)
 	}
-	t.Log(err)
+	s := newSim(t, prog, func(v *vm) (string, error) { return strconv.FormatBool(v.g["total"] == 10000), nil })
+	s.snap()
+	s.cont(4)
+	r := mustSearch(t, s, s)
+	if l := r.Landed.(mom); l.line != 3 || l.pos != 50+270 {
+		t.Fatalf("landed at %v, want the 271st line 3 (stop %d)", l, 50+270)
+	}
+}
+
+// An expression that cannot be evaluated at START (a name not defined
+// yet, memory not yet allocated): such moments count as "before".
+func TestNoValueAtStart(t *testing.T) {
+	s := newSim(t, straight(200, 150), func(v *vm) (string, error) {
+		if v.n < 40 {
+			return "", &NoValueError{Err: errors.New(`name 'x' is not defined`)}
+		}
+		return strconv.Itoa(v.g["x"]), nil
+	})
+	s.snap()
+	s.cont(205)
+	r := mustSearch(t, s, s)
+	if l := r.Landed.(mom).pos; l != 150 {
+		t.Fatalf("landed at %v, want stop 150", r.Landed)
+	}
+	// And when the change is the first value: from no value to 0.
+	s2 := newSim(t, straight(200, 500), func(v *vm) (string, error) {
+		if v.n < 40 {
+			return "", &NoValueError{Err: errors.New(`No symbol "x" in current context.`)}
+		}
+		return strconv.Itoa(v.g["x"]), nil
+	})
+	s2.snap()
+	s2.cont(205)
+	r = mustSearch(t, s2, s2)
+	if l := r.Landed.(mom).pos; l != 39 || !strings.HasPrefix(r.Before, "without a value (No symbol") {
+		t.Fatalf("landed at %v before %q, want stop 39 without a value", r.Landed, r.Before)
+	}
+}
+
+// END without a value is an error: there is nothing to watch.
+func TestNoValueAtEnd(t *testing.T) {
+	s := newSim(t, straight(200, 150), func(v *vm) (string, error) {
+		return "", &NoValueError{Err: errors.New(`No symbol "y" in current context.`)}
+	})
+	s.snap()
+	s.cont(205)
+	_, err := s.search(context.Background(), s)
+	var ee *EvalError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), `No symbol "y"`) {
+		t.Fatalf("got %v, want an EvalError naming the missing symbol", err)
+	}
 }
 
 // The expression reads a local of c; START and END are in c, the probes
@@ -646,11 +740,15 @@ func checkRandom(t *testing.T, seed int64) (evals, stmts int) {
 	vals := s.values()
 	res, err := s.search(context.Background(), p)
 	if vals[s.start] == vals[s.now] {
+		// Either no other value where the search looked, or a landing
+		// on a change into END's value after one it found.
 		var nt *NoTransitionError
-		if !errors.As(err, &nt) {
+		if errors.As(err, &nt) {
+			return 0, 0
+		}
+		if err != nil {
 			t.Fatalf("seed %d: same value at both ends, got %v", seed, err)
 		}
-		return 0, 0
 	}
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)

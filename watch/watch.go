@@ -64,12 +64,15 @@ type Program interface {
 	// moment must give the same value every time (this is what the replay
 	// log is for).
 	//
-	// An error (the expression cannot be evaluated there, is out of scope,
-	// or the program exited or diverged during the replay) stops the
-	// search; Search returns it as an *EvalError naming m. The debugger's
-	// error text ("No symbol "y" in current context.") must come back as
-	// an error, never as a value: as a value it would differ from the END
-	// value and steer the search.
+	// When the expression has no value at m (the debugger cannot
+	// evaluate it there: out of scope, unreadable memory, a name not yet
+	// defined), Eval returns a *NoValueError: such a moment counts as one
+	// where EXPR differs from its value at END, as a watchpoint sees it
+	// (END itself must have a value). Any other error (the program
+	// exited or diverged during the replay) stops the search; Search
+	// returns it as an *EvalError naming m. The debugger's error text
+	// ("No symbol "y" in current context.") must come back as an error,
+	// never as a value.
 	Eval(ctx context.Context, m Moment) (string, error)
 
 	// Split returns the moments strictly between a and b, in order, at the
@@ -206,14 +209,27 @@ type Result struct {
 	Stats
 }
 
-// NoTransitionError says EXPR has the same value at START as at END, so
-// there is no bracket to search (it may still have changed in between).
+// NoValueError is what a Program's Eval returns where the expression has
+// no value: the debugger could not evaluate it there.
+type NoValueError struct{ Err error }
+
+func (e *NoValueError) Error() string { return "no value: " + e.Err.Error() }
+func (e *NoValueError) Unwrap() error { return e.Err }
+
+// noValue is how a moment without a value takes part in the comparisons:
+// no value a debugger prints starts with a NUL.
+const noValue = "\x00"
+
+// NoTransitionError says EXPR has its END value at START and at every
+// moment the search looked at in between (Looked of them), so there is
+// no bracket to search (it may still have changed between those).
 type NoTransitionError struct {
-	Value string
+	Value  string
+	Looked int
 }
 
 func (e *NoTransitionError) Error() string {
-	return fmt.Sprintf("the expression has the same value at both ends (%s): nothing to search; start from an earlier snapshot, or watch a condition that differs there", e.Value)
+	return fmt.Sprintf("the expression has the same value (%s) at the start, now, and at the %d moments looked at in between: nothing to search; start from an earlier snapshot, or watch a condition that differs there", e.Value, e.Looked)
 }
 
 // EvalError is an Eval that failed at a probe. At names where.
