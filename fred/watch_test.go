@@ -1,6 +1,7 @@
 package fred
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func testReverseWatchGDB(t *testing.T, backend string) {
 		t.Fatalf("one step after the landing, sum >= 0 is %s, want 0", v)
 	}
 	// The same value at both ends.
-	ts.must("fred-reverse-watch data[0] == 0", `is 1 both at the start of the search .* and now: no transition`)
+	ts.must("fred-reverse-watch data[0] == 0", `is 1 both at the start of the search .* and now, and at the [1-6] moments fred looked at in between: no change to find`)
 	// An expression that cannot be evaluated: a message, and the person is
 	// where they were.
 	ts.must("fred-reverse-watch nosuchvar + 1", `No symbol "nosuchvar"`)
@@ -111,4 +112,28 @@ func TestReverseWatchPersonsCommand(t *testing.T) {
 	if v := ts.value("data[0]"); v != "0" {
 		t.Fatalf("after the watch, data[0] is %s, want 0 (before the set var)", v)
 	}
+}
+
+// An invariant that holds only once the program has built its data, started
+// the way people start: break main, run, a breakpoint at the end. At
+// snapshot 1 the total is 0, as it is now; in between it was 10000, and one
+// late statement broke it. fred finds that statement.
+func TestReverseWatchInvariantBuiltAfterMain(t *testing.T) {
+	ts := gdbSession(t, "accounts", "fork")
+	ts.runTo("run", fmt.Sprintf("break accounts.c:%d", fixtureLineOf(t, "accounts.c", "end")), `Breakpoint 2, main`)
+	lost := fixtureLineOf(t, "accounts.c", "lost")
+	ts.must("fred-reverse-watch total() == 10000", fmt.Sprintf(`(?s)merge \(.*accounts.c:%d.*'total\(\) == 10000' is 1 here; the next step makes it 0`, lost))
+	ts.must("step", ``)
+	if v := ts.value("total() == 10000"); v != "0" {
+		t.Fatalf("one step after the landing, the invariant is %s, want 0", v)
+	}
+}
+
+// Two calls of a one-line function on one line; the second makes the
+// change. fred lands at the start of the second call, not in the first.
+func TestReverseWatchSecondCallOnOneLine(t *testing.T) {
+	ts := gdbSession(t, "oneline", "fork")
+	ts.runTo("run", fmt.Sprintf("break oneline.c:%d", fixtureLineOf(t, "oneline.c", "end")), `Breakpoint 2, main`)
+	ts.must("fred-reverse-watch deg[1] == 1", `(?s)add_edge \(a=1, b=2\).*'deg\[1\] == 1' is 0 here; the next step makes it 1`)
+	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "oneline.c", "both")))
 }

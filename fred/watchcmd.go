@@ -180,6 +180,18 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 	return w.refine(ctx, am.steps, cmds[0])
 }
 
+// callerPC is where the selected frame returns to.
+func (s *Session) callerPC() (uint64, error) {
+	if s.p.CallerCmd == "" {
+		return 0, errors.New("no caller address in this debugger")
+	}
+	out, err := s.query(s.p.CallerCmd)
+	if err != nil {
+		return 0, err
+	}
+	return s.p.ParseCaller(out)
+}
+
 // refine splits one command into the finer moments inside it.
 func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq, error) {
 	s := w.s
@@ -206,12 +218,24 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
 		}
-		d := s.Timeline.Now().Depth
+		at := s.Timeline.Now()
+		d := at.Depth
+		caller, cerr := s.callerPC()
 		q, err := s.forward(P.OpStep, c.Bps, w.st)
 		if err != nil {
 			return nil, err
 		}
-		if q.Stop != P.StopDone || q.Depth <= d {
+		inside := q.Depth > d
+		if !inside && q.Stop == P.StopDone && q.Depth == d && cerr == nil {
+			// The step left this frame and entered another call at the
+			// same depth, one the rest of the caller's line makes (the
+			// second of two calls on one line): q is inside the `next`,
+			// not its end. Its frame returns elsewhere.
+			if qc, err := s.callerPC(); err == nil && qc != caller {
+				inside = true
+			}
+		}
+		if q.Stop != P.StopDone || !inside {
 			w.stepLeaf = true
 			return nil, nil // the line made no call fred can step into
 		}
@@ -225,7 +249,13 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			if err != nil {
 				return nil, err
 			}
-			if r.Stop != P.StopDone || r.Depth <= d {
+			if r.Stop != P.StopDone || r.Depth < q.Depth {
+				if r.Stop == P.StopDone && r.Depth == d && r.At.Line == at.At.Line && r.At.File == at.At.File && r.At.Function == at.At.Function {
+					// Back in a's frame at another statement of a's line
+					// (two calls on one line): the `next` from a goes on
+					// from there.
+					ms = append(ms, moment{steps: with(cur, r), then: single(P.OpNext)})
+				}
 				return ms, nil
 			}
 			cur = with(cur, r)
@@ -310,7 +340,7 @@ func (s *Session) reverseWatch(args []string) error {
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		if errors.As(err, &nt) {
-			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now: no transition to find", expr, nt.Value, moment{steps: orig[:start]})
+			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %d moments fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, nt.Looked)
 		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")

@@ -153,6 +153,18 @@ var GDB = &Personality{
 	LocationCmd:   `interpreter-exec mi "-stack-info-frame"`,
 	ParseLocation: parseGDBFrame,
 	DepthCmd:      `interpreter-exec mi "-stack-info-depth"`,
+	CallerCmd:     `interpreter-exec mi "-stack-list-frames 1 1"`,
+	ParseCaller: func(out string) (uint64, error) {
+		r, err := parseMIResult(out)
+		if err != nil {
+			return 0, err
+		}
+		a, ok := r["stack.frame.addr"]
+		if !ok {
+			return 0, fmt.Errorf("no caller frame in %q", strings.TrimSpace(StripANSI(out)))
+		}
+		return strconv.ParseUint(strings.TrimPrefix(a, "0x"), 16, 64)
+	},
 	ParseDepth: func(out string) (int, error) {
 		r, err := parseMIResult(out)
 		if err != nil {

@@ -162,6 +162,13 @@ type Personality struct {
 	ParseDepth    func(out string) (int, error)
 	PidCmd        string
 	ParsePid      func(out string) (int, error)
+	// CallerCmd asks where the selected frame returns to; ParseCaller
+	// reads the address. A `step` that ends at the same depth in a frame
+	// that returns elsewhere entered another call (the second of two calls
+	// on one line): fred tells the two apart by it. Empty where there is
+	// no such address.
+	CallerCmd   string
+	ParseCaller func(out string) (uint64, error)
 	// StopReason reads why a forward command stopped from its output.
 	StopReason func(out string) Stop
 	// BreakpointsCmd lists the breakpoints, ParseBreakpoints reads them.

@@ -168,77 +168,69 @@ func shown(v string) string {
 // another looks for a moment between start and end where EXPR does not
 // have its END value, when start has it: the last change into that value
 // may lie after a stretch where the value was another (an invariant that
-// holds only once the program has built its data). It probes the midpoint,
-// then the quarters, then the eighths (by run time where the Program can,
-// else among the moments of the next finer level), later ones first
-// within each round, at most 7 evaluations, and returns the first moment
-// with another value, that value, and the nearest moment after it that
-// was evaluated (END's value: the bracket's end); nil if none, with how
-// many it looked at.
+// holds only once the program has built its data). It probes the middle,
+// then three and seven eighths of the way (the later, the likelier the
+// change found is the last one), then a quarter, an eighth and three
+// eighths: at most 6 evaluations, each between moments the search can
+// come back to. It returns the first moment with another value, that
+// value, and the nearest moment after it that has END's value (the
+// bracket's end); nil if none, with how many it looked at.
 func (s *search) another(start, end Moment, after string) (Moment, string, Moment, int, error) {
-	// A span is a stretch to probe the middle of; lo and hi index the
-	// finer level's moments (start is -1, end is seq.Len()) once the
-	// probes come from there.
-	type span struct {
-		a, b   Moment
-		lo, hi int
-	}
-	spans := []span{{a: start, b: end}}
+	// Positions, in the order probed, as (from, to) of the stretch each
+	// halves: 0 is start, 1 end, k+2 the k-th probe.
+	plan := [][2]int{{0, 1}, {2, 1}, {3, 1}, {0, 2}, {0, 5}, {5, 2}}
+	at := []Moment{start, end}
+	idx := []int{-1, 0} // in the finer level's moments, when probes come from there
+	var seq Seq
 	looked := 0
-	var seq Seq // the finer level, when the stretch cannot be divided by run time
-	mid := func(sp span) (Moment, span, span, error) {
+	for _, p := range plan {
+		x, y := p[0], p[1]
+		if x >= len(at) || y >= len(at) || at[x] == nil || at[y] == nil {
+			at, idx = append(at, nil), append(idx, 0)
+			continue
+		}
+		var m Moment
+		i := 0
 		if seq == nil && s.bisector != nil {
-			m, err := s.between(sp.a, sp.b)
-			if err != nil || m != nil {
-				return m, span{a: sp.a, b: m}, span{a: m, b: sp.b}, err
-			}
-			if looked > 0 {
-				return nil, span{}, span{}, nil // this stretch only
-			}
-		}
-		if seq == nil {
-			q, err := s.split(start, end)
-			if err != nil || q == nil {
-				return nil, span{}, span{}, err
-			}
-			seq, sp.lo, sp.hi = q, -1, q.Len()
-		}
-		if sp.hi-sp.lo < 2 {
-			return nil, span{}, span{}, nil
-		}
-		i := (sp.lo + sp.hi) / 2
-		m := seq.At(i)
-		return m, span{a: sp.a, b: m, lo: sp.lo, hi: i}, span{a: m, b: sp.b, lo: i, hi: sp.hi}, nil
-	}
-	for round := 0; round < 3 && len(spans) > 0; round++ {
-		var next []span
-		var ms []Moment
-		var ends []Moment // the end of each midpoint's span
-		for _, sp := range spans {
-			m, left, right, err := mid(sp)
-			if err != nil {
+			var err error
+			if m, err = s.between(at[x], at[y]); err != nil {
 				return nil, "", nil, looked, err
 			}
-			if m == nil {
-				continue
-			}
-			ms, ends = append(ms, m), append(ends, sp.b)
-			next = append(next, left, right)
 		}
-		// Spans of the later rounds lie between moments evaluated in the
-		// earlier ones: a span's end is the nearest evaluated moment after
-		// its midpoint.
-		for i := len(ms) - 1; i >= 0; i-- {
-			looked++
-			v, err := s.eval(ms[i])
-			if err != nil {
-				return nil, "", nil, looked, err
+		if m == nil && (seq != nil || x == 0 && y == 1) {
+			if seq == nil {
+				q, err := s.split(start, end)
+				if err != nil {
+					return nil, "", nil, looked, err
+				}
+				if q == nil || q.Len() == 0 {
+					break
+				}
+				seq, idx[1] = q, q.Len()
 			}
-			if v != after {
-				return ms[i], v, ends[i], looked, nil
+			if lo, hi := idx[x], idx[y]; hi-lo >= 2 {
+				i = (lo + hi) / 2
+				m = seq.At(i)
 			}
 		}
-		spans = next
+		at, idx = append(at, m), append(idx, i)
+		if m == nil {
+			continue
+		}
+		looked++
+		v, err := s.eval(m)
+		if err != nil {
+			return nil, "", nil, looked, err
+		}
+		if v != after {
+			return m, v, at[y], looked, nil
+		}
+		// A later probe may start from here: the Program must be able to
+		// come back to it.
+		if s.keeper != nil {
+			s.stats.Keeps++
+			s.keeper.Keep(m)
+		}
 	}
 	return nil, "", nil, looked, nil
 }

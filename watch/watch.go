@@ -117,7 +117,9 @@ func (s Moments) At(i int) Moment { return s[i] }
 // moment it evaluated so that the Program may take a snapshot there.
 //
 // The policy: Keep(m) is called exactly when a probe at m finds EXPR !=
-// EXPR(END), that is, when m becomes the start of the bracket. Every later
+// EXPR(END), that is, when m becomes the start of the bracket, and, when
+// START already has END's value, on each moment probed in looking for one
+// that has not (a span of the next round may start there). Every later
 // Eval and Split is at or after m, so a snapshot at m is where all of them
 // can restore from; a probe that finds EXPR == EXPR(END) becomes the end of
 // the bracket, and every later call is before it, so a snapshot there
