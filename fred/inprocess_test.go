@@ -93,7 +93,7 @@ func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend st
 func pdbSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
 	ts, f := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script(fixture)}, backend)
-	if out := ts.out.take(); !regexp.MustCompile(`(?s)^> .*` + fixture + `\(1\)<module>\(\).*fred: snapshot 1 taken at the first stop`).MatchString(out) {
+	if out := ts.out.take(); !regexp.MustCompile(`(?s)^> .*` + fixture + `\(1\)<module>\(\).*fred: snapshot 1 taken at the program's start`).MatchString(out) {
 		t.Fatalf("pdb's first stop:\n%s", out)
 	}
 	return ts, f
@@ -462,7 +462,7 @@ func TestPDBReverseFromPostMortem(t *testing.T) {
 func perlSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
 	ts, f := inprocSession(t, P.Perl, []string{"perl", "-d", script(fixture)}, backend)
-	if out := ts.out.take(); !regexp.MustCompile(`(?s)Loading DB routines from perl5db.pl.*main::\(.*` + fixture + `:\d+\):.*fred: snapshot 1 taken at the first stop`).MatchString(out) {
+	if out := ts.out.take(); !regexp.MustCompile(`(?s)Loading DB routines from perl5db.pl.*main::\(.*` + fixture + `:\d+\):.*fred: snapshot 1 taken at the program's start`).MatchString(out) {
 		t.Fatalf("perl -d's first stop:\n%s", out)
 	}
 	return ts, f

@@ -39,7 +39,7 @@ func TestCheckpointRestart(t *testing.T) { forBackends(t, testCheckpointRestart)
 func testCheckpointRestart(t *testing.T, backend string) {
 	ts := gdbSession(t, "steps", backend)
 	ts.must("break square", `Breakpoint 1 at`)
-	ts.must("run", `snapshot 1 taken at the first stop`)
+	ts.must("run", `snapshot 1 taken at the program's start`)
 	ts.must("next", `9\s+return r;`)
 	ts.must("finish", `Run till exit`)
 	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, (\d+ KB|a paused copy)\)`)
@@ -207,7 +207,7 @@ func TestCopiesBesideCRIU(t *testing.T) {
 	ts := gdbSession(t, "mt_atomic", "auto")
 	ts.must("break 77", `Breakpoint 1 at`)
 	ts.must("break 59", `Breakpoint 2 at`)
-	ts.must("run", `snapshot 1 taken at the first stop`)
+	ts.must("run", `snapshot 1 taken at the program's start`)
 	ts.must("fred-checkpoint", `snapshot 2 taken \(\d+\.\d+ s, a paused copy\)`)
 	seen := map[string]string{"2": ts.value("balance") + " " + ts.value("withdrawn")}
 	ts.must("continue", `hit Breakpoint 2, teller(?s).*mt_atomic.c:59`)

@@ -100,7 +100,7 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("step", `square \(x=1\) at .*steps.c:8`)
 	s.do("info locals", `r = `)
 	out := s.do("fred-history", `timeline of run 1: 7 commands`)
-	if !regexp.MustCompile(`\|  run\s+\(1\) snapshot 1\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
+	if !regexp.MustCompile(`\(1\) snapshot 1, the start\s+\|  run\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
@@ -213,7 +213,7 @@ func TestBatchScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Breakpoint 1, square (x=0)", "(1) snapshot 1\n   |  next\n", "snapshot 1 taken at the first stop", "$1 = 1"} {
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "(1) snapshot 1, the start\n   |  run\n   |  next\n", "snapshot 1 taken at the program's start", "$1 = 1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("batch output lacks %q:\n%s", want, out)
 		}
@@ -379,7 +379,7 @@ fred-list
 			}
 			for _, want := range append([]string{
 				"fred: snapshots: fork (single-threaded programs, no root needed), because CRIU is not usable",
-				"snapshot 1 taken at the first stop",
+				"snapshot 1 taken at the ",
 				"snapshot 2 taken",
 				"'fred-reverse-step' took",
 				"'fred-reverse-finish' took",
