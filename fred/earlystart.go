@@ -165,6 +165,8 @@ func (h *hideLines) Write(b []byte) (int, error) {
 				h.blanks = nil
 				h.out(h.line)
 			}
+		} else if h.starts(text) {
+			h.hidden = true // the line to hide, not whole yet
 		} else if !h.couldStart(text) {
 			h.out(h.blanks)
 			h.blanks = nil

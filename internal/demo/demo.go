@@ -67,10 +67,8 @@ var Tours = map[string]*Tour{
 		Argv: func(path string) []string { return []string{"gdb", "-q", path} },
 		Steps: append([]Step{
 			{"skip -gfi ./*/*", "A gdb command (fred passes every gdb command on): do not step into the C library."},
-			{"break main", "Stop at main..."},
-			{"run", "... and run the program: fred takes its first snapshot at the first stop."},
 			{"break 30", "A breakpoint at the printf, after all 1,000 days."},
-			{"continue", "Run the 1,000 days."},
+			{"run", "Run the 1,000 days. fred takes its first snapshot at main's first line by itself, so everything from there on can be revisited: no 'break main' needed."},
 		}, watchSteps("print", "balance", "day", "a", "step", "next")...)},
 	"pdb": {Lang: "pdb", File: "ledger.py", Source: ledgerPy,
 		Argv: func(path string) []string { return []string{"python3", "-m", "pdb", path} },
