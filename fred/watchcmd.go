@@ -239,29 +239,28 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			w.stepLeaf = true
 			return nil, nil // the line made no call fred can step into
 		}
-		ms := watch.Moments{moment{steps: with(a, q), then: single(P.OpNext)}}
-		cur := with(a, q)
-		for i := 0; i < maxWalk; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			r, err := s.forward(P.OpNext, c.Bps, w.st)
-			if err != nil {
-				return nil, err
-			}
-			if r.Stop != P.StopDone || r.Depth < q.Depth {
-				if r.Stop == P.StopDone && r.Depth == d && r.At.Line == at.At.Line && r.At.File == at.At.File && r.At.Function == at.At.Function {
-					// Back in a's frame at another statement of a's line
-					// (two calls on one line): the `next` from a goes on
-					// from there.
-					ms = append(ms, moment{steps: with(cur, r), then: single(P.OpNext)})
-				}
-				return ms, nil
-			}
-			cur = with(cur, r)
-			ms = append(ms, moment{steps: cur, then: single(P.OpNext)})
+		// The moments of the call: q, then the `next`s at its depth, counted
+		// in the debugger (one round trip for thousands) and named "q, next
+		// k", not listed: a call of a million statements costs a count,
+		// not a million histories.
+		base := with(a, q)
+		n, why, err := s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, 0)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("a call covers more than %d statements", maxWalk)
+		seq := callSeq{head: moment{steps: base, then: single(P.OpNext)},
+			nexts: nextSeq{s: s, a: base, n: n, bps: c.Bps, then: single(P.OpNext)}}
+		if why == "done" {
+			// The next that left the call's frame: back in a's frame at
+			// another statement of a's line (two calls on one line), the
+			// `next` from a goes on from there.
+			loc, lerr := s.location()
+			dr, derr := s.depth()
+			if lerr == nil && derr == nil && dr == d && loc.Line == at.At.Line && loc.File == at.At.File && loc.Function == at.At.Function {
+				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps)), then: single(P.OpNext)}
+			}
+		}
+		return seq, nil
 	case c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpFinish:
 		// Count the `next`s the command is made of; the moments are then
 		// "next k", replayed by the debugger in one command.
@@ -275,6 +274,33 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		w.leafCmd = c.Cmd.Line
 	}
 	return nil, nil // until, advance, stepi...: not refined
+}
+
+// callSeq is the moments of a call a `next` made: the step into it, the
+// `next`s in it, and the statement of the caller's line it came back to,
+// if that is not yet the end of the `next`.
+type callSeq struct {
+	head  moment
+	nexts nextSeq
+	tail  watch.Moment // nil if the call's return ends the `next`
+}
+
+func (q callSeq) Len() int {
+	n := 1 + q.nexts.Len()
+	if q.tail != nil {
+		n++
+	}
+	return n
+}
+
+func (q callSeq) At(i int) watch.Moment {
+	switch {
+	case i == 0:
+		return q.head
+	case i <= q.nexts.Len():
+		return q.nexts.At(i - 1)
+	}
+	return q.tail
 }
 
 // nextSeq is the lazy list a, a+next, a+next 2, ..., a+next n.
