@@ -421,7 +421,7 @@ func TestPDBReverseWatch(t *testing.T) {
 		}
 		// From the first snapshot, at the program's first line, the list does
 		// not exist yet: that counts as another value.
-		ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now: no transition to find`)
+		ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now, and at the [1-6] moments fred looked at in between: no change to find`)
 		ts.must("fred-reverse-watch nosuchvar + 1", `'nosuchvar \+ 1' is \(raises NameError: name 'nosuchvar' is not defined\) both at the start`)
 		// The person is where they were.
 		ts.must("where", `> .*\(12\)update\(\)->None`)
@@ -664,7 +664,7 @@ func TestPerlReverseWatch(t *testing.T) {
 		if v := ts.value("$total >= 0"); v != `""` {
 			t.Fatalf("one step after the landing, $total >= 0 is %s", v)
 		}
-		ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now: no transition`)
+		ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now, and at the [1-6] moments fred looked at in between: no change to find`)
 		ts.must("fred-reverse-watch 1 +", `'1 \+' is \(dies: syntax error at \(eval\).*both at the start`)
 		ts.must("c", `watch.pl:19\)`)
 		ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
