@@ -2,6 +2,7 @@ package replaylog
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,10 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fred-debugger/fred/internal/testutil"
 )
@@ -508,6 +511,92 @@ func TestLibraryThreadPipe(t *testing.T) {
 	}
 	if !differ {
 		t.Errorf("eight runs without the library printed what the recorded one did")
+	}
+}
+
+// The pipe of mt_pipe in 128-byte writes: 8,000-odd replayed reads, each
+// owing the pipe while the producer, waiting for its turn, drains it too.
+// Replays run side by side, so that a thread is often taken off its CPU
+// between looking at the pipe and reading it (in the recorded run's
+// schedule, as under a loaded machine); some replay only a prefix of the
+// log and record on from there, when what the pipe still owes or holds
+// ahead must be exactly right. Every replay ends (none waits for a turn
+// until it gives up, nor for ever), says nothing, and prints what the
+// recording did (a prefix: the native total and sum).
+func TestLibraryThreadPipeSmallWrites(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "mt_pipe")
+	dir := t.TempDir()
+	logf := filepath.Join(dir, "log")
+	native := runProg(t, nil, prog, "128")
+	data, _, ok := strings.Cut(native, " mix=")
+	if !ok || !strings.HasPrefix(data, "total=1048576 ") {
+		t.Fatalf("native run: %q", native)
+	}
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_QUIET=0", "FREDLOG_SIZE=" + fmt.Sprint(32<<20)}
+	first := runProg(t, append(with, "FREDLOG_FILE="+logf), prog, "128")
+	if !strings.HasPrefix(first, data+" mix=") {
+		t.Fatalf("first run: %q, natively %q", first, native)
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const side = 4 // replays side by side
+	for round := 0; round < 3; round++ {
+		outs := make([]string, side)
+		cutAt := make([]uint64, side)
+		var wg sync.WaitGroup
+		for i := range outs {
+			b := append([]byte(nil), orig...)
+			if round > 0 && i%2 == 1 {
+				// a prefix: the log ends at an entry from 10% to 90% of the way
+				e := l.Entries[len(l.Entries)*(1+rand.Intn(9))/10]
+				h := l.Header
+				h.End, h.Count = e.Offset, e.Seq
+				putHeader(b, h)
+				cutAt[i] = e.Seq
+			}
+			copyf := filepath.Join(dir, fmt.Sprintf("log%d", i))
+			if err := os.WriteFile(copyf, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				c := exec.CommandContext(ctx, prog, "128")
+				c.Env = append(append(os.Environ(), with...), "FREDLOG_FILE="+copyf, "FREDLOG_REPLAY=1")
+				out, err := c.CombinedOutput()
+				outs[i] = string(out)
+				if ctx.Err() != nil {
+					outs[i] += "(did not end: killed)"
+				} else if err != nil {
+					outs[i] += err.Error()
+				}
+			}()
+		}
+		wg.Wait()
+		for i, out := range outs {
+			if cutAt[i] == 0 && out != first {
+				t.Errorf("round %d, replay %d:\n%s\nrecorded:\n%s", round, i, out, first)
+			}
+			if cutAt[i] > 0 && !strings.HasPrefix(out, data+" mix=") {
+				t.Errorf("round %d, replay %d of the first %d entries, then recorded:\n%s\nnatively:\n%s", round, i, cutAt[i], out, native)
+			}
+		}
+		if t.Failed() {
+			return
+		}
 	}
 }
 

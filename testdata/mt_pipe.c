@@ -3,30 +3,36 @@
  * the consumer mixes the count it sees at each read into a sum, so the
  * sum depends on the schedule. On replay the reads give back the logged
  * data and the pipe must still be drained: else the producer's writes
- * fill it and block. */
+ * fill it and block.
+ *
+ * mt_pipe SIZE: writes of SIZE bytes (a divisor of 1 MB, at most 4096).
+ * Small writes give small reads: many more replayed reads that owe the
+ * pipe while the producer waits for its turn and drains it. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define CHUNKS 256
-#define CHUNK 4096
+#define TOTAL (1 << 20)
+#define MAXCHUNK 4096
 
 pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 int fds[2];
 unsigned long turns, mix = 1, sum;
+int chunk = MAXCHUNK;
 
 void *producer(void *arg)
 {
 	(void)arg;
-	char b[CHUNK];
-	for (int i = 0; i < CHUNKS; i++) {
+	char b[MAXCHUNK];
+	for (int i = 0; i < TOTAL / chunk; i++) {
 		pthread_mutex_lock(&mu);
 		turns++;
 		pthread_mutex_unlock(&mu);
-		memset(b, 'a' + i % 26, sizeof b);
-		for (size_t off = 0; off < sizeof b;) {
-			ssize_t w = write(fds[1], b + off, sizeof b - off);
+		memset(b, 'a' + i % 26, (size_t)chunk);
+		for (size_t off = 0; off < (size_t)chunk;) {
+			ssize_t w = write(fds[1], b + off, (size_t)chunk - off);
 			if (w <= 0)
 				return NULL;
 			off += (size_t)w;
@@ -36,8 +42,14 @@ void *producer(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1)
+		chunk = atoi(argv[1]);
+	if (chunk < 1 || chunk > MAXCHUNK || TOTAL % chunk) {
+		fprintf(stderr, "usage: mt_pipe [write size (a divisor of 1 MB, at most 4096)]\n");
+		return 2;
+	}
 	if (pipe(fds) != 0)
 		return 1;
 	pthread_t t;

@@ -1004,7 +1004,18 @@ static int is_tty(int fd)
  * So a waiting thread also takes bytes ahead of the log, keeping them, and
  * later reads owe that much less; a read recorded again takes what is
  * still owed first, then gets what was taken ahead. Pipes from outside are
- * not written again after a restore: those owe nothing. */
+ * not written again after a restore: those owe nothing.
+ *
+ * While the log is replayed, two threads may take bytes out of one pipe:
+ * the reader paying what its read owes (owe), and any thread waiting for
+ * its turn (drain_all). Both do it with the log's lock held, and must: a
+ * drain reads no more than FIONREAD said was there, which does not block
+ * only if no one else takes those bytes in between; and owed[] and pre[]
+ * are counts of the same bytes, each changed on the other's value (a take
+ * ahead while owed is 0, an owe after the bytes ahead are used up).
+ * A read recorded again drains without the lock, and may block: by then
+ * the log has run out (start found no entry left, and the position only
+ * moves on), so no thread waits for a turn or owes any more. */
 #define MAXPIPEFD 4096
 static unsigned char own_pipe[MAXPIPEFD];
 static int64_t owed[MAXPIPEFD];
@@ -1027,7 +1038,8 @@ static void set_own(int fd, int v)
 	if (v == 1 && fd >= maxowed)
 		maxowed = fd + 1;
 }
-/* drain takes what fd owes; block: wait for the bytes (recording) */
+/* drain takes what fd owes; block: wait for the bytes (recording);
+ * else lock held, and only what the pipe holds */
 static void drain(int fd, int block)
 {
 	char b[4096];
@@ -1050,7 +1062,7 @@ static void drain(int fd, int block)
 	}
 	errno = sv;
 }
-/* take_ahead keeps what the pipe holds now, beyond what it owes */
+/* take_ahead keeps what the pipe holds now, beyond what it owes; lock held */
 static void take_ahead(int fd)
 {
 	struct ahead *a = &pre[fd];
@@ -1088,6 +1100,7 @@ static void drain_all(void)
 			take_ahead(fd);
 	}
 }
+/* owe: a replayed read of n bytes, lock held */
 static void owe(int fd, int64_t n)
 {
 	if (fd < 0 || fd >= MAXPIPEFD || n <= 0)
@@ -1166,6 +1179,8 @@ EXPORT int dup3(int a, int b, int fl)
 		int rep = start(K, &e) && (e.kind == K_FILE          \
 			? rep_file(&e, FD, MAX, BUF, &res, K == K_PREAD) \
 			: rep_data(&e, K, FD, MAX, BUF, &res));      \
+		if (rep && K == K_READ && is_own_pipe(FD))           \
+			owe(FD, res);                                \
 		unlock();                                            \
 		if (!rep) {                                          \
 			struct fid id;                               \
@@ -1192,8 +1207,6 @@ EXPORT int dup3(int a, int b, int fl)
 		} else if (res < 0) {                                \
 			errno = (int)-res;                           \
 			res = -1;                                    \
-		} else if (K == K_READ && is_own_pipe(FD)) {         \
-			owe(FD, res);                                \
 		}                                                    \
 		inlib = 0;                                           \
 		return res;                                          \
