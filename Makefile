@@ -28,10 +28,10 @@ testdata/bin/%: testdata/%.c
 deps:
 	@bash internal/deps/check.sh >/dev/null 2>&1 || bash internal/deps/install.sh
 
-# One package at a time (-p 1): the tests time native runs and thread
-# schedules, and on two cores packages run side by side disturb each
-# other (a replay of mt_pipe, replaylog's TestLibraryThreadPipe, diverged
-# about once in six runs while fred's tests ran beside it).
+# One package at a time (-p 1): fred's tests time native runs of the
+# program (the jump near a continue's stop, reverse-watch's probes), and on
+# two cores a package run beside them makes those runs uneven and the
+# tests slow.
 test: deps
 	$(MAKE) all
 	$(GO) vet ./...
