@@ -43,7 +43,9 @@ func testReverseWatchLong(t *testing.T, backend string) {
 	if v := ts.value("i"); v != "2718281" {
 		t.Fatalf("landed in call %s, want 2718281", v)
 	}
-	if !strings.Contains(ts.do("fred-history"), opHits) {
+	if err := hitsCount(); err != nil {
+		t.Logf("no hit counts here (%v): the search counted statements instead", err)
+	} else if !strings.Contains(ts.do("fred-history"), opHits) {
 		t.Fatalf("the history does not name the counted executions:\n%s", ts.do("fred-history"))
 	}
 	ts.must("step", `18\s+}`)
@@ -71,6 +73,11 @@ func testReverseWatchLong(t *testing.T, backend string) {
 // its last count to the stop. (It once refined only the pass after the
 // last count, and the search landed there, in the wrong place.)
 func TestReverseWatchScanStopsShort(t *testing.T) {
+	if err := hitsCount(); err != nil {
+		// What this tests, the scan, needs hit counts; the machine's
+		// debug registers are hardware, nothing to install.
+		t.Skipf("no hit counts on this machine, so no scan to test: %v", err)
+	}
 	defer func(n time.Duration, m int) { minNative, maxScanStep = n, m }(minNative, maxScanStep)
 	minNative, maxScanStep = time.Hour, 64 // no run-time probes; one scan of 64
 	ts := gdbSession(t, "watch", "fork")

@@ -550,6 +550,13 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 // one `continue`, or nil when the stretch is too short for that.
 func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Moment, error) {
 	s := w.s
+	minSpan := minNative
+	if hitsCount() != nil {
+		// No hit counts to divide a short stretch: divide it further by
+		// run time, however unevenly the interrupts land, before the
+		// `next`s count what is left.
+		minSpan = minNative / 4
+	}
 	st, ok := w.stretchOf(am, bm)
 	if !ok {
 		return nil, nil
@@ -588,10 +595,10 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		switch {
 		case measured:
 			w.gallop, w.lastSpan = 0, span
-			if span < minNative {
+			if span < minSpan {
 				return nil, nil
 			}
-		case span >= minNative:
+		case span >= minSpan:
 		case st.pb == nil && !triedEnd:
 			// Only an estimate says the stretch is short, and counting
 			// executions over a long one is slow: run to the end
@@ -605,7 +612,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			// the last stretch measured (run times vary too much between
 			// runs for estimates chained across them).
 			if w.gallop == 0 {
-				w.gallop = max(2*minNative, w.lastSpan/4)
+				w.gallop = max(2*minSpan, w.lastSpan/4)
 			} else if try == 0 {
 				w.gallop *= 2
 			}
@@ -639,7 +646,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 				// Its distance from a is exact now.
 				w.endFrom[w.endKey(st)+"|"+aK] = r.ran
 				w.ends[w.endKey(st)] = st.offA + r.ran
-				if r.ran <= minNative {
+				if r.ran <= minSpan {
 					return nil, nil // short, or a too near the end to tell apart
 				}
 			} else {
