@@ -259,6 +259,14 @@ func (s *Session) execFred(line string) error {
 			return err
 		}
 	}
+	// No automatic snapshot is dropped while a command runs: a search
+	// still needs the ones it kept, and a failure needs the one that
+	// brings the person back. The command's end prunes.
+	s.holdPrune = true
+	defer func() {
+		s.holdPrune = false
+		s.prune()
+	}()
 	return c.Run(s, f[1:])
 }
 

@@ -106,6 +106,7 @@ type Session struct {
 	sourcing   int    // fred-source nesting
 	seq        int    // resync tokens
 	autoFailed int    // run+1 of a run whose automatic snapshot failed
+	holdPrune  bool   // a fred command runs: prune when it ends
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.

@@ -463,6 +463,9 @@ var autoKeep = 16
 // current history and every branch (a future abandoned by going back),
 // then the oldest. The first snapshot of a run and the person's own stay.
 func (s *Session) prune() {
+	if s.holdPrune {
+		return
+	}
 	first := map[int]int{} // run -> id of its first snapshot
 	for _, id := range s.order {
 		sn := s.snaps[id]
