@@ -29,6 +29,13 @@ func TestReverseWatchLongContinueTimedFromOutside(t *testing.T) {
 }
 
 func testReverseWatchLong(t *testing.T, backend string) {
+	if err := hitsCount(); err != nil && backend == "criu" {
+		// Without hit counts the search divides the continue by run time
+		// down to stretches short enough to count; after a CRIU restore
+		// runs time too unevenly for that (minutes, then refused). The
+		// fork backend runs it.
+		t.Skipf("no hit counts on this machine (%v); the fork backend covers it", err)
+	}
 	ts := gdbSession(t, "watch_long", backend)
 	ts.do("skip -gfi ./*/*")
 	ts.runTo("run", "break 26", `Breakpoint 2, main`)
