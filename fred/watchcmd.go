@@ -89,6 +89,10 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 		}
 		v, err = w.evalHere()
 	}
+	if err == nil && w.endVal == nil && w.s.p.EvalFailed != nil && w.s.p.EvalFailed.MatchString(v) {
+		// The expression raises now: nothing to watch for.
+		return "", &watch.NoValueError{Err: errors.New(v)}
+	}
 	if err == nil && w.endVal == nil {
 		w.endVal = &v
 	} else if p := w.s.probeOf(mm.steps); err == nil && p != nil {

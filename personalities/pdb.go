@@ -110,6 +110,7 @@ var PDB = &Personality{
 	EvalCmd:            func(expr string) string { return "fred_eval " + expr },
 	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
 	ParseEval:          parseFredEval,
+	EvalFailed:         regexp.MustCompile(`^\(raises `),
 	BlockStart:         regexp.MustCompile(`^commands(\s|$)`),
 	Refused: func(out string) bool {
 		return pdbError.MatchString(out) && !pdbStopLine.MatchString(out)

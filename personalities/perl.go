@@ -107,6 +107,7 @@ var Perl = &Personality{
 	ParseNewBreakpoint: parseFredNewBp,
 	EvalCmd:            func(expr string) string { return "DB::fred_value(" + expr + ")" },
 	ParseEval:          parsePerlEval,
+	EvalFailed:         regexp.MustCompile(`^\(dies: `),
 	EchoCmd:            func(token string) string { return `print $DB::OUT "` + perlQuote(token) + `\n"` },
 	Refused: func(out string) bool {
 		return perlRefused.MatchString(out)

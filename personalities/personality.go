@@ -182,6 +182,10 @@ type Personality struct {
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string
 	ParseEval func(out string) (string, error)
+	// EvalFailed matches a value ParseEval gives for an expression that
+	// raised (pdb, perl): a value, so that a search counts it as another
+	// one, but not one to watch for.
+	EvalFailed *regexp.Regexp
 	// Native maps the debugger's own reverse commands to fred's, for a
 	// hint when the debugger refuses them; NativeRefused matches that.
 	Native        map[string]string
