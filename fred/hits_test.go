@@ -23,6 +23,12 @@ func TestReverseWatchLongContinue(t *testing.T) { forBackends(t, testReverseWatc
 // The same with the interrupts timed from outside, as where the kernel
 // keeps no CPU-time alarm for fred (not root, perf_event_paranoid 2).
 func TestReverseWatchLongContinueTimedFromOutside(t *testing.T) {
+	if err := hitsCount(); err != nil {
+		// Interrupts from outside land too unevenly to divide the
+		// continue down to what `next`s can count; hit counts do the
+		// last part where the machine has them.
+		t.Skipf("no hit counts on this machine: %v", err)
+	}
 	defer func(a bool) { clockAlarms = a }(clockAlarms)
 	clockAlarms = false
 	testReverseWatchLong(t, "fork")
