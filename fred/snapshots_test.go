@@ -64,18 +64,20 @@ func testCheckpointRestart(t *testing.T, backend string) {
 	if got := ts.state(); got != at3 {
 		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
 	}
-	// A breakpoint at the restored pc must not be hit again by the next resume.
-	ts.must("fred-restart 1", `square \(x=0\) at .*steps.c:8`)
+	// Snapshot 1 is at main's first line; from there the breakpoint
+	// stops the program as the run did.
+	ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
+	ts.must("continue", `Breakpoint 1, square \(x=0\) at .*steps.c:8`)
 	ts.must("next", `^9\s+return r;`)
 
 	out := ts.do("fred-list")
-	for _, want := range []string{"snapshots: " + map[string]string{"criu": "CRIU", "fork": "fork"}[backend], "1 commands ('run'), auto", "3 commands ('finish')", "5 commands ('next')"} {
+	for _, want := range []string{"snapshots: " + map[string]string{"criu": "CRIU", "fork": "fork"}[backend], "the start, auto", "3 commands ('finish')", "5 commands ('next')"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fred-list lacks %q:\n%s", want, out)
 		}
 	}
 	out = ts.do("fred-history")
-	if !strings.Contains(out, "(1) snapshot 1\n   |  next\n  >>> you are here") {
+	if !strings.Contains(out, "(1) snapshot 1, the start\n   |  continue\n   |  next\n  >>> you are here") {
 		t.Errorf("history after restart 1 should have only the commands since snapshot 1:\n%s", out)
 	}
 }
@@ -86,8 +88,8 @@ func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
 	ts := gdbSession(t, "steps", backend)
 	ts.must("fred-restart", `there is no snapshot yet`)
 	ts.must("fred-checkpoint", `'fred-checkpoint' needs a running program`)
-	ts.must("break fact", `Breakpoint 1 at`)
-	ts.must("run", `snapshot 1 taken`)
+	ts.must("break main", `Breakpoint 1 at`)
+	ts.must("run", `snapshot 1 taken at the first stop`)
 	first := ts.state()
 	ts.must("fred-restart 99", `there is no snapshot 99`)
 	ts.must("fred-restart one", `"one" is not a snapshot number`)
@@ -96,7 +98,7 @@ func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
 	ts.must("continue", `fact=120(?s).*exited normally`)
 	ts.must("fred-checkpoint", `needs a running program`)
 	// Going back from a program that has ended is the common case.
-	ts.must("fred-restart 1", `fact \(n=5\)`)
+	ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
 	if got := ts.state(); got != first {
 		t.Fatalf("after restart from the end:\n got %+v\nwant %+v", got, first)
 	}
@@ -113,8 +115,8 @@ func testManyRestartsLeakNothing(t *testing.T, backend string) {
 	ts.must("run", `snapshot 1 taken`)
 	fds := countFDs(t)
 	for i := 0; i < 20; i++ {
-		ts.must("fred-restart 1", `square \(x=0\)`)
-		ts.must("continue", `square \(x=1\)`)
+		ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
+		ts.must("continue", `square \(x=0\)`)
 	}
 	if got := countFDs(t); got > fds {
 		t.Errorf("fds grew from %d to %d over 20 restarts", fds, got)
