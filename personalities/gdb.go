@@ -194,16 +194,22 @@ var GDB = &Personality{
 			if m[3] == "" || m[3] == "<MULTIPLE>" || m[3] == "<PENDING>" {
 				b.Where = m[4]
 			}
-			if b.Where != "" {
-				bps = append(bps, b)
+			if b.Where == "" {
+				continue
 			}
+			// The condition is part of where it stops: a replay after the
+			// person deleted or changed it sees the one the run saw.
+			if c := gdbBkptCond.FindStringSubmatch(m[0]); c != nil {
+				b.Where += " if " + strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(c[1])
+			}
+			bps = append(bps, b)
 		}
 		return bps
 	},
 	Enable:  "enable %s",
 	Disable: "disable %s",
 	Delete:  "python fred_bp.pop(%s).delete()",
-	BreakAt: `python b = gdb.Breakpoint(%q, internal=True); fred_bp[b.number] = b; print("Breakpoint %d at" % b.number)`,
+	BreakAt: `python s = %q.split(" if ", 1); b = gdb.Breakpoint(s[0], internal=True); b.condition = s[1] if len(s) > 1 else None; fred_bp[b.number] = b; print("Breakpoint %d at" % b.number)`,
 	ParseNewBreakpoint: func(out string) string {
 		if m := regexp.MustCompile(`Breakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
 			return m[1]
@@ -259,7 +265,8 @@ var (
 	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) -?\d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
-	gdbBkpt = regexp.MustCompile(`bkpt=\{number="(\d+)",type="(?:breakpoint|hw breakpoint)",disp="keep",enabled="([yn])"(?:,addr="([^"]*)")?[^}]*?(?:,original-location="([^"]*)")?\}`)
+	gdbBkptCond = regexp.MustCompile(`,cond="((?:[^"\\]|\\.)*)"`)
+	gdbBkpt     = regexp.MustCompile(`bkpt=\{number="(\d+)",type="(?:breakpoint|hw breakpoint)",disp="keep",enabled="([yn])"(?:,addr="([^"]*)")?[^}]*?(?:,original-location="([^"]*)")?\}`)
 )
 
 var gdbSettingsWithEquals = map[string]bool{
