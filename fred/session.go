@@ -178,7 +178,9 @@ func Start(opt Options) (*Session, error) {
 	if size == nil {
 		size = &pty.Winsize{Rows: 24, Cols: 80}
 	}
-	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty)
+	// A debugger of its own (gdb) dies with fred. An in-process one is
+	// the program, which CRIU may dump: not it (see proc.StartPTY).
+	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty, !s.p.InProcess)
 	if err != nil {
 		return nil, err
 	}
