@@ -84,6 +84,7 @@ type Session struct {
 	lean, leanAttached bool
 	dir                string
 	ownDir             bool
+	dirLock            *os.File // held while the session lives (proc.NewSessionDir)
 	snaps              map[int]*snap
 	order              []int
 	nextSnap           int
@@ -182,6 +183,7 @@ func Start(opt Options) (*Session, error) {
 	// the program, which CRIU may dump: not it (see proc.StartPTY).
 	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty, !s.p.InProcess)
 	if err != nil {
+		s.closeSessionDir()
 		return nil, err
 	}
 	s.proc = pp
@@ -269,6 +271,7 @@ func (s *Session) Close() error {
 	proc.KillTTY(tty)
 	s.closeSnapshots()
 	s.closeReplayLog()
+	s.closeSessionDir()
 	s.proc = nil
 	return err
 }
