@@ -172,8 +172,8 @@ func (s *Session) backendFor(pid int) ckpt.Snapshotter {
 // sessionDir creates, once, the directory of the session's files
 // (snapshots, the replay log). The default one, under the user's cache
 // directory, is the session's own: locked while it lives, removed when it
-// ends (unless --keep), and else as stale by the next fred to start
-// (proc.NewSessionDir).
+// ends (unless --keep), by the keeper if fred dies, and else as stale by
+// the next fred to start (proc.NewSessionDir).
 func (s *Session) sessionDir() (string, error) {
 	if s.dir != "" {
 		return s.dir, nil
@@ -201,6 +201,9 @@ func (s *Session) sessionDir() (string, error) {
 		return "", fmt.Errorf("cannot create a session directory in %s: %v", base, err)
 	}
 	s.dir, s.ownDir, s.dirLock = dir, true, lock
+	if !s.opt.Keep {
+		s.keeper.RemoveDir(dir)
+	}
 	return dir, nil
 }
 
@@ -295,6 +298,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, err
 	}
 	cs.Took = time.Since(start)
+	s.keeper.Watch(cs.Pid) // a fork copy (CRIU's is the program's pid)
 	s.snapTook[via.Name()] = cs.Took
 	debugf("fred-snapshot %d: %v", id, cs.Took)
 	s.nextSnap = id
@@ -406,6 +410,7 @@ func (s *Session) restore(sn *snap) error {
 		}
 		s.adopted[got] = true
 		s.running, s.pid = true, got
+		s.keeper.Watch(got, sn.Pid) // the live program, the snapshot's fresh copy
 		return nil
 	}
 	pid := sn.Pid
@@ -430,6 +435,7 @@ func (s *Session) restore(sn *snap) error {
 		return err
 	}
 	s.adopted[got] = true
+	s.keeper.Watch(got)
 	if s.p.Tracer != nil {
 		if err := s.reattach(got, sn.lwp); err != nil {
 			return err

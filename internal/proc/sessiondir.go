@@ -18,11 +18,12 @@ import (
 // for a further session in the same process). A session holds an flock on
 // its directory for as long as it lives; the kernel lets go of it however
 // fred ends. A directory nobody holds is stale: fred was killed before it
-// could remove it. The next session to start removes it, unless
+// could remove it, and its keeper too (keeper.go). The next session to
+// start removes it, unless
 //   - a process with the pid in its name is still there (a fred from
 //     before these locks, or the pid taken since: it is left for later), or
 //   - it holds a file named KeepMark (--keep: kept on purpose).
-// Creating a directory, removing stale ones and RemoveSessionDir each
+// Creating a directory, removing stale ones and the keeper's removal each
 // hold an flock on the base directory, so that none removes a directory
 // that another session has made and not yet locked.
 
@@ -81,7 +82,8 @@ func newSessionDir(base string, keep bool) (string, *os.File, error) {
 	return "", nil, fmt.Errorf("no free session directory in %s", base)
 }
 
-// RemoveSessionDir removes session directory dir if no session holds it.
+// RemoveSessionDir removes session directory dir if no session holds it
+// (the keeper's removal, once fred is gone).
 func RemoveSessionDir(dir string) {
 	base := filepath.Dir(dir)
 	bl, err := lockBase(base, false)
