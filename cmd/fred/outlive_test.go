@@ -16,6 +16,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/testutil"
 )
 
@@ -279,10 +280,15 @@ func TestKill9LeavesNothing(t *testing.T) {
 				}
 				t.Logf("before the kill: %v", before)
 
-				_ = syscall.Kill(fred, syscall.SIGKILL)
-				if keeperToo && keeper > 0 {
+				if keeperToo {
+					// First: a keeper that saw fred go would clean up
+					// before its own kill.
 					_ = syscall.Kill(keeper, syscall.SIGKILL)
+					for end := time.Now().Add(gone); proc.Alive(keeper) && time.Now().Before(end); {
+						time.Sleep(10 * time.Millisecond)
+					}
 				}
+				_ = syscall.Kill(fred, syscall.SIGKILL)
 				_, _ = s.cmd.Process.Wait()
 				var left []string
 				for end := time.Now().Add(gone); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
