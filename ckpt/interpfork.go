@@ -24,6 +24,12 @@ import (
 // again), takes the terminal as its controlling tty, says "@fred fork PID"
 // with the fresh copy's pid, and its debugger prompts. The live process's
 // pid changes with every restore.
+//
+// fred holds the FIFO open for writing from before the copy exists until
+// the snapshot is dropped, and nothing else writes to it: a copy opens it
+// without waiting for a writer, and a read that finds no byte and no
+// writer means fred is gone, however it ended (even kill -9): the copy
+// exits. So no paused copy outlives fred, nor one whose Take failed.
 
 // InterpForkOptions configure the in-process fork backend.
 type InterpForkOptions struct {
@@ -49,6 +55,7 @@ type InterpFork struct {
 type interpSnap struct {
 	pid     int // the waiting copy
 	fifo    string
+	w       *os.File      // fred's end of the FIFO, open for writing (read-write: opening it waits for no reader)
 	offsets map[int]int64 // fd -> file offset: the copy shares open files with the live process
 }
 
@@ -97,6 +104,12 @@ func (f *InterpFork) Take(pid, id int) (*Snapshot, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("fork snapshots: mkfifo %s: %w", fifo, err)
 	}
+	// Close-on-exec, as every file fred opens: fred alone holds it.
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("fork snapshots: %w", err)
+	}
 	offsets := fileOffsets(pid)
 	out, err := f.opt.Debugger.Query(fmt.Sprintf(f.opt.Fork, fifo))
 	copyPid, perr := parseForkAnswer(out)
@@ -104,10 +117,12 @@ func (f *InterpFork) Take(pid, id int) (*Snapshot, error) {
 		err = perr
 	}
 	if err != nil {
+		// A copy made all the same sees the end of the FIFO and exits.
+		w.Close()
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	f.snaps[id] = &interpSnap{pid: copyPid, fifo: fifo, offsets: offsets}
+	f.snaps[id] = &interpSnap{pid: copyPid, fifo: fifo, w: w, offsets: offsets}
 	return &Snapshot{ID: id, Dir: dir, Pid: copyPid, Parent: -1, Took: time.Since(start)}, nil
 }
 
@@ -135,22 +150,12 @@ func (f *InterpFork) Restore(s *Snapshot) (int, error) {
 	if err := setOffsets(sn.pid, sn.offsets); err != nil {
 		return 0, err
 	}
-	// ENXIO: no reader yet. A copy made a moment ago may not have opened
-	// the FIFO yet; one that is gone never will.
-	var w *os.File
-	var err error
-	for end := time.Now().Add(f.opt.Timeout); ; time.Sleep(time.Millisecond) {
-		w, err = os.OpenFile(sn.fifo, os.O_WRONLY|unix.O_NONBLOCK, 0)
-		if err == nil || !errors.Is(err, unix.ENXIO) || unix.Kill(sn.pid, 0) != nil || time.Now().After(end) {
-			break
-		}
+	// The byte waits in the FIFO for a copy that has not opened it yet;
+	// one that is gone never will.
+	if st, err := ProcState(sn.pid); err != nil || st == 'Z' || st == 'X' {
+		return 0, fmt.Errorf("fork snapshots: the copy of snapshot %d (pid %d) is not waiting", s.ID, sn.pid)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("fork snapshots: the copy of snapshot %d (pid %d) is not waiting: %w", s.ID, sn.pid, err)
-	}
-	_, err = w.Write([]byte{'g'})
-	w.Close()
-	if err != nil {
+	if _, err := sn.w.Write([]byte{'g'}); err != nil {
 		return 0, fmt.Errorf("fork snapshots: waking snapshot %d: %w", s.ID, err)
 	}
 	out, err := f.opt.Wait()
@@ -173,6 +178,7 @@ func (f *InterpFork) Drop(s *Snapshot) error {
 		return nil
 	}
 	delete(f.snaps, s.ID)
+	sn.w.Close()
 	reapChild(sn.pid, f.opt.Timeout)
 	return os.RemoveAll(filepath.Dir(sn.fifo))
 }
@@ -180,6 +186,7 @@ func (f *InterpFork) Drop(s *Snapshot) error {
 // Close drops every snapshot.
 func (f *InterpFork) Close() error {
 	for id, sn := range f.snaps {
+		sn.w.Close()
 		reapChild(sn.pid, f.opt.Timeout)
 		os.RemoveAll(filepath.Dir(sn.fifo))
 		delete(f.snaps, id)

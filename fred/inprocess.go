@@ -166,6 +166,7 @@ func (s *Session) ipStarted() {
 	s.run++ // the program's first run, as gdb's "run" starts one
 	s.running = true
 	s.pid, _ = s.Pid()
+	s.keeper.Watch(s.pid)
 	s.refreshBreakpoints()
 	s.maybeAutoSnapshot()
 }
@@ -289,6 +290,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		return fmt.Errorf("%w; the debugger's process is gone, so the session ends", err)
 	}
 	s.adopted[got] = true
+	s.keeper.Watch(got, sn.Pid) // for the fork backend, sn.Pid is the fresh copy
 	s.ip.watch(got, waitExit(got))
 	// The restored process is stopped at the debugger's prompt, which it
 	// printed before the dump: it reads the next command once it goes on.

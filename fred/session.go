@@ -84,6 +84,8 @@ type Session struct {
 	lean, leanAttached bool
 	dir                string
 	ownDir             bool
+	dirLock            *os.File     // held while the session lives (proc.NewSessionDir)
+	keeper             *proc.Keeper // ends the session's processes if fred dies (keeper.go)
 	snaps              map[int]*snap
 	order              []int
 	nextSnap           int
@@ -155,6 +157,13 @@ func Start(opt Options) (*Session, error) {
 		opt.Forwarding = func(bool) {}
 	}
 	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, snapTook: map[string]time.Duration{}, branches: map[string][]Step{}, probes: map[int]*probe{}}
+	// Before any process of the session exists: the keeper kills them
+	// all if fred dies without ending them (internal/proc/keeper.go).
+	if k, err := proc.StartKeeper(); err == nil {
+		s.keeper = k
+	} else {
+		debugf("%v", err)
+	}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.
@@ -179,11 +188,16 @@ func Start(opt Options) (*Session, error) {
 	if size == nil {
 		size = &pty.Winsize{Rows: 24, Cols: 80}
 	}
-	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty)
+	// A debugger of its own (gdb) dies with fred; an in-process one is the
+	// program, which CRIU may dump: the keeper ends it.
+	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty, !s.p.InProcess)
 	if err != nil {
+		s.keeper.Close()
+		s.closeSessionDir()
 		return nil, err
 	}
 	s.proc = pp
+	s.keeper.Watch(pp.Cmd.Process.Pid)
 	s.ipInit()
 	s.conn = newConn(pp.Master, s.marker, s.debuggerDone())
 	if _, err := s.conn.waitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt, nil); err != nil {
@@ -275,6 +289,9 @@ func (s *Session) Close() error {
 	proc.KillTTY(tty)
 	s.closeSnapshots()
 	s.closeReplayLog()
+	s.closeSessionDir()
+	// Last: whatever is still there of the session goes with it.
+	s.keeper.Close()
 	s.proc = nil
 	return err
 }
@@ -431,6 +448,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		s.running = true
 		if s.pid == 0 {
 			s.pid, _ = s.Pid()
+			s.keeper.Watch(s.pid)
 		}
 		step.At = loc
 		step.Depth, _ = s.depth()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -171,33 +170,59 @@ func (s *Session) backendFor(pid int) ckpt.Snapshotter {
 }
 
 // sessionDir creates, once, the directory of the session's files
-// (snapshots, the replay log).
+// (snapshots, the replay log). The default one, under the user's cache
+// directory, is the session's own: locked while it lives, removed when it
+// ends (unless --keep), by the keeper if fred dies, and else as stale by
+// the next fred to start (proc.NewSessionDir).
 func (s *Session) sessionDir() (string, error) {
 	if s.dir != "" {
 		return s.dir, nil
 	}
-	dir := s.opt.Dir
-	own := false
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
+	if dir := s.opt.Dir; dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("cannot create %s: %v", dir, err)
 		}
-		dir = filepath.Join(base, "fred", "sessions", strconv.Itoa(os.Getpid()))
-		own = true
+		s.dir = dir
+		return dir, nil
 	}
-	err := os.MkdirAll(dir, 0o700)
-	if err != nil && own {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	base = filepath.Join(base, "fred", "sessions")
+	dir, lock, err := proc.NewSessionDir(base, s.opt.Keep)
+	if err != nil {
 		// No usable cache directory (HOME unset or read-only): the
 		// temporary directory will do for one session.
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions", strconv.Itoa(os.Getpid()))
-		err = os.MkdirAll(dir, 0o700)
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions")
+		dir, lock, err = proc.NewSessionDir(base, s.opt.Keep)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot create %s: %v", dir, err)
+		return "", fmt.Errorf("cannot create a session directory in %s: %v", base, err)
 	}
-	s.dir, s.ownDir = dir, own
+	s.dir, s.ownDir, s.dirLock = dir, true, lock
+	if !s.opt.Keep {
+		s.keeper.RemoveDir(dir)
+	}
 	return dir, nil
+}
+
+// closeSessionDir removes the session's own directory (unless --keep) and
+// lets go of its lock.
+func (s *Session) closeSessionDir() {
+	if s.ownDir && !s.opt.Keep {
+		_ = os.RemoveAll(s.dir)
+		// .../sessions and, for the temporary fallback, fred-UID: gone
+		// if no other session uses them.
+		_ = os.Remove(filepath.Dir(s.dir))
+		if strings.HasPrefix(s.dir, os.TempDir()) {
+			_ = os.Remove(filepath.Dir(filepath.Dir(s.dir)))
+		}
+	}
+	if s.dirLock != nil {
+		s.dirLock.Close()
+		s.dirLock = nil
+	}
 }
 
 // openInterpFork sets up the fork backend of an in-process debugger
@@ -231,19 +256,9 @@ func (s *Session) closeSnapshots() {
 	if s.copies != nil {
 		_ = s.copies.Close() // copies are processes: --keep cannot keep them
 	}
-	if s.dir != "" && !s.opt.Keep {
-		if s.ownDir {
-			_ = os.RemoveAll(s.dir)
-			// .../sessions and, for the temporary fallback, fred-UID: gone
-			// if no other session uses them.
-			_ = os.Remove(filepath.Dir(s.dir))
-			if strings.HasPrefix(s.dir, os.TempDir()) {
-				_ = os.Remove(filepath.Dir(filepath.Dir(s.dir)))
-			}
-		} else {
-			for _, sn := range s.snaps {
-				_ = os.RemoveAll(sn.Dir)
-			}
+	if s.dir != "" && !s.opt.Keep && !s.ownDir {
+		for _, sn := range s.snaps {
+			_ = os.RemoveAll(sn.Dir)
 		}
 	}
 	for pid := range s.adopted {
@@ -283,6 +298,7 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 		return nil, err
 	}
 	cs.Took = time.Since(start)
+	s.keeper.Watch(cs.Pid) // a fork copy (CRIU's is the program's pid)
 	s.snapTook[via.Name()] = cs.Took
 	debugf("fred-snapshot %d: %v", id, cs.Took)
 	s.nextSnap = id
@@ -394,6 +410,7 @@ func (s *Session) restore(sn *snap) error {
 		}
 		s.adopted[got] = true
 		s.running, s.pid = true, got
+		s.keeper.Watch(got, sn.Pid) // the live program, the snapshot's fresh copy
 		return nil
 	}
 	pid := sn.Pid
@@ -418,6 +435,7 @@ func (s *Session) restore(sn *snap) error {
 		return err
 	}
 	s.adopted[got] = true
+	s.keeper.Watch(got)
 	if s.p.Tracer != nil {
 		if err := s.reattach(got, sn.lwp); err != nil {
 			return err

@@ -469,9 +469,16 @@ def _fred(prompt):
             return
         try:
             while True:
-                with open(fifo, 'rb') as f:
-                    if not f.read(1):
-                        continue
+                # Only fred writes to the FIFO, and holds it open: a read
+                # with no byte and no writer means fred is gone.
+                fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    os.set_blocking(fd, True)
+                    b = os.read(fd, 1)
+                finally:
+                    os.close(fd)
+                if not b:
+                    os._exit(0)
                 g = copy()
                 if g:
                     break

@@ -211,7 +211,7 @@ func recordInproc(t *testing.T, p *Personality, argv []string, inputrc string, c
 	}
 	env := append(os.Environ(), "TERM=dumb", "INPUTRC="+inputrc)
 	env = append(env, p.Env...)
-	pp, err := proc.StartPTY(p.Argv(argv, recMarker, slave.Name()), env, master, slave, &pty.Winsize{Rows: 24, Cols: 80}, !p.NoCtty)
+	pp, err := proc.StartPTY(p.Argv(argv, recMarker, slave.Name()), env, master, slave, &pty.Winsize{Rows: 24, Cols: 80}, !p.NoCtty, false)
 	if err != nil {
 		return nil, err
 	}

@@ -238,7 +238,9 @@ type Personality struct {
 	// Fork makes the debugger fork its interpreter for a snapshot (%s is
 	// a FIFO): the parent answers "@fred fork PID" naming a copy that
 	// waits, immune to the terminal's signals, until a byte arrives on
-	// the FIFO; then it leaves a fresh copy waiting on the same FIFO,
+	// the FIFO (it opens it without waiting for a writer, and exits when
+	// a read finds no writer left: fred, which holds it, is gone); then
+	// it leaves a fresh copy waiting on the same FIFO,
 	// takes the terminal (setsid, TIOCSCTTY), answers "@fred fork PID"
 	// naming that fresh copy, and prompts. See ckpt.InterpFork.
 	Fork string

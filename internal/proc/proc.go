@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,8 +78,12 @@ func OpenPTY() (master, slave *os.File, err error) {
 }
 
 // StartPTY starts argv in a new session on the pty, of the given size. With
-// ctty the pty becomes the session's controlling terminal.
-func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctty bool) (*PTYProcess, error) {
+// ctty the pty becomes the session's controlling terminal. With
+// dieWithFred the kernel kills the process when fred is gone
+// (PR_SET_PDEATHSIG): only for a process that CRIU never dumps, since
+// CRIU would restore that signal too, and its restored process would get
+// it when criu exits (see keeper.go).
+func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctty, dieWithFred bool) (*PTYProcess, error) {
 	if size != nil {
 		_ = pty.Setsize(master, size)
 	}
@@ -86,7 +91,14 @@ func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctt
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: ctty, Ctty: 0}
-	if err := cmd.Start(); err != nil {
+	var err error
+	if dieWithFred {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		onLastingThread(func() { err = cmd.Start() })
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		master.Close()
 		slave.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
@@ -97,6 +109,33 @@ func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctt
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// The kernel sends a child its PR_SET_PDEATHSIG signal when the *thread*
+// that forked it exits, not the process. Go ends an OS thread when a
+// goroutine that locked it returns without unlocking (fred does that to
+// time runs at real-time priority, native.go), and any thread may have
+// run a fork before. So processes with that signal are started from one
+// thread that is locked for good and never runs anything else.
+var lasting struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// onLastingThread runs f on an OS thread that lives as long as fred.
+func onLastingThread(f func()) {
+	lasting.once.Do(func() {
+		lasting.jobs = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread never exits
+			for job := range lasting.jobs {
+				job()
+			}
+		}()
+	})
+	done := make(chan struct{})
+	lasting.jobs <- func() { defer close(done); f() }
+	<-done
 }
 
 // Done is closed when the process has exited and been reaped.
