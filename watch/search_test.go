@@ -225,16 +225,20 @@ func TestRecursion(t *testing.T) {
 	}
 }
 
-// START has END's value and so do the moments between, as far as the
-// search looks: no transition, after at most 7 more evaluations.
-func TestNoTransition(t *testing.T) {
-	prog := func(v *vm) {
+// loopOf is a loop of 100 turns at line 2 setting x to f(turn), then line 3.
+func loopOf(f func(int) int) func(*vm) {
+	return func(v *vm) {
 		for i := 0; i < 100; i++ {
-			v.stmt(2, func() { v.g["x"] = 1 })
+			v.stmt(2, func() { v.g["x"] = f(i) })
 		}
 		v.stmt(3, nil)
 	}
-	s := newSim(t, prog, global("x"))
+}
+
+// START has END's value and so do the moments between, as far as the
+// search looks: no transition, after at most 7 more evaluations.
+func TestNoTransition(t *testing.T) {
+	s := newSim(t, loopOf(func(i int) int { return 1 }), global("x"))
 	s.snap()
 	s.cont(3)
 	s.snaps = append(s.snaps, 2)
@@ -254,13 +258,7 @@ func TestNoTransition(t *testing.T) {
 // both ends have 1. The search looks for a moment with another value and
 // lands on the last change into 1.
 func TestStartHasEndValue(t *testing.T) {
-	prog := func(v *vm) {
-		for i := 0; i < 100; i++ {
-			v.stmt(2, func() { v.g["x"] = i % 7 })
-		}
-		v.stmt(3, nil)
-	}
-	s := newSim(t, prog, global("x"))
+	s := newSim(t, loopOf(func(i int) int { return i % 7 }), global("x"))
 	s.snap()
 	s.cont(3)
 	// Stop k comes after i = k-1, so x is (k-1) % 7 there: END (stop 100)
