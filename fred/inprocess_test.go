@@ -442,18 +442,39 @@ func TestPDBReverseFromPostMortem(t *testing.T) {
 			t.Fatalf("post mortem: running %v, stop %v", ts.running, ts.Timeline.Now().Stop)
 		}
 		ts.must("p p", `^None`)
-		// Back through the exception's way out, one stop of pdb's at a time:
-		// the module's return, where main's call raised, main's return, ...
-		ts.must("fred-reverse-step", `^--Return--\r?\n> .*crash.py\(24\)<module>\(\)->None`)
-		ts.must("fred-rs", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*crash.py\(24\)<module>\(\)\r?\n`)
-		ts.must("fred-rs 4", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
-		// ... to the line that raised, not run yet.
-		ts.must("fred-rs", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
+		// Back from the post-mortem: before the statement that raised,
+		// not on the exception's way up the stack.
+		ts.must("fred-reverse-step", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
 		ts.must("p p", `^None`)
 		ts.must("fred-rs", `\(12\)walk\(\)\r?\n-> p = p.next.next.next`)
 		ts.must("p p.value", `^1`)
 		ts.must("n", `\(13\)walk\(\)`)
 		ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
+		// Once in the program again, pdb's stops on that way are places
+		// to step back to, as pdb stepped through them.
+		ts.must("n", `^--Return--\r?\n> .*\(13\)walk\(\)->None`)
+		ts.must("fred-rs", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
+	})
+}
+
+// The issue's shape: a record without "=" in a loop; post-mortem in
+// parse(), and one step back is the raising statement of that turn, with
+// the locals as they were.
+func TestPDBReverseFromPostMortemInLoop(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "parse_error.py", backend)
+		ts.must("c", `(?s)ValueError: .*Uncaught exception. Entering post mortem debugging.*> .*parse_error.py\(8\)parse\(\)\r?\n-> k, v = r.split\("="\)`)
+		ts.must("fred-reverse-step", `^> .*parse_error.py\(8\)parse\(\)\r?\n-> k, v = r.split\("="\)\r?\nfred: 'fred-reverse-step' took`)
+		if v := ts.evalValue("r"); v != "'broken'" {
+			t.Fatalf("r is %s at the landing, want 'broken'", v)
+		}
+		if v := ts.evalValue("out"); v != "{'a': '1', 'b': '2'}" {
+			t.Fatalf("out is %s at the landing", v)
+		}
+		ts.must("fred-rs", `\(7\)parse\(\)\r?\n-> for r in records:`)
+		ts.must("p r", `^'b=2'`)
+		ts.must("n", `\(8\)parse\(\)`)
+		ts.must("n", `^ValueError: .*\r?\n> .*\(8\)parse\(\)`)
 	})
 }
 

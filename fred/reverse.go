@@ -409,14 +409,19 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	t := orig
 	var err error
 	atStart := false
+	// From a post-mortem (an uncaught exception), the stops just behind
+	// are the exception's way up the stack: going back lands before the
+	// statement that raised, as after a crash.
+	postMortem := len(orig) > 0 && s.p.InProcess && orig[len(orig)-1].Stop == P.StopSignal
 	for i := 0; i < n; i++ {
 		var next []Step
 		next, err = target(t, st)
 		// Code without source to show (libc, the startup code) is no
 		// place to land: keep going back.
-		for err == nil && len(next) > s.firstIndex() && !hasSource(next[len(next)-1]) {
+		for err == nil && len(next) > s.firstIndex() && (!hasSource(next[len(next)-1]) || postMortem && next[len(next)-1].At.Unwind) {
 			next, err = target(next, st)
 		}
+		postMortem = false
 		if errors.Is(err, ErrAtStart) {
 			atStart = true
 			err = nil

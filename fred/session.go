@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -173,6 +174,9 @@ func Start(opt Options) (*Session, error) {
 		return nil, err
 	}
 	argv := s.p.Argv(opt.Argv, s.marker, slave.Name())
+	if !opt.Colour && len(s.p.Plain) > 0 {
+		argv = slices.Concat(argv[:1], s.p.Plain, argv[1:])
+	}
 	env := append(os.Environ(), s.p.Env...)
 	env = append(env, s.openReplayLog()...)
 	// Bracketed paste would wrap the person's pastes in escapes that fred's

@@ -157,6 +157,13 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 	if seq, ok, err := w.hitsSplit(ctx, am, bm); ok || err != nil {
 		return seq, err
 	}
+	if pa := w.s.probeOf(am.steps); pa != nil && !hasSource(pa.step) && proc.Threads(w.s.pid) > 1 {
+		// a stands in a wait of the history's thread (pthread_join)
+		// that only the other threads end: its statements cannot
+		// divide the stretch. The round-robin from a finds the thread
+		// (whichThread).
+		return nil, nil
+	}
 	if pb := w.s.probeOf(bm.steps); pb != nil && w.s.probeOf(am.steps) != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
 		// b is a moment inside a continue that only a snapshot names:
 		// count the statements up to it.

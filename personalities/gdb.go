@@ -50,6 +50,7 @@ var GDB = &Personality{
 	},
 	Stepper:   gdbStepper,
 	SoftWatch: "set can-use-hw-watchpoints 0",
+	Plain:     []string{"-iex", "set style enabled off"},
 	EarlyStart: &EarlyStart{
 		Starti:     func(args string) string { return strings.TrimSpace("starti " + args) },
 		Stopped:    "Program stopped.",
@@ -216,8 +217,11 @@ var GDB = &Personality{
 		}
 		return ""
 	},
+	// With the other threads held: a call in the expression (sum())
+	// would otherwise let every thread run while it runs, and change what
+	// it measures.
 	EvalCmd: func(expr string) string {
-		return "interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
+		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
 	},
 	ParseEval: func(out string) (string, error) {
 		r, err := parseMIResult(out)

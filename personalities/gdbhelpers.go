@@ -172,7 +172,13 @@ class FredSettle(gdb.Command):
             d, g = 0, f
             while g is not None:
                 d, g = d + 1, g.older()
-            if sal.symtab is None or sal.line == 0 or not os.path.exists(sal.symtab.fullname()) or (self.depth and d > self.depth):
+            nosrc = sal.symtab is None or sal.line == 0 or not os.path.exists(sal.symtab.fullname())
+            if nosrc and len(gdb.selected_inferior().threads()) > 1:
+                # With other threads, the selected one may stand in a
+                # wait (pthread_join) that ends only when they do: a
+                # finish there would run past what it settles.
+                break
+            if nosrc or (self.depth and d > self.depth):
                 why = fred_run('finish')
             elif sal.pc != f.pc():
                 why = fred_run('next' if self.depth else 'step')

@@ -303,7 +303,7 @@ def _fred(prompt):
         return o(self, *a)
     def event(name):
         def w(o, self, *a):
-            self._fred_event = name
+            self._fred_event, self._fred_evframe = name, a[0] if a else None
             return o(self, *a)
         wrap('user_' + name, w)
     for name in ('line', 'call', 'return', 'exception'):
@@ -363,7 +363,8 @@ def _fred(prompt):
         fn = c(f.f_code.co_filename)
         if i0 > at:
             fn = '<%s>' % fn  # pdb's own frames, below the program: no place to land
-        self.message('@fred at %d %d %s\t%s' % (n, at + 1 - i0, f.f_code.co_name, fn))
+        ev = getattr(self, '_fred_event', '') if f is getattr(self, '_fred_evframe', None) else ''
+        self.message('@fred at %d %d %s\t%s\t%s' % (n, at + 1 - i0, f.f_code.co_name, fn, ev))
     def ev(self, arg):
         try:
             v = repr(eval(arg, self.curframe.f_globals, self.curframe_locals))
@@ -560,7 +561,7 @@ func fredAnswer(out, kind string) (string, error) {
 // "signal" (Ctrl-C).
 // The answers of the bootstraps' fred_* commands (pdb and perl alike).
 
-// parseFredWhere reads "@fred at LINE DEPTH FUNC\tFILE".
+// parseFredWhere reads "@fred at LINE DEPTH FUNC\tFILE[\tEVENT]".
 func parseFredWhere(out string) (Location, error) {
 	f, err := fredAnswer(out, "at")
 	if err != nil {
@@ -572,7 +573,8 @@ func parseFredWhere(out string) (Location, error) {
 	}
 	line, _ := strconv.Atoi(fs[0])
 	fn, file, _ := strings.Cut(fs[2], "\t")
-	return Location{File: file, Line: line, Function: fn}, nil
+	file, ev, _ := strings.Cut(file, "\t")
+	return Location{File: file, Line: line, Function: fn, Unwind: ev == "return" || ev == "exception"}, nil
 }
 
 func parseFredDepth(out string) (int, error) {

@@ -79,6 +79,10 @@ type Location struct {
 	Line     int
 	Function string
 	PC       uint64 // 0 when the debugger has no program counter (pdb, perl)
+	// Unwind is set at a stop on the way out of a frame rather than
+	// before a statement (pdb's "--Return--" and exception stops): an
+	// exception's way up the stack is a run of them.
+	Unwind bool
 }
 
 func (l Location) String() string {
@@ -211,6 +215,10 @@ type Personality struct {
 	// startup where the machine's debug registers do not work (a
 	// hardware watchpoint would never trigger there).
 	SoftWatch string
+	// Plain are the debugger's arguments (put after its name) that turn
+	// its own colours off, for output that is not a colour terminal
+	// (piped, TERM=dumb, NO_COLOR): from its banner on.
+	Plain []string
 	// EarlyStart, when set, lets a run's first snapshot come at main's
 	// first line rather than at the person's first stop.
 	EarlyStart *EarlyStart

@@ -118,7 +118,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", NoReplayLog: *noLog}
+		Colour: colour(interactive), NoReplayLog: *noLog}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
@@ -385,7 +385,7 @@ func runDemo(args []string, snapshots string, timeout time.Duration) int {
 	}
 	interactive := readline.IsTerminal(int(os.Stdin.Fd()))
 	err := demo.Run(demo.Options{Lang: lang, In: os.Stdin, Out: os.Stdout, Interactive: interactive,
-		Snapshots: snapshots, Timeout: timeout, Colour: interactive && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"})
+		Snapshots: snapshots, Timeout: timeout, Colour: colour(interactive)})
 	switch {
 	case errors.Is(err, demo.ErrStopped):
 		fmt.Println("\nfred: demo stopped")
@@ -395,4 +395,10 @@ func runDemo(args []string, snapshots string, timeout time.Duration) int {
 		return 1
 	}
 	return 0
+}
+
+// colour says whether the person sees colours: fred's and the debugger's
+// own go only to a terminal that shows them.
+func colour(interactive bool) bool {
+	return interactive && readline.IsTerminal(int(os.Stdout.Fd())) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 }
