@@ -5,7 +5,8 @@
 # where make deps puts it), looked up when a recipe runs: after deps.
 GO      ?= $(shell bash internal/deps/check.sh --go-path 2>/dev/null || echo go)
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-FIXTURES := $(patsubst testdata/%.c,testdata/bin/%,$(wildcard testdata/*.c))
+FIXTURES := $(patsubst testdata/%.c,testdata/bin/%,$(wildcard testdata/*.c)) \
+	$(patsubst testdata/%.cpp,testdata/bin/%,$(wildcard testdata/*.cpp))
 
 .PHONY: all build deps test demo bench fixtures clean
 all: build fixtures
@@ -22,6 +23,10 @@ fixtures: $(FIXTURES)
 testdata/bin/%: testdata/%.c
 	@mkdir -p testdata/bin
 	gcc -g -O0 -o $@ $<
+
+testdata/bin/%: testdata/%.cpp
+	@mkdir -p testdata/bin
+	g++ -g -O0 -o $@ $<
 
 # Installs gdb, gcc, python3, perl, Go and a CRIU that passes `criu check`
 # on this kernel, only if something is missing.

@@ -255,3 +255,40 @@ func fixtureLineOf(t *testing.T, file, name string) int {
 	t.Fatalf("%s has no LINE:%s", file, name)
 	return 0
 }
+
+// A C++ program whose only breakpoint is in a catch block, hit once the
+// book holds 15,000 orders: behind that first stop lies the whole run.
+// Back to the throw, out to the call, and reverse-watch of a local of
+// main's, evaluated in main's frame as a watchpoint is, down to the store
+// inside the library's map that made the book 15,000 orders long.
+func TestReverseFromCatchBlock(t *testing.T) {
+	ts := gdbSession(t, "catch", "criu")
+	catch := fixtureLineOf(t, "catch.cpp", "catch")
+	ts.do(fmt.Sprintf("break %d", catch))
+	ts.must("run", fmt.Sprintf(`Breakpoint 1, main \(\) at .*catch.cpp:%d`, catch))
+	if v := ts.value("book.size()"); v != "15000" {
+		t.Fatalf("book.size() is %s in the catch block, want 15000", v)
+	}
+	ts.must("fred-reverse-step", `(?s)add \(book=.*id=15001, qty=0\).*throw std::invalid_argument`)
+	ts.must("fred-reverse-finish", `(?s)main \(\) at .*catch.cpp:\d+\r?\n\d+\s+add\(book, i,`)
+	if v := ts.value("i"); v != "15001" {
+		t.Fatalf("reverse-finish: i is %s, want 15001", v)
+	}
+	ts.must("continue", fmt.Sprintf(`Breakpoint 1, main \(\) at .*catch.cpp:%d`, catch))
+	out := ts.must("fred-reverse-watch book.size() == 15000",
+		`(?s)_M_node_count.*'book.size\(\) == 15000' is false here; the next step makes it true\r?\nfred: the names in 'book.size\(\) == 15000' are main's, frame (\d+) here: 'frame (\d+)' selects it`)
+	level := regexp.MustCompile(`'frame (\d+)' selects it`).FindStringSubmatch(out)[1]
+	ts.must("frame "+level, `main \(\) at .*catch.cpp`)
+	if v := ts.value("book.size()"); v != "14999" {
+		t.Fatalf("at the landing, book.size() is %s, want 14999", v)
+	}
+	if v := ts.value("i"); v != "15000" {
+		t.Fatalf("at the landing, i is %s, want 15000", v)
+	}
+	ts.do("frame 0")
+	ts.do("step")
+	ts.must("frame "+level, `main \(\) at .*catch.cpp`)
+	if v := ts.value("book.size()"); v != "15000" {
+		t.Fatalf("one step after the landing, book.size() is %s, want 15000", v)
+	}
+}

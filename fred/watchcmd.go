@@ -118,7 +118,11 @@ func (w *watchProgram) evalHere() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := w.s.query(w.s.p.EvalCmd(w.expr))
+	eval := w.s.p.EvalCmd
+	if w.s.p.ScopedEvalCmd != nil {
+		eval = w.s.p.ScopedEvalCmd
+	}
+	out, err := w.s.query(eval(w.expr))
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -357,6 +361,12 @@ func (s *Session) reverseWatch(args []string) error {
 		}
 		start = len(sn.Steps)
 	}
+	if s.p.ScopeCmd != "" {
+		// The names are the selected frame's, wherever the search goes.
+		if _, err := s.query(s.p.ScopeCmd); err != nil {
+			return err
+		}
+	}
 	began := time.Now()
 	st := &revStats{}
 	orig := append([]Step(nil), s.Timeline.Steps...)
@@ -434,6 +444,7 @@ func (s *Session) reverseWatch(args []string) error {
 	} else {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
+	s.scopeNote(expr)
 	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
 		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
 	return nil
@@ -494,4 +505,22 @@ func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
 		s.running = false
 	}
 	return stop, nil
+}
+
+// scopeNote says which frame the expression was evaluated in when that is
+// not the selected one: its names are the frame's the watch began in, as
+// a watchpoint's are.
+func (s *Session) scopeNote(expr string) {
+	if s.p.ScopeWhereCmd == "" {
+		return
+	}
+	out, err := s.query(s.p.ScopeWhereCmd)
+	if err != nil {
+		return
+	}
+	a, err := P.ParseTagged(out, "FREDSCOPE ")
+	level, fn, _ := strings.Cut(a, " ")
+	if n, cerr := strconv.Atoi(level); err == nil && cerr == nil && n > 0 {
+		s.Printf("the names in '%s' are %s's, frame %d here: 'frame %d' selects it", expr, fn, n, n)
+	}
 }

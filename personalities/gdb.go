@@ -45,7 +45,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper:   gdbStepper,
@@ -222,6 +222,11 @@ var GDB = &Personality{
 	// it measures.
 	EvalCmd: func(expr string) string {
 		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
+	},
+	ScopeCmd:      "python fred_scope_here()",
+	ScopeWhereCmd: "python fred_scope_where()",
+	ScopedEvalCmd: func(expr string) string {
+		return "python fred_eval_scoped(" + strconv.Quote(miQuote("-data-evaluate-expression "+miQuote(expr))) + ")"
 	},
 	ParseEval: func(out string) (string, error) {
 		r, err := parseMIResult(out)
@@ -561,6 +566,41 @@ def fred_after_exit():
     if ts:
         ts[0].switch()
         print('@fred the thread exited')
+`
+
+// gdbScopePy evaluates a watched expression in the frame it was watched
+// from (ScopeCmd), as gdb's watchpoints do: a local of main's is main's
+// also while a callee runs. A frame is known by its function and the
+// stack address its caller resumes at; when it is not on the selected
+// thread's stack, the selected frame is used (a global needs none).
+const gdbScopePy = `import gdb
+fred_scope = None
+def _fred_frame_key(f):
+    o = f.older()
+    return (f.name(), int((o or f).read_register('sp')))
+def fred_scope_here():
+    global fred_scope
+    fred_scope = _fred_frame_key(gdb.selected_frame())
+def fred_scope_where():
+    f = gdb.newest_frame() if fred_scope else None
+    while f is not None and _fred_frame_key(f) != fred_scope:
+        f = f.older()
+    print('FREDSCOPE %d %s' % (f.level(), f.name()) if f else 'FREDSCOPE -1')
+def fred_eval_scoped(q):
+    f = gdb.newest_frame() if fred_scope else None
+    while f is not None and _fred_frame_key(f) != fred_scope:
+        f = f.older()
+    if f is None:
+        return gdb.execute('with scheduler-locking on -- interpreter-exec mi ' + q)
+    level = gdb.selected_frame().level()
+    f.select()
+    try:
+        gdb.execute('with scheduler-locking on -- interpreter-exec mi ' + q)
+    finally:
+        g = gdb.newest_frame()
+        for _ in range(level):
+            g = g.older() or g
+        g.select()
 `
 
 // gdbLockedPy runs a command with scheduler locking (Threads.Locked).

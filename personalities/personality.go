@@ -186,6 +186,15 @@ type Personality struct {
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string
 	ParseEval func(out string) (string, error)
+	// ScopeCmd, when set, makes the selected frame the one a watched
+	// expression's names are looked up in (gdb keeps a watchpoint on a
+	// local to its frame): ScopedEvalCmd, read by ParseEval, evaluates in
+	// that frame while it is on the stack, in the selected one otherwise.
+	ScopeCmd      string
+	ScopedEvalCmd func(expr string) string
+	// ScopeWhereCmd answers "FREDSCOPE LEVEL FUNCTION": where that frame
+	// is on the stack now (LEVEL -1: not on it).
+	ScopeWhereCmd string
 	// EvalFailed matches a value ParseEval gives for an expression that
 	// raised (pdb, perl): a value, so that a search counts it as another
 	// one, but not one to watch for.

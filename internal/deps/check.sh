@@ -14,9 +14,9 @@ set -euo pipefail
 : "${FRED_CRIU_DIR:=/usr/local/libexec/fred/criu}"      # private CRIU root + wrapper
 : "${FRED_CRIU_MIN_MAJOR:=4}"                           # 3.x fails on kernels with [vvar_vclock]
 
-# Debian packages fred and its tests need (libc6-dev and binutils so that gcc
+# Debian packages fred and its tests need (libc6-dev and binutils so that gcc and g++
 # can build the fixture programs).
-FRED_APT_PACKAGES=(gdb gcc make python3 perl libc6-dev binutils)
+FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils)
 
 # go_version_ok GO: true if GO runs and reports a version >= FRED_GO_MIN.
 go_version_ok() {
@@ -71,7 +71,7 @@ check_all() {
     local missing=0 t pk
     pk=$(apt_missing "${FRED_APT_PACKAGES[@]}")
     [[ -z $pk ]] || { echo "missing: Debian packages: "$pk; missing=1; }
-    for t in gdb gcc make python3 perl; do
+    for t in gdb gcc g++ make python3 perl; do
         command -v "$t" >/dev/null 2>&1 || { echo "missing: $t (not in PATH)"; missing=1; }
     done
     find_go >/dev/null || { echo "missing: go >= $FRED_GO_MIN (looked in PATH, $FRED_GO_DIR/bin and /usr/local/go/bin)"; missing=1; }

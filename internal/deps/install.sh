@@ -2,7 +2,7 @@
 # install.sh: install everything fred and its tests need on Debian 12
 # (bookworm, amd64), as root. Run by `make deps` as `check.sh || install.sh`.
 #
-#   1. gdb gcc make python3 perl libc6-dev binutils from the machine's own apt
+#   1. gdb gcc g++ make python3 perl libc6-dev binutils from the machine's own apt
 #      (apt-get update only when something has to be installed);
 #   2. Go, if no go >= FRED_GO_MIN is in PATH or $FRED_GO_DIR: Debian 13's
 #      golang-1.NN-go and golang-1.NN-src, unpacked into $FRED_GO_DIR/root,
@@ -121,7 +121,7 @@ if [[ ${1:-} == --print-mirror ]]; then debian_mirror; exit 0; fi
 
 # ---------------------------------------------------------------- quick check
 if [[ -z $FRED_FORCE_GO$FRED_FORCE_CRIU ]] && check_all >/dev/null 2>&1; then
-    step "all dependencies present (gdb gcc make python3 perl, $(find_go), CRIU in $FRED_CRIU_DIR): nothing to do"
+    step "all dependencies present (gdb gcc g++ make python3 perl, $(find_go), CRIU in $FRED_CRIU_DIR): nothing to do"
     exit 0
 fi
 step "checking what is missing"

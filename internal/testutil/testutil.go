@@ -64,12 +64,17 @@ func Fred(t testing.TB) string {
 	})
 }
 
-// Fixture compiles testdata/NAME.c with -g -O0 once and returns the binary.
+// Fixture compiles testdata/NAME.c (or NAME.cpp, with g++) with -g -O0
+// once and returns the binary.
 func Fixture(t testing.TB, name string) string {
 	t.Helper()
-	Require(t, "gcc")
+	cc, src := "gcc", filepath.Join(Root(), "testdata", name+".c")
+	if _, err := os.Stat(src); err != nil {
+		cc, src = "g++", filepath.Join(Root(), "testdata", name+".cpp")
+	}
+	Require(t, cc)
 	return build(t, name, func(out string) *exec.Cmd {
-		return exec.Command("gcc", "-g", "-O0", "-o", out, filepath.Join(Root(), "testdata", name+".c"))
+		return exec.Command(cc, "-g", "-O0", "-o", out, src)
 	})
 }
 
