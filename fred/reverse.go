@@ -295,6 +295,16 @@ func contains(l []string, x string) bool {
 	return false
 }
 
+// hasTempBreakpoint reports whether a breakpoint goes once hit.
+func (s *Session) hasTempBreakpoint() bool {
+	for _, b := range s.bpList {
+		if b.Temp {
+			return true
+		}
+	}
+	return false
+}
+
 // refreshBreakpoints reads the breakpoints and which are enabled now.
 func (s *Session) refreshBreakpoints() {
 	if s.p.BreakpointsCmd == "" {

@@ -292,3 +292,44 @@ func TestReverseFromCatchBlock(t *testing.T) {
 		t.Fatalf("one step after the landing, book.size() is %s, want 15000", v)
 	}
 }
+
+// Every stop condition the person had is replayed: a watchpoint's stops
+// are reverse-continue's stops, also once the watchpoint is deleted; a
+// conditional tbreak (gone once hit) and a syscall catchpoint too.
+func TestStopConditionsReplayed(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts := gdbSession(t, "watch", backend)
+		ts.do("break main")
+		ts.must("run", `Breakpoint 1, main`)
+		ts.must("watch sum", `atchpoint 2: sum`)
+		for _, want := range []string{"7", "8", "16"} {
+			ts.must("continue", `(?s)Old value = \d+\r?\nNew value = `+want)
+		}
+		ts.must("fred-reverse-continue", `update \(i=2\)`)
+		if v := ts.value("sum"); v != "8" {
+			t.Fatalf("reverse-continue over a watchpoint stop: sum = %s, want 8", v)
+		}
+		ts.must("fred-reverse-continue", `update \(i=1\)`)
+		if v := ts.value("sum"); v != "7" {
+			t.Fatalf("second reverse-continue: sum = %s, want 7", v)
+		}
+		ts.must("continue", `(?s)Old value = 7\r?\nNew value = 8`)
+		ts.do("delete 2")
+		ts.must("tbreak update if i == 5", `Temporary breakpoint 3`)
+		ts.must("continue", `Temporary breakpoint 3, update \(i=5\)`)
+		ts.must("catch syscall write", `Catchpoint 4`)
+		ts.must("continue", `Catchpoint 4 \(call to syscall write\)`)
+		ts.must("fred-reverse-continue", `update \(i=5\) at .*watch.c:9`)
+		// Back over the tbreak's stop to the watchpoint's, which is
+		// deleted: fred makes it again for the replay.
+		ts.must("fred-reverse-continue", `update \(i=2\)`)
+		if v := ts.value("sum"); v != "8" {
+			t.Fatalf("reverse-continue to a deleted watchpoint's stop: sum = %s, want 8", v)
+		}
+		// Forward again: the tbreak is gone, the catchpoint stops.
+		ts.must("continue", `Catchpoint 4 \(call to syscall write\)`)
+		if v := ts.value("sum"); v != "-998208" {
+			t.Fatalf("at the catchpoint again: sum = %s", v)
+		}
+	})
+}

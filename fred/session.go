@@ -457,6 +457,9 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		step.At = loc
 		step.Depth, _ = s.depth()
 		s.Timeline.Add(step)
+		if s.hasTempBreakpoint() {
+			s.refreshBreakpoints() // it may be gone now: later commands did not see it
+		}
 		s.maybeAutoSnapshot()
 		s.ipAfterInput()
 	case P.Breakpoint:

@@ -45,7 +45,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper:   gdbStepper,
@@ -186,31 +186,13 @@ var GDB = &Personality{
 	Ended: func(out string) bool {
 		return gdbEnded.MatchString(StripANSI(out))
 	},
-	StopReason:     stopReason(gdbEnded, gdbBreakpointHit, gdbSignal),
-	BreakpointsCmd: `interpreter-exec mi "-break-list"`,
-	ParseBreakpoints: func(out string) []Bp {
-		var bps []Bp
-		for _, m := range gdbBkpt.FindAllStringSubmatch(out, -1) {
-			b := Bp{Num: m[1], Enabled: m[2] == "y", Where: "*" + m[3]}
-			if m[3] == "" || m[3] == "<MULTIPLE>" || m[3] == "<PENDING>" {
-				b.Where = m[4]
-			}
-			if b.Where == "" {
-				continue
-			}
-			// The condition is part of where it stops: a replay after the
-			// person deleted or changed it sees the one the run saw.
-			if c := gdbBkptCond.FindStringSubmatch(m[0]); c != nil {
-				b.Where += " if " + strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(c[1])
-			}
-			bps = append(bps, b)
-		}
-		return bps
-	},
-	Enable:  "enable %s",
-	Disable: "disable %s",
-	Delete:  "python fred_bp.pop(%s).delete()",
-	BreakAt: `python s = %q.split(" if ", 1); b = gdb.Breakpoint(s[0], internal=True); b.condition = s[1] if len(s) > 1 else None; fred_bp[b.number] = b; print("Breakpoint %d at" % b.number)`,
+	StopReason:       stopReason(gdbEnded, gdbBreakpointHit, gdbSignal),
+	BreakpointsCmd:   `interpreter-exec mi "-break-list"`,
+	ParseBreakpoints: parseGDBBreakpoints,
+	Enable:           "enable %s",
+	Disable:          "disable %s",
+	Delete:           "python fred_bp.pop(%s).delete()",
+	BreakAt:          `python fred_break(%q)`,
 	ParseNewBreakpoint: func(out string) string {
 		if m := regexp.MustCompile(`Breakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
 			return m[1]
@@ -274,8 +256,6 @@ var (
 	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) -?\d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
-	gdbBkptCond = regexp.MustCompile(`,cond="((?:[^"\\]|\\.)*)"`)
-	gdbBkpt     = regexp.MustCompile(`bkpt=\{number="(\d+)",type="(?:breakpoint|hw breakpoint)",disp="keep",enabled="([yn])"(?:,addr="([^"]*)")?[^}]*?(?:,original-location="([^"]*)")?\}`)
 )
 
 var gdbSettingsWithEquals = map[string]bool{
@@ -568,6 +548,26 @@ def fred_after_exit():
         print('@fred the thread exited')
 `
 
+// gdbBreakPy makes a stop condition again for a replay (BreakAt), from a
+// Bp.Where: a breakpoint or watchpoint of fred's own (internal: the
+// person's numbering is untouched), or a catchpoint, which Python cannot
+// make internal: it takes the next number.
+const gdbBreakPy = `import gdb
+def fred_break(spec):
+    s = spec.split(" if ", 1)
+    w = s[0].split(" ", 1)
+    if w[0] == "catch":
+        gdb.execute(s[0], to_string=True)
+        b = gdb.breakpoints()[-1]
+    elif w[0] in ("watch", "rwatch", "awatch") and len(w) > 1:
+        b = gdb.Breakpoint(w[1], gdb.BP_WATCHPOINT, {"watch": gdb.WP_WRITE, "rwatch": gdb.WP_READ, "awatch": gdb.WP_ACCESS}[w[0]], internal=True)
+    else:
+        b = gdb.Breakpoint(s[0], internal=True)
+    b.condition = s[1] if len(s) > 1 else None
+    fred_bp[b.number] = b
+    print("Breakpoint %d at" % b.number)
+`
+
 // gdbScopePy evaluates a watched expression in the frame it was watched
 // from (ScopeCmd), as gdb's watchpoints do: a local of main's is main's
 // also while a callee runs. A frame is known by its function and the
@@ -653,3 +653,52 @@ def fred_locked(cmd, limit=0):
         if kicked:
             print('@fred blocked')
 `
+
+// parseGDBBreakpoints reads -break-list: breakpoints (temporary ones too),
+// watchpoints and catchpoints, each with a Where that fred_break makes
+// again after the person deleted it.
+func parseGDBBreakpoints(out string) []Bp {
+	var bps []Bp
+	rest := StripANSI(out)
+	for {
+		i := strings.Index(rest, "bkpt={")
+		if i < 0 {
+			return bps
+		}
+		p := miParser{s: rest[i+len("bkpt={"):]}
+		m := map[string]string{}
+		p.results("", m)
+		rest = p.s[p.i:]
+		b := Bp{Num: m["number"], Enabled: m["enabled"] == "y", Temp: m["disp"] == "del"}
+		switch t := m["type"]; t {
+		case "breakpoint", "hw breakpoint":
+			b.Where = "*" + m["addr"]
+			if a := m["addr"]; a == "" || a == "<MULTIPLE>" || a == "<PENDING>" {
+				b.Where = m["original-location"]
+			}
+		case "watchpoint", "hw watchpoint", "read watchpoint", "acc watchpoint":
+			b.Where = map[string]string{"read watchpoint": "rwatch ", "acc watchpoint": "awatch "}[t]
+			if b.Where == "" {
+				b.Where = "watch "
+			}
+			b.Where += m["what"]
+		case "catchpoint":
+			b.Where = "catch " + m["catch-type"]
+			switch m["catch-type"] {
+			case "syscall", "signal":
+				b.Where += " " + strings.ReplaceAll(m["what"], ",", "")
+			}
+		default:
+			continue // dprintf, tracepoints: they do not stop the program
+		}
+		if b.Num == "" || strings.TrimSpace(b.Where) == "" || b.Where == "*" {
+			continue
+		}
+		// The condition is part of where it stops: a replay after the
+		// person deleted or changed it sees the one the run saw.
+		if c := m["cond"]; c != "" {
+			b.Where += " if " + c
+		}
+		bps = append(bps, b)
+	}
+}

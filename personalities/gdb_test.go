@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -1706,5 +1707,26 @@ func TestGDBSetupLinesFit(t *testing.T) {
 		if len(c)+1 > 4095 {
 			t.Errorf("a setup command of %d bytes does not fit in a terminal line: %.60s...", len(c), c)
 		}
+	}
+}
+
+// TestGDBParseBreakpointsAllKinds: every stop condition in a recorded
+// -break-list, each with a Where fred_break can make again.
+func TestGDBParseBreakpointsAllKinds(t *testing.T) {
+	b, err := os.ReadFile("testdata/gdb-break-list.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := GDB.ParseBreakpoints(string(b))
+	want := []Bp{
+		{Num: "1", Where: "*0x00005555555551c8", Enabled: true},
+		{Num: "2", Where: "watch sum", Enabled: true},
+		{Num: "3", Where: "rwatch data[3]", Enabled: true},
+		{Num: "4", Where: "catch syscall write", Enabled: true},
+		{Num: "5", Where: "catch throw", Enabled: true},
+		{Num: "6", Where: "*0x0000555555555140 if i == 5", Enabled: true, Temp: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }

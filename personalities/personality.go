@@ -107,6 +107,7 @@ type Bp struct {
 	Num     string
 	Where   string // where it stops, in a form BreakAt accepts
 	Enabled bool
+	Temp    bool // deleted once hit (tbreak)
 }
 
 // Stop says why a forward command stopped.
