@@ -912,3 +912,40 @@ func TestPerlCountedNextsRunActions(t *testing.T) {
 		t.Fatalf("the action at line 13 ran %s times in 10 turns, want 10", v)
 	}
 }
+
+// The person's stop conditions are replayed as they were: a conditional
+// tbreak (gone once hit) and a conditional breakpoint deleted since.
+func TestPDBStopConditionsReplayed(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "watch.py", backend)
+		ts.must("break 12, i == 3", `Breakpoint 1 at`)
+		ts.must("tbreak 12, i == 5", `Breakpoint 2 at`)
+		ts.must("c", `\(12\)update\(\)`)
+		ts.must("c", `(?s)Deleted breakpoint 2.*\(12\)update\(\)`)
+		ts.must("clear 1", `Deleted breakpoint 1`)
+		ts.must("break 18", `Breakpoint 3 at`)
+		ts.must("c", `\(18\)main\(\)`)
+		ts.must("fred-reverse-continue", `\(12\)update\(\)`)
+		ts.must("p i", `^5`)
+		ts.must("fred-reverse-continue", `\(12\)update\(\)`)
+		ts.must("p i", `^3`)
+		ts.must("c", `\(18\)main\(\)`)
+		ts.must("p i", `^299`)
+	})
+}
+
+func TestPerlStopConditionsReplayed(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "watch.pl", backend)
+		ts.do("b 13 $i == 5")
+		ts.must("c", `watch.pl:13\)`)
+		ts.do("B 13")
+		ts.do("b 17 $i == 8")
+		ts.must("c", `watch.pl:17\)`)
+		ts.must("p $i", `^8`)
+		ts.must("fred-reverse-continue", `watch.pl:13\)`)
+		ts.must("p $i", `^5`)
+		ts.must("c", `watch.pl:17\)`)
+		ts.must("p $i", `^8`)
+	})
+}

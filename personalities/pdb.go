@@ -393,10 +393,11 @@ def _fred(prompt):
                         ln = first_line(b)
                     except Exception:
                         pass
-                self.message('@fred bp %d %d %s:%d' % (b.number, b.enabled, b.file, ln))
+                self.message('@fred bp %d %d%s %s:%d%s' % (b.number, b.enabled, 't' if b.temporary else '', b.file, ln, ' if ' + b.cond if b.cond else ''))
     def brk(self, arg):
-        f, _, ln = ast.literal_eval(arg).rpartition(':')
-        err = self.set_break(f, int(ln))
+        spec, _, cond = ast.literal_eval(arg).partition(' if ')
+        f, _, ln = spec.rpartition(':')
+        err = self.set_break(f, int(ln), cond=cond or None)
         self.message('@fred error %s' % err if err else '@fred bp %d' % (bdb.Breakpoint.next - 1))
     def delete(self, arg):
         n, B = int(arg), bdb.Breakpoint
@@ -631,9 +632,10 @@ func parseFredBps(out string) []Bp {
 		if !ok {
 			continue
 		}
+		// "N ENABLED[t] WHERE": t for a temporary one.
 		f := strings.SplitN(rest, " ", 3)
 		if len(f) == 3 {
-			bps = append(bps, Bp{Num: f[0], Enabled: f[1] == "1", Where: f[2]})
+			bps = append(bps, Bp{Num: f[0], Enabled: strings.HasPrefix(f[1], "1"), Temp: strings.HasSuffix(f[1], "t"), Where: f[2]})
 		}
 	}
 	return bps

@@ -212,9 +212,9 @@ sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q(""
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
-      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w("$f:$l"), "\n"); } } }
-sub fred_break { my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/;
-  if (eval { DB::break_on_filename_line($f, $l, 1); 1 }) { fred_out("\@fred bp ", fred_w("$f:$l"), "\n") } else { fred_out("\@fred error $@") } }
+      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w($c eq "1" ? "$f:$l" : "$f:$l if $c"), "\n"); } } }
+sub fred_break { my ($w, $c) = split / if /, fred_unw($_[0]), 2; my ($f, $l) = $w =~ /^(.*):(\d+)$/;
+  if (eval { DB::break_on_filename_line($f, $l, defined $c ? $c : 1); 1 }) { fred_out("\@fred bp ", fred_w("$f:$l"), "\n") } else { fred_out("\@fred error $@") } }
 sub fred_delete { fred_out(); my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
   my ($c, $a) = split /\0/, $dbline{$l}; if (defined $a && $a ne "") { $dbline{$l} = "\0$a" } else { delete $dbline{$l} }
   DB::_delete_breakpoint_data_ref($f, $l); }
