@@ -267,7 +267,18 @@ func (s *Session) execFred(line string) error {
 		s.holdPrune = false
 		s.prune()
 	}()
-	return c.Run(s, f[1:])
+	if !c.NeedsHistory || !s.running {
+		return c.Run(s, f[1:])
+	}
+	s.keepPresent()
+	mark, marked := s.logMark()
+	err := c.Run(s, f[1:])
+	if err != nil && marked {
+		// The person is back where they were: what the command's
+		// replays recorded past that moment is no history of theirs.
+		s.logCutBack(mark)
+	}
+	return err
 }
 
 func cmdHelp(s *Session, args []string) error {

@@ -157,3 +157,19 @@ func cmdLog(s *Session, args []string) error {
 	s.Printf("replay log %s", path)
 	return replaylog.Dump(s.opt.Out, path, last)
 }
+
+// logMark reads where the replay log ends now (false: no log).
+func (s *Session) logMark() (replaylog.Header, bool) {
+	if s.rlog == nil || s.rlog.path == "" {
+		return replaylog.Header{}, false
+	}
+	h, err := replaylog.ReadHeader(s.rlog.path)
+	return h, err == nil
+}
+
+// logCutBack makes the log end at mark again (replaylog.CutBack).
+func (s *Session) logCutBack(mark replaylog.Header) {
+	if err := replaylog.CutBack(s.rlog.path, mark); err != nil {
+		debugf("cutting the log back: %v", err)
+	}
+}

@@ -79,6 +79,11 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 	if best == nil {
 		return ErrAtStart
 	}
+	if moveFault != nil {
+		if err := moveFault(s, "move"); err != nil {
+			return err
+		}
+	}
 	if at, done, ok := along(s.Timeline.Steps, steps); s.running && ok && (at > bestAt || at == bestAt && done >= bestDone) {
 		bestAt, bestDone = at, done
 	} else {
@@ -106,10 +111,19 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 			return &ProbeGoneError{Line: step.Cmd.Line}
 		}
 	}
-	for _, step := range rest {
-		if _, err := s.replayStep(step); err != nil {
+	done := steps[:bestAt]
+	for i, step := range rest {
+		out, err := s.replayStep(step)
+		if err == nil && i < len(rest)-1 && step.known() && !step.Ended && s.p.Ended(out) {
+			// The program ended where the run went on (pdb then starts
+			// it again): the last step's check would come too late.
+			err = &DivergedError{Want: step.At.String(), Got: "the end of the program"}
+		}
+		if err != nil {
+			s.dirty(done) // the program is somewhere no history names
 			return err
 		}
+		done = steps[:len(steps)-len(rest)+i+1]
 		st.replayed++
 	}
 	s.Timeline.Steps = append([]Step(nil), steps...)
@@ -120,7 +134,10 @@ func (s *Session) goTo(steps []Step, st *revStats) error {
 			return s.learn(last)
 		}
 		if len(rest) > 0 {
-			return s.checkArrived(*last)
+			if err := s.checkArrived(*last); err != nil {
+				s.dirty(steps[:n-1])
+				return err
+			}
 		}
 	}
 	return nil
@@ -212,8 +229,20 @@ func (s *Session) marksFor(steps []Step) []Mark {
 	return marks
 }
 
+// moveFault, set by tests, runs each time goTo moves the program (stage
+// "move") and before each command it replays ("replay"): a fault it
+// injects (an error, a killed program) must leave the person where they
+// were.
+var moveFault func(s *Session, stage string) error
+
 // replayStep runs one recorded command again, with the breakpoints it had.
 func (s *Session) replayStep(step Step) (string, error) {
+	if moveFault != nil {
+		if err := moveFault(s, "replay"); err != nil {
+			return "", err
+		}
+	}
+
 	if step.Cmd.Op == opHits {
 		return s.replayHits(step)
 	}
@@ -456,7 +485,10 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		t = orig[:s.firstIndex()]
 	}
 	if err := s.goTo(t, st); err != nil {
-		return err
+		if gerr := s.goTo(orig, st); gerr != nil {
+			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		}
+		return fmt.Errorf("%v; you are back where you were", err)
 	}
 	if err := leave(); err != nil {
 		return err

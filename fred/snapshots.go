@@ -548,6 +548,23 @@ func (s *Session) drop(id int) {
 
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.
+// keepPresent takes a snapshot of the moment the person is at, unless one
+// names it already: a reverse command that fails brings them back by
+// restoring it, not by replaying their commands, which can diverge.
+func (s *Session) keepPresent() {
+	if s.snap == nil || !s.running || s.pid == 0 {
+		return
+	}
+	for _, sn := range s.snaps {
+		if sn.run == s.run && len(sn.Steps) == len(s.Timeline.Steps) && isPrefix(sn.Steps, s.Timeline.Steps) {
+			return
+		}
+	}
+	if _, err := s.Checkpoint(true); err != nil {
+		debugf("keeping the present: %v", err)
+	}
+}
+
 func (s *Session) maybeAutoSnapshot() {
 	if s.snap == nil || !s.running || s.autoFailed == s.run+1 {
 		return

@@ -399,3 +399,43 @@ func quote(b []byte) string {
 	}
 	return sb.String() + cut
 }
+
+// CutBack undoes what was recorded after h was read: the log ends at h's
+// end again, and a cut there tells every copy of the program standing
+// past it (one that recorded those entries) that its future is gone, as a
+// divergence does (fredlog.c, cut). fred uses it when a command failed
+// and brought the person back to a moment recorded before it began: what
+// its replays recorded after that is no history of theirs. The program
+// must not be running (it is stopped at the debugger's prompt).
+func CutBack(path string, h Header) error {
+	now, err := ReadHeader(path)
+	if err != nil {
+		return err
+	}
+	if now.End <= h.End {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	le := binary.LittleEndian
+	b := make([]byte, 8)
+	put := func(off int64, v uint64) error {
+		le.PutUint64(b, v)
+		_, err := f.WriteAt(b, off)
+		return err
+	}
+	// cuts[ncuts % 400] = end, then ncuts, end and count: the order
+	// fredlog.c's cut writes them in.
+	for _, w := range []struct {
+		off int64
+		v   uint64
+	}{{56 + 8*int64(now.Cuts%MaxCuts), h.End}, {40, now.Cuts + 1}, {24, h.End}, {32, h.Count}} {
+		if err := put(w.off, w.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
