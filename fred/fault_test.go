@@ -106,10 +106,10 @@ func TestFaultsLeaveThePersonWhereTheyWere(t *testing.T) {
 				// kill in the middle of a replay is not caught yet.)
 				ts.do("fred-reverse-continue") // history to replay
 				ts.do("n")
-				var out string
-				withFault(faultKill, func() { out = ts.do("fred-reverse-step") })
-				if !strings.Contains(out, "the debugging session ended") {
-					t.Errorf("the program killed under %s: %s", fs.name, out)
+				var err error
+				withFault(faultKill, func() { err = ts.Exec("fred-reverse-step") })
+				if !errors.Is(err, ErrSessionOver) {
+					t.Errorf("the program killed under %s: %v, want the session's end", fs.name, err)
 				}
 			}
 		})

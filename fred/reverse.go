@@ -472,6 +472,9 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		t = next
 	}
 	if err != nil {
+		if errors.Is(err, ErrSessionOver) {
+			return err // nothing to go back to
+		}
 		// Put the person back where they were.
 		if gerr := s.goTo(orig, st); gerr != nil {
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
@@ -485,6 +488,9 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		t = orig[:s.firstIndex()]
 	}
 	if err := s.goTo(t, st); err != nil {
+		if errors.Is(err, ErrSessionOver) {
+			return err
+		}
 		if gerr := s.goTo(orig, st); gerr != nil {
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
