@@ -2,6 +2,8 @@ package fred
 
 import (
 	"errors"
+	"math"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,4 +116,44 @@ func TestFaultsLeaveThePersonWhereTheyWere(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMemoryBound: a reverse command that passes fred's memory bound stops
+// with a message that names the bound, and the person is where they were.
+// (A bound of one byte: fred is past it from the start.)
+func TestMemoryBound(t *testing.T) {
+	ts := gdbSession(t, "watch", "fork")
+	ts.opt.MaxMemory = 1
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	ts.do("break update if i == 40")
+	ts.must("run", `update \(i=40\)`)
+	ts.do("next")
+	where := ts.do("frame")
+	for _, rc := range []string{"fred-reverse-step", "fred-reverse-watch sum"} {
+		ts.must(rc, `^fred: fred's own memory reached \d+ MB, its bound of 0 MB \(fred --max-memory MB; .*\): the command stops here; you are back where you were`)
+		if got := ts.do("frame"); got != where {
+			t.Fatalf("%s past the memory bound: the program is at\n%s\nnot\n%s", rc, got, where)
+		}
+	}
+	ts.opt.MaxMemory = 0
+	ts.must("fred-reverse-step", `took`)
+}
+
+// TestDiskGuard: a CRIU snapshot that the snapshot directory's disk has no
+// room for is refused with one message before the dump starts, and the
+// session goes on. (A 4 MB tmpfs as the directory.)
+func TestDiskGuard(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"); err != nil {
+		t.Fatalf("mounting a small tmpfs for the test (run the tests as root, as 'make test' does): %v", err)
+	}
+	defer syscall.Unmount(dir, syscall.MNT_DETACH)
+	ts := gdbSessionIn(t, "watch", "criu", dir)
+	ts.do("break update if i == 40")
+	ts.must("run", `update \(i=40\)`)
+	ts.must("fred-checkpoint", `no room for a snapshot under .*: \d+ MB free`)
+	if v := ts.value("i"); v != "40" {
+		t.Fatalf("after the refused snapshot, i = %s", v)
+	}
+	ts.must("next", `if \(i == 277\)`)
 }

@@ -53,11 +53,17 @@ type tsession struct {
 // gdbSession starts real gdb on a fixture, with the given snapshot backend.
 func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
 	t.Helper()
+	return gdbSessionIn(t, fixture, snapshots, t.TempDir())
+}
+
+// gdbSessionIn is gdbSession with the snapshots in dir.
+func gdbSessionIn(t *testing.T, fixture, snapshots, dir string) *tsession {
+	t.Helper()
 	testutil.Require(t, "gdb")
 	prog := testutil.Fixture(t, fixture)
 	out := &syncBuf{}
 	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", prog}, Out: out,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: t.TempDir()})
+		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -453,6 +453,9 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	// statement that raised, as after a crash.
 	postMortem := len(orig) > 0 && s.p.InProcess && orig[len(orig)-1].Stop == P.StopSignal
 	for i := 0; i < n; i++ {
+		if err = ctx.Err(); err != nil {
+			break // Ctrl-C, or fred's memory bound
+		}
 		var next []Step
 		next, err = target(t, st)
 		// Code without source to show (libc, the startup code) is no
@@ -480,6 +483,9 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		if errors.Is(err, context.Canceled) {
+			if c := stopCause(ctx); c != nil {
+				return fmt.Errorf("%w; you are back where you were", c)
+			}
 			return fmt.Errorf("'%s' interrupted; you are back where you were", name)
 		}
 		return err

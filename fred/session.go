@@ -50,6 +50,9 @@ type Options struct {
 	Forwarding func(on bool)
 	// NoReplayLog: the program runs without the replay log (replaylog.go).
 	NoReplayLog bool
+	// MaxMemory bounds fred's own memory in a reverse command (bytes;
+	// 0: half the machine's memory).
+	MaxMemory uint64
 }
 
 // Session is one debugger and the history of the program it runs.
@@ -114,15 +117,18 @@ type Session struct {
 
 // interruptible gives a fred command a context that Ctrl-C cancels.
 func (s *Session) interruptible() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan struct{})
 	s.mu.Lock()
-	s.cancel = cancel
+	s.cancel = func() { cancel(context.Canceled) }
 	s.mu.Unlock()
+	s.watchMemory(cancel, done)
 	return ctx, func() {
 		s.mu.Lock()
 		s.cancel = nil
 		s.mu.Unlock()
-		cancel()
+		close(done)
+		cancel(context.Canceled)
 	}
 }
 

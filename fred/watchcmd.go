@@ -390,6 +390,9 @@ func (s *Session) reverseWatch(args []string) error {
 			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %d moments fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, nt.Looked)
 		}
 		if errors.Is(err, context.Canceled) {
+			if c := stopCause(ctx); c != nil {
+				return fmt.Errorf("%w; you are back where you were", c)
+			}
 			return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
 		}
 		return err
@@ -422,6 +425,9 @@ func (s *Session) reverseWatch(args []string) error {
 				return fmt.Errorf("searching the threads: %v; and going back to where you were failed: %v", err, gerr)
 			}
 			if errors.Is(err, context.Canceled) {
+				if c := stopCause(ctx); c != nil {
+					return fmt.Errorf("%w; you are back where you were", c)
+				}
 				return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
 			}
 			return fmt.Errorf("searching the threads: %w; you are back where you were", err)

@@ -80,6 +80,7 @@ func run(args []string) int {
 	keep := fs.Bool("keep", false, "leave the snapshots on disk when the session ends")
 	criuPath := fs.String("criu", "", "the criu `PATH` (default: $FRED_CRIU, then where 'make deps' puts it, then PATH)")
 	noLog := fs.Bool("no-replay-log", false, "run the program without the replay log (its clock, randomness and input are not recorded nor given back)")
+	maxMem := fs.Uint64("max-memory", 0, "fred's own memory bound in `MB`: a reverse command that would pass it stops, and you are back where you were (default: half the machine's memory)")
 	fs.Var(&scripts, "x", "run commands from `FILE` (fred's and the debugger's) first; may repeat")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
@@ -118,7 +119,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
