@@ -449,9 +449,16 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	var err error
 	atStart := false
 	// From a post-mortem (an uncaught exception), the stops just behind
-	// are the exception's way up the stack: going back lands before the
-	// statement that raised, as after a crash.
+	// are the exception's way up the stack, and the handlers that let it
+	// go on (an except that closes a file and raises again): going back
+	// lands before the statement that raised, where the post-mortem
+	// shows it, as after a crash.
 	postMortem := len(orig) > 0 && s.p.InProcess && orig[len(orig)-1].Stop == P.StopSignal
+	raised := P.Location{}
+	if postMortem {
+		raised = orig[len(orig)-1].At
+		raised.Unwind = false
+	}
 	for i := 0; i < n; i++ {
 		if err = ctx.Err(); err != nil {
 			break // Ctrl-C, or fred's memory bound
@@ -460,7 +467,11 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		next, err = target(t, st)
 		// Code without source to show (libc, the startup code) is no
 		// place to land: keep going back.
-		for err == nil && len(next) > s.firstIndex() && (!hasSource(next[len(next)-1]) || postMortem && next[len(next)-1].At.Unwind) {
+		for k := 0; err == nil && len(next) > s.firstIndex(); k++ {
+			at := next[len(next)-1].At
+			if hasSource(next[len(next)-1]) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
+				break
+			}
 			next, err = target(next, st)
 		}
 		postMortem = false
@@ -514,6 +525,11 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	s.Printf("'%s' took %.2f s (%d restores, %d replayed commands)", name, time.Since(start).Seconds(), st.restores, st.replayed)
 	return nil
 }
+
+// maxUnwindSteps bounds the steps back from a post-mortem to the raising
+// statement; past it, the first stop that is not on the exception's way
+// up will do.
+const maxUnwindSteps = 300
 
 // countArg reads an optional repeat count.
 func countArg(cmd string, args []string) (int, error) {
