@@ -157,3 +157,48 @@ func TestDiskGuard(t *testing.T) {
 	}
 	ts.must("next", `if \(i == 277\)`)
 }
+
+// TestSnapshotCopyKilled: the copy that holds the first snapshot is
+// killed; a reverse command that needs it says so, the person is where
+// they were, and the session goes on without that snapshot.
+func TestSnapshotCopyKilled(t *testing.T) {
+	for _, tc := range []struct {
+		name, where, variable string
+		start                 func(t *testing.T) *tsession
+		setup                 []string
+	}{
+		{"gdb", "frame", "v", func(t *testing.T) *tsession { return gdbSession(t, "watch", "fork") },
+			[]string{"break update if i == 40", "run", "next"}},
+		{"pdb", "fred_frame", "v", func(t *testing.T) *tsession { ts, _ := pdbSession(t, "watch.py", "fork"); return ts },
+			[]string{"break 11, i == 40", "c", "n"}},
+		{"perl", "DB::fred_frame()", "$v", func(t *testing.T) *tsession { ts, _ := perlSession(t, "watch.pl", "fork"); return ts },
+			[]string{"b 12 $i == 40", "c", "n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := tc.start(t)
+			for _, c := range tc.setup {
+				ts.do(c)
+			}
+			where, val := ts.do(tc.where), ts.value(tc.variable)
+			first := ts.snaps[1]
+			if first == nil || first.Pid == 0 {
+				t.Fatalf("no first snapshot with a copy: %+v", first)
+			}
+			if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			out := ts.do("fred-reverse-continue")
+			if strings.Contains(out, "took") || !strings.Contains(out, "back where you were") {
+				t.Fatalf("reverse-continue to the killed snapshot: %s", out)
+			}
+			if got := ts.do(tc.where); got != where {
+				t.Fatalf("the program is at\n%s\nnot where it was:\n%s", got, where)
+			}
+			if got := ts.value(tc.variable); got != val {
+				t.Fatalf("%s is %s, was %s", tc.variable, got, val)
+			}
+			// fred forgot it: going back works from the snapshots left.
+			ts.must("fred-reverse-step", `took`)
+		})
+	}
+}

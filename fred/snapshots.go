@@ -401,6 +401,12 @@ func (s *Session) Restart(id int) error {
 // restore replaces the live program with snapshot sn: kill it, restore the
 // image (same pid), take it back into the debugger.
 func (s *Session) restore(sn *snap) error {
+	if _, through := sn.via.(ckpt.ThroughDebugger); through && !proc.Alive(sn.Pid) {
+		// Found before the live program is let go of: under pdb and
+		// perl that would end the session.
+		s.drop(sn.ID)
+		return fmt.Errorf("snapshot %d is gone: its copy (pid %d) has exited; fred goes on without it", sn.ID, sn.Pid)
+	}
 	if s.ip != nil {
 		return s.restoreInProcess(sn)
 	}
@@ -553,8 +559,6 @@ func (s *Session) drop(id int) {
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 }
 
-// maybeAutoSnapshot takes the first snapshot of a run when the program
-// first stops, and later ones as the history grows.
 // keepPresent takes a snapshot of the moment the person is at, unless one
 // names it already: a reverse command that fails brings them back by
 // restoring it, not by replaying their commands, which can diverge.
@@ -572,6 +576,8 @@ func (s *Session) keepPresent() {
 	}
 }
 
+// maybeAutoSnapshot takes the first snapshot of a run when the program
+// first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
 	if s.snap == nil || !s.running || s.autoFailed == s.run+1 {
 		return
