@@ -581,15 +581,16 @@ def _fred_frame_key(f):
 def fred_scope_here():
     global fred_scope
     fred_scope = _fred_frame_key(gdb.selected_frame())
-def fred_scope_where():
+def _fred_scope_frame():
     f = gdb.newest_frame() if fred_scope else None
     while f is not None and _fred_frame_key(f) != fred_scope:
         f = f.older()
+    return f
+def fred_scope_where():
+    f = _fred_scope_frame()
     print('FREDSCOPE %d %s' % (f.level(), f.name()) if f else 'FREDSCOPE -1')
 def fred_eval_scoped(q):
-    f = gdb.newest_frame() if fred_scope else None
-    while f is not None and _fred_frame_key(f) != fred_scope:
-        f = f.older()
+    f = _fred_scope_frame()
     if f is None:
         return gdb.execute('with scheduler-locking on -- interpreter-exec mi ' + q)
     level = gdb.selected_frame().level()
