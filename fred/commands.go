@@ -270,7 +270,6 @@ func (s *Session) execFred(line string) error {
 	if !c.NeedsHistory || !s.running {
 		return c.Run(s, f[1:])
 	}
-	s.keepPresent()
 	mark, marked := s.logMark()
 	err := c.Run(s, f[1:])
 	if err != nil && marked {

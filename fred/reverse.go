@@ -440,6 +440,13 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	st := &revStats{}
 	ctx, stop := s.interruptible()
 	defer stop()
+	present := s.keepPresent()
+	lost := false // going back failed: the present's snapshot is all that is left of it
+	defer func() {
+		if !lost {
+			s.dropPresent(present)
+		}
+	}()
 	rw := s.rewriter(ctx, st)
 	target := func(t []Step, _ *revStats) ([]Step, error) { return pick(rw, t) }
 	orig := append([]Step(nil), s.Timeline.Steps...)
@@ -491,6 +498,7 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		}
 		// Put the person back where they were.
 		if gerr := s.goTo(orig, st); gerr != nil {
+			lost = true
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		if errors.Is(err, context.Canceled) {
@@ -509,6 +517,7 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 			return err
 		}
 		if gerr := s.goTo(orig, st); gerr != nil {
+			lost = true
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		return fmt.Errorf("%v; you are back where you were", err)

@@ -561,18 +561,40 @@ func (s *Session) drop(id int) {
 
 // keepPresent takes a snapshot of the moment the person is at, unless one
 // names it already: a reverse command that fails brings them back by
-// restoring it, not by replaying their commands, which can diverge.
-func (s *Session) keepPresent() {
+// restoring it, not by replaying their commands, which can diverge. Only
+// where a snapshot is a copy (fork copies, pdb's and perl's), which costs
+// milliseconds; CRIU's would cost a dump, and a program stopped at a
+// signal does not survive one. It returns the snapshot, to drop with
+// dropPresent once the command succeeded (0: none taken).
+func (s *Session) keepPresent() int {
 	if s.snap == nil || !s.running || s.pid == 0 {
-		return
+		return 0
+	}
+	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
+		return 0
 	}
 	for _, sn := range s.snaps {
 		if sn.run == s.run && len(sn.Steps) == len(s.Timeline.Steps) && isPrefix(sn.Steps, s.Timeline.Steps) {
-			return
+			return 0
 		}
 	}
-	if _, err := s.Checkpoint(true); err != nil {
+	sn, err := s.Checkpoint(true)
+	if err != nil {
 		debugf("keeping the present: %v", err)
+		return 0
+	}
+	return sn.ID
+}
+
+// dropPresent drops keepPresent's snapshot: the command went well, and
+// the person's pictures and numbers stay as they were.
+func (s *Session) dropPresent(id int) {
+	if id == 0 || s.snaps[id] == nil {
+		return
+	}
+	s.drop(id)
+	if id == s.nextSnap {
+		s.nextSnap--
 	}
 }
 

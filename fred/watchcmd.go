@@ -369,6 +369,13 @@ func (s *Session) reverseWatch(args []string) error {
 	}
 	began := time.Now()
 	st := &revStats{}
+	present := s.keepPresent()
+	lost := false // going back failed: the present's snapshot is all that is left of it
+	defer func() {
+		if !lost {
+			s.dropPresent(present)
+		}
+	}()
 	orig := append([]Step(nil), s.Timeline.Steps...)
 	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
@@ -384,6 +391,7 @@ func (s *Session) reverseWatch(args []string) error {
 	if err != nil {
 		// The person goes back to where they were.
 		if gerr := s.goTo(orig, st); gerr != nil {
+			lost = true
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		if errors.As(err, &nt) {
@@ -399,7 +407,14 @@ func (s *Session) reverseWatch(args []string) error {
 	}
 	landed := res.Landed.(moment)
 	if err := s.goTo(landed.steps, st); err != nil {
-		return err
+		if errors.Is(err, ErrSessionOver) {
+			return err
+		}
+		if gerr := s.goTo(orig, st); gerr != nil {
+			lost = true
+			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		}
+		return fmt.Errorf("%v; you are back where you were", err)
 	}
 	if s.p.Threads != nil {
 		// Another thread may have made the change while this one ran
@@ -422,6 +437,7 @@ func (s *Session) reverseWatch(args []string) error {
 			s.Printf("searching the threads: %v; this is where the history of %s changes it", err, s.threadHere())
 		case err != nil:
 			if gerr := s.goTo(orig, st); gerr != nil {
+				lost = true
 				return fmt.Errorf("searching the threads: %v; and going back to where you were failed: %v", err, gerr)
 			}
 			if errors.Is(err, context.Canceled) {
@@ -435,6 +451,7 @@ func (s *Session) reverseWatch(args []string) error {
 	}
 	if err := w.confirm(landed, res.After); err != nil {
 		if gerr := s.goTo(orig, st); gerr != nil {
+			lost = true
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
 		return fmt.Errorf("%v; you are back where you were", err)

@@ -582,10 +582,13 @@ def fred_scope_here():
     global fred_scope
     fred_scope = _fred_frame_key(gdb.selected_frame())
 def _fred_scope_frame():
-    f = gdb.newest_frame() if fred_scope else None
-    while f is not None and _fred_frame_key(f) != fred_scope:
-        f = f.older()
-    return f
+    try:
+        f = gdb.newest_frame() if fred_scope else None
+        while f is not None and _fred_frame_key(f) != fred_scope:
+            f = f.older()
+        return f
+    except gdb.error:
+        return None  # no frames (the program is gone): gdb's own answer says so
 def fred_scope_where():
     f = _fred_scope_frame()
     print('FREDSCOPE %d %s' % (f.level(), f.name()) if f else 'FREDSCOPE -1')
