@@ -265,20 +265,20 @@ func TestReverseFromCatchBlock(t *testing.T) {
 	ts := gdbSession(t, "catch", "criu")
 	catch := fixtureLineOf(t, "catch.cpp", "catch")
 	ts.do(fmt.Sprintf("break %d", catch))
-	ts.must("run", fmt.Sprintf(`Breakpoint 1, main \(\) at .*catch.cpp:%d`, catch))
+	ts.must("run", fmt.Sprintf(`Breakpoint 1, main \(\)\s+at .*catch.cpp:%d`, catch))
 	if v := ts.value("book.size()"); v != "15000" {
 		t.Fatalf("book.size() is %s in the catch block, want 15000", v)
 	}
 	ts.must("fred-reverse-step", `(?s)add \(book=.*id=15001, qty=0\).*throw std::invalid_argument`)
-	ts.must("fred-reverse-finish", `(?s)main \(\) at .*catch.cpp:\d+\r?\n\d+\s+add\(book, i,`)
+	ts.must("fred-reverse-finish", `(?s)main \(\)\s+at .*catch.cpp:\d+\r?\n\d+\s+add\(book, i,`)
 	if v := ts.value("i"); v != "15001" {
 		t.Fatalf("reverse-finish: i is %s, want 15001", v)
 	}
-	ts.must("continue", fmt.Sprintf(`Breakpoint 1, main \(\) at .*catch.cpp:%d`, catch))
+	ts.must("continue", fmt.Sprintf(`Breakpoint 1, main \(\)\s+at .*catch.cpp:%d`, catch))
 	out := ts.must("fred-reverse-watch book.size() == 15000",
 		`(?s)_M_node_count.*'book.size\(\) == 15000' is false here; the next step makes it true\r?\nfred: the names in 'book.size\(\) == 15000' are main's, frame (\d+) here: 'frame (\d+)' selects it`)
 	level := regexp.MustCompile(`'frame (\d+)' selects it`).FindStringSubmatch(out)[1]
-	ts.must("frame "+level, `main \(\) at .*catch.cpp`)
+	ts.must("frame "+level, `main \(\)\s+at .*catch.cpp`)
 	if v := ts.value("book.size()"); v != "14999" {
 		t.Fatalf("at the landing, book.size() is %s, want 14999", v)
 	}
@@ -287,7 +287,7 @@ func TestReverseFromCatchBlock(t *testing.T) {
 	}
 	ts.do("frame 0")
 	ts.do("step")
-	ts.must("frame "+level, `main \(\) at .*catch.cpp`)
+	ts.must("frame "+level, `main \(\)\s+at .*catch.cpp`)
 	if v := ts.value("book.size()"); v != "15000" {
 		t.Fatalf("one step after the landing, book.size() is %s, want 15000", v)
 	}
@@ -319,7 +319,7 @@ func TestStopConditionsReplayed(t *testing.T) {
 		ts.must("continue", `Temporary breakpoint 3, update \(i=5\)`)
 		ts.must("catch syscall write", `Catchpoint 4`)
 		ts.must("continue", `Catchpoint 4 \(call to syscall write\)`)
-		ts.must("fred-reverse-continue", `update \(i=5\) at .*watch.c:9`)
+		ts.must("fred-reverse-continue", `update \(i=5\)\s+at .*watch.c:9`)
 		// Back over the tbreak's stop to the watchpoint's, which is
 		// deleted: fred makes it again for the replay.
 		ts.must("fred-reverse-continue", `update \(i=2\)`)

@@ -333,7 +333,7 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		ts := gdbSession(t, "mt_sum", "criu")
 		ts.do("break 79")
-		ts.must("run", `hit Breakpoint 1, main \(\) at .*mt_sum.c:79`)
+		ts.must("run", `hit Breakpoint 1, main \(\)\s+at .*mt_sum.c:79`)
 		sum := ts.value("sum()")
 		if sum == "1000" {
 			if clean++; clean > 10 {
@@ -345,14 +345,14 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 			continue
 		}
 		ts.must("fred-reverse-continue", `mt_sum.c:\d+`)
-		ts.must("continue", `hit Breakpoint 1, main \(\) at .*mt_sum.c:79`)
+		ts.must("continue", `hit Breakpoint 1, main \(\)\s+at .*mt_sum.c:79`)
 		if again := ts.value("sum()"); again != sum {
 			t.Fatalf("run %d: the replay's sum is %s, the recorded run's %s", i, again, sum)
 		}
 		out := ts.must("fred-reverse-watch sum() == 1000", named.String())
 		th := named.FindStringSubmatch(out)[1]
 		ts.must("info threads", `(?m)^\* `+th+` +Thread`)
-		ts.must("bt", `(?s)#0  (?:put \(i=0, v=\d+\) at .*mt_sum.c:40|give \(i=\d\) at .*mt_sum.c:47)\r?\n#1  .* in mover \(arg=0x\d\) at .*mt_sum.c:6[67]`)
+		ts.must("bt", `(?s)#0  (?:put \(i=0, v=\d+\)\s+at .*mt_sum.c:40|give \(i=\d\)\s+at .*mt_sum.c:47)\r?\n#1  .* in mover \(arg=0x\d\)\s+at .*mt_sum.c:6[67]`)
 		if v := held(ts, "sum() == 1000"); v != "1" {
 			t.Fatalf("run %d: at the landing, sum() == 1000 is %s, want 1", i, v)
 		}
