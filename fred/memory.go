@@ -53,23 +53,15 @@ func (s *Session) memoryBound() uint64 {
 	return DefaultMaxMemory()
 }
 
-// memoryUsed is what the Go runtime has taken from the system.
+// memoryUsed is what the Go runtime holds from the system (what it has
+// mapped, less what it gave back).
 func memoryUsed() uint64 {
-	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	m := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(m)
-	if m[0].Value.Kind() != metrics.KindUint64 {
+	if m[0].Value.Kind() != metrics.KindUint64 || m[1].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return m[0].Value.Uint64() - releasedMemory()
-}
-
-func releasedMemory() uint64 {
-	m := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(m)
-	if m[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return m[0].Value.Uint64()
+	return m[0].Value.Uint64() - m[1].Value.Uint64()
 }
 
 // watchMemory cancels ctx with a MemoryBoundError once fred's memory

@@ -513,14 +513,7 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		t = orig[:s.firstIndex()]
 	}
 	if err := s.goTo(t, st); err != nil {
-		if errors.Is(err, ErrSessionOver) {
-			return err
-		}
-		if gerr := s.goTo(orig, st); gerr != nil {
-			lost = true
-			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
-		}
-		return fmt.Errorf("%v; you are back where you were", err)
+		return s.landingFailed(err, orig, st, &lost)
 	}
 	if err := leave(); err != nil {
 		return err
@@ -533,6 +526,20 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 	}
 	s.Printf("'%s' took %.2f s (%d restores, %d replayed commands)", name, time.Since(start).Seconds(), st.restores, st.replayed)
 	return nil
+}
+
+// landingFailed is a reverse command whose last move, to where it
+// landed, failed: the person goes back to orig (the present), and lost
+// says when that failed too.
+func (s *Session) landingFailed(err error, orig []Step, st *revStats, lost *bool) error {
+	if errors.Is(err, ErrSessionOver) {
+		return err
+	}
+	if gerr := s.goTo(orig, st); gerr != nil {
+		*lost = true
+		return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+	}
+	return fmt.Errorf("%v; you are back where you were", err)
 }
 
 // maxUnwindSteps bounds the steps back from a post-mortem to the raising

@@ -407,14 +407,7 @@ func (s *Session) reverseWatch(args []string) error {
 	}
 	landed := res.Landed.(moment)
 	if err := s.goTo(landed.steps, st); err != nil {
-		if errors.Is(err, ErrSessionOver) {
-			return err
-		}
-		if gerr := s.goTo(orig, st); gerr != nil {
-			lost = true
-			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
-		}
-		return fmt.Errorf("%v; you are back where you were", err)
+		return s.landingFailed(err, orig, st, &lost)
 	}
 	if s.p.Threads != nil {
 		// Another thread may have made the change while this one ran
