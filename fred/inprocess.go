@@ -265,7 +265,10 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	if s.p.SaveState != "" && s.dir != "" {
 		state = filepath.Join(s.dir, "debugger-state")
 		if _, err := s.query(fmt.Sprintf(s.p.SaveState, state)); err != nil {
-			if errors.Is(err, ErrSessionOver) {
+			var te *TimeoutError
+			if errors.Is(err, ErrSessionOver) || errors.As(err, &te) {
+				// Without the person's breakpoints the restored
+				// program would replay to other stops.
 				return err
 			}
 			state = ""

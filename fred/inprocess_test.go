@@ -949,3 +949,28 @@ func TestPerlStopConditionsReplayed(t *testing.T) {
 		ts.must("p $i", `^8`)
 	})
 }
+
+// perl's watch expressions (`w`) are stop conditions too: one set after
+// the snapshot is there when fred replays from it, so a replayed `c`
+// stops where the watch stopped it, and reverse-continue goes back to
+// the watch's previous stop.
+func TestPerlWatchExpressionsReplayed(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "watch.pl", backend)
+		ts.do("b 17 $i == 3")
+		ts.must("c", `watch.pl:17\)`)
+		ts.do("B 17")
+		ts.must("w $total", `^\s*$|`)
+		ts.must("c", `(?s)Watchpoint 0:\s+\$total changed:.*old value:\s+'8'.*new value:\s+'16'`)
+		ts.must("p $i", `^4`)
+		ts.must("c", `(?s)Watchpoint 0:\s+\$total changed:.*old value:\s+'16'.*new value:\s+'18'`)
+		ts.must("p $i", `^5`)
+		ts.must("fred-reverse-continue", `watch.pl:17\)`)
+		ts.must("p $i", `^4`)
+		ts.must("p $total", `^16`)
+		ts.must("c", `(?s)Watchpoint 0:\s+\$total changed:.*old value:\s+'16'.*new value:\s+'18'`)
+		ts.must("p $i", `^5`)
+		ts.do("W $total")
+		ts.must("c", `total=-998208`)
+	})
+}

@@ -93,7 +93,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 				continue
 			}
 		}
-		if hitsCount() != nil {
+		if s.hitCounts() != nil {
 			// No hit counts on this machine: jump near the stop by run
 			// time while that gets closer, then count the rest.
 			near, rest, err := s.nearStop(m.ctx, cur, last, m.st)
@@ -109,7 +109,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 				return nil, true, err
 			}
 			if why == "limit" {
-				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, hitsCount())
+				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, s.hitCounts())
 			}
 			if n > 0 {
 				cur = with(cur, s.synth(P.OpNext, n, last.Bps))
@@ -187,13 +187,13 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 		if err := ctx.Err(); err != nil {
 			return 0, 0, nil, 0, true, err
 		}
-		if total >= maxPassCount {
+		if total >= s.hitsLimit(maxPassCount) {
 			// Each execution costs a debug trap (about 10 µs): a
 			// statement of a loop that runs for minutes would take hours.
 			loc, _ := s.location()
-			return 0, 0, nil, 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, maxPassCount)
+			return 0, 0, nil, 0, true, fmt.Errorf("the continue runs %s more than %d times before it stops; going back over it is not supported yet", loc, s.hitsLimit(maxPassCount))
 		}
-		r, err := s.runHits(pc, passChunk, last.Bps, s.opt.Timeout+3*last.Took+10*time.Second)
+		r, err := s.runHits(pc, passChunk, last.Bps, s.opt.Timeout+3*last.Took+10*time.Second+s.hitsDeadline(passChunk))
 		if errors.Is(err, ErrNoHitCounts) {
 			return 0, 0, nil, 0, false, nil // no debug register: count the nexts instead
 		}

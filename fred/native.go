@@ -551,7 +551,7 @@ func (w *watchProgram) Between(ctx context.Context, a, b watch.Moment) (watch.Mo
 func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Moment, error) {
 	s := w.s
 	minSpan := minNative
-	if hitsCount() != nil {
+	if s.hitCounts() != nil {
 		// No hit counts to divide a short stretch: divide it further by
 		// run time, however unevenly the interrupts land, before the
 		// `next`s count what is left.
@@ -573,6 +573,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	aK := anchorKey(st.pa)
 	triedEnd := false
 	shrink := 1.0
+	failed := 0 // tries that ended in an error
 	for try := 0; try < 8; try++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -659,8 +660,21 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			d0 = st.base[len(st.base)-1].Depth
 		}
 		why, err := s.settle(d0)
+		var fp string
+		if err == nil && why == "done" {
+			fp, err = s.fingerprint()
+		}
 		if err != nil {
-			return nil, err
+			if errors.Is(err, ErrSessionOver) || ctx.Err() != nil || failed > 0 {
+				return nil, err
+			}
+			// Seen under load in a threaded program after a CRIU
+			// restore: gdb lost a thread ("No such process"). The next
+			// try restores the program again.
+			debugf("probe: %v; once more", err)
+			failed++
+			s.dirty(st.base)
+			continue
 		}
 		if why != "done" {
 			// Settling ran into the continue's own stop (or the end).
@@ -670,10 +684,6 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			}
 			shrink /= 2
 			continue
-		}
-		fp, err := s.fingerprint()
-		if err != nil {
-			return nil, err
 		}
 		if st.pa != nil && fp == st.pa.fp && r.ran < sameMoment {
 			// The interrupt came before the program moved past a's

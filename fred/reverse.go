@@ -276,12 +276,18 @@ func (s *Session) useBreakpoints(want []string) (func() error, error) {
 	if want == nil || s.p.BreakpointsCmd == "" {
 		return put, nil
 	}
+	// A change that fails leaves the breakpoints as they were: the
+	// callers return at once, and later commands need the person's.
+	fail := func(err error) (func() error, error) {
+		_ = put()
+		return func() error { return nil }, err
+	}
 	do := func(cmd, back string) error {
-		out, err := s.query(cmd)
-		if err == nil && back != "" {
-			undo = append(undo, back)
-		}
-		_ = out
+		// Undone even if the answer does not come: the debugger may
+		// have done it all the same, and undoing what it did not do
+		// (enabling an enabled breakpoint) does nothing.
+		undo = append(undo, back)
+		_, err := s.query(cmd)
 		return err
 	}
 	found := map[string]bool{}
@@ -291,12 +297,12 @@ func (s *Session) useBreakpoints(want []string) (func() error, error) {
 			found[b.Where] = true
 			if !b.Enabled {
 				if err := do(fmt.Sprintf(s.p.Enable, b.Num), fmt.Sprintf(s.p.Disable, b.Num)); err != nil {
-					return put, err
+					return fail(err)
 				}
 			}
 		case b.Enabled:
 			if err := do(fmt.Sprintf(s.p.Disable, b.Num), fmt.Sprintf(s.p.Enable, b.Num)); err != nil {
-				return put, err
+				return fail(err)
 			}
 		}
 	}
@@ -306,7 +312,7 @@ func (s *Session) useBreakpoints(want []string) (func() error, error) {
 		}
 		out, err := s.query(strings.ReplaceAll(s.p.BreakAt, "%q", strconv.Quote(w)))
 		if err != nil {
-			return put, err
+			return fail(err)
 		}
 		if n := s.p.ParseNewBreakpoint(out); n != "" {
 			undo = append(undo, fmt.Sprintf(s.p.Delete, n))

@@ -111,6 +111,7 @@ type Session struct {
 	lastFred   string // the last line, when it was a fred command: Enter repeats it
 	sourcing   int    // fred-source nesting
 	seq        int    // resync tokens
+	outOfStep  bool   // an answer did not come in time: catch up before the next query
 	autoFailed int    // run+1 of a run whose automatic snapshot failed
 	holdPrune  bool   // a fred command runs: prune when it ends
 }
@@ -256,8 +257,20 @@ func (s *Session) Failed() int { return s.failed }
 func (s *Session) Running() bool { return s.running }
 
 // Input passes what the person typed while a command runs to the debugger's
-// terminal (program input, answers to questions, Ctrl-C).
-func (s *Session) Input(b []byte) { s.ipInput(b); _ = s.conn.sendRaw(b) }
+// terminal (program input, answers to questions, Ctrl-C). Once the command
+// is over it writes nothing and says false: fred talks to the debugger
+// then, and typing mixed into that would reach the debugger as one line
+// with fred's own ("pecho"); it is for the next prompt.
+func (s *Session) Input(b []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.passing {
+		return false
+	}
+	s.ipInput(b)
+	_ = s.conn.sendRaw(b)
+	return true
+}
 
 // Resize passes a new terminal size to the debugger's pty.
 func (s *Session) Resize(ws *pty.Winsize) {
@@ -315,14 +328,88 @@ func (s *Session) query(cmd string) (string, error) {
 // queryFor is query with its own deadline, for replayed commands that may
 // run as long as they did the first time.
 func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
-	if err := s.conn.send(cmd); err != nil {
-		return "", ErrSessionOver
+	if s.outOfStep {
+		if err := s.catchUp(); err != nil {
+			return "", err
+		}
+	}
+	send := true
+	if answerFault != nil {
+		switch answerFault(cmd) {
+		case "late":
+			timeout = 0
+		case "drop":
+			send, timeout = false, 0
+		}
+	}
+	if send {
+		if err := s.conn.send(cmd); err != nil {
+			return "", ErrSessionOver
+		}
 	}
 	out, err := s.conn.waitPrompt(cmd, time.Now().Add(timeout), nil, true, nil, nil)
 	if errors.Is(err, ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		// Its answer may still come, and be taken for the next one's.
+		s.outOfStep = true
+	}
 	return out, err
+}
+
+// answerFault, set by tests, makes fred give up on the answer to one
+// query at once ("late": it comes after fred stopped waiting) or not send
+// it at all ("drop": no answer ever comes).
+var answerFault func(cmd string) string
+
+// catchUp puts fred and the debugger back in step after an answer that
+// did not come in time. The command may have ended since, or still run
+// (a replay that does not get where it went before): fred's echo answers
+// in the first case; in the second, Ctrl-C stops it first. What the
+// debugger said meanwhile is nobody's answer and is dropped. (A command
+// that moves the program marks the history dirty itself when it fails.)
+func (s *Session) catchUp() error {
+	s.outOfStep = false
+	if s.p.EchoCmd == nil || s.proc == nil {
+		return nil
+	}
+	for try := 0; try < 2; try++ {
+		if try > 0 {
+			// Busy: interrupt it. The terminal drops its pending
+			// input with the signal, the echo too: send it again.
+			if err := s.conn.sendRaw([]byte{3}); err != nil {
+				return ErrSessionOver
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+		s.seq++
+		token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
+		if err := s.conn.send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
+			return ErrSessionOver
+		}
+		wait := time.Second
+		if try > 0 {
+			wait = s.opt.Timeout
+		}
+		deadline := time.Now().Add(wait)
+		for {
+			out, err := s.conn.waitPrompt("(catching up)", deadline, nil, false, nil, nil)
+			if errors.Is(err, ErrDebuggerExited) {
+				return ErrSessionOver
+			}
+			if err != nil {
+				break
+			}
+			if strings.Contains(out, token) {
+				debugf("caught up with the debugger (try %d)", try)
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the debugger does not answer, even after Ctrl-C: %w", ErrSessionOver)
 }
 
 // Exec runs one line the person typed: a fred command or a debugger
@@ -367,6 +454,11 @@ func (s *Session) Exec(line string) error {
 // passThrough sends a person's command and shows its output as it comes,
 // with the person's typing going to the program while it runs.
 func (s *Session) passThrough(cmd P.Command) (string, error) {
+	if s.outOfStep {
+		if err := s.catchUp(); err != nil {
+			return "", err
+		}
+	}
 	if err := s.conn.send(cmd.Line); err != nil {
 		return "", ErrSessionOver
 	}
@@ -401,7 +493,10 @@ func (s *Session) resync() error {
 	_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
 	s.seq++
 	token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
-	if err := s.conn.send(s.p.EchoCmd(token)); err != nil {
+	// Ctrl-U first: the start of a line the person typed while the
+	// command ran, which the debugger already read, goes (its line
+	// editor's, or the terminal's, line kill).
+	if err := s.conn.send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
 		return ErrSessionOver
 	}
 	deadline := time.Now().Add(s.opt.Timeout)

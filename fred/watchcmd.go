@@ -168,6 +168,13 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 		// (whichThread).
 		return nil, nil
 	}
+	if pb := w.s.probeOf(bm.steps); pb != nil && !hasSource(pb.step) && proc.Threads(w.s.pid) > 1 {
+		// b stands in code without source (a call's dynamic linking,
+		// a wait) inside a statement `next` runs whole: counting the
+		// `next`s from a never meets it. The round-robin from a steps
+		// into the calls.
+		return nil, nil
+	}
 	if pb := w.s.probeOf(bm.steps); pb != nil && w.s.probeOf(am.steps) != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
 		// b is a moment inside a continue that only a snapshot names:
 		// count the statements up to it.

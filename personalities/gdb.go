@@ -45,7 +45,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbHitsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper:   gdbStepper,
@@ -226,6 +226,7 @@ var GDB = &Personality{
 		"reverse-nexti": "fred-reverse-next", "rni": "fred-reverse-next",
 	},
 	NativeRefused: regexp.MustCompile(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
+	KillLine:      "\x15",
 	EchoCmd:       func(token string) string { return "echo " + gdbEscape(token) },
 	// python and py read a block only without an argument ("python
 	// print(1)" is one line); pi never does.

@@ -23,6 +23,12 @@ type Stepper struct {
 	Fingerprint string
 	// Where prints "FREDWHERE PC EFLAGS LWP" for the selected thread.
 	Where string
+	// Hits, where set, runs the program until the selected thread is
+	// about to execute the instruction at addr for the k-th time from
+	// now (the present one not counted), with a software breakpoint and
+	// an ignore count, and prints "FREDHITS N": the executions counted.
+	// fred uses it where the debug registers do not count.
+	Hits func(addr uint64, k int) string
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a
@@ -206,6 +212,31 @@ class FredFP(gdb.Command):
 FredFP()
 `
 
+// gdbHitsPy defines fred-hits: a silent internal breakpoint of the
+// selected thread, ignored k-1 times. Resuming at addr steps over it
+// uncounted, as the hardware count leaves out the present execution.
+const gdbHitsPy = `
+import gdb
+class FredHits(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-hits', gdb.COMMAND_RUNNING)
+    def invoke(self, arg, tty):
+        a = arg.split()
+        bp = gdb.Breakpoint('*' + a[0], internal=True)
+        try:
+            bp.silent = True
+            t = gdb.selected_thread()
+            if t is not None:
+                bp.thread = t.num
+            bp.ignore_count = int(a[1]) - 1
+            gdb.execute('continue')
+        finally:
+            n = bp.hit_count
+            bp.delete()
+            print('FREDHITS %d' % n)
+FredHits()
+`
+
 // gdbPython is one gdb command that runs a Python program.
 func gdbPython(src string) string {
 	return "python exec(" + strconv.Quote(strings.TrimLeft(src, "\n")) + ")"
@@ -224,4 +255,5 @@ var gdbStepper = &Stepper{
 	Settle:      "fred-settle",
 	Fingerprint: "fred-fp",
 	Where:       "fred-where",
+	Hits:        func(addr uint64, k int) string { return fmt.Sprintf("fred-hits 0x%x %d", addr, k) },
 }

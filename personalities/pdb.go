@@ -108,6 +108,7 @@ var PDB = &Personality{
 	BreakAt:            "fred_break %q",
 	ParseNewBreakpoint: parseFredNewBp,
 	EvalCmd:            func(expr string) string { return "fred_eval " + expr },
+	KillLine:           "\x15",
 	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
 	ParseEval:          parseFredEval,
 	EvalFailed:         regexp.MustCompile(`^\(raises `),

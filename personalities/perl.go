@@ -108,6 +108,7 @@ var Perl = &Personality{
 	EvalCmd:            func(expr string) string { return "DB::fred_value(" + expr + ")" },
 	ParseEval:          parsePerlEval,
 	EvalFailed:         regexp.MustCompile(`^\(dies: `),
+	KillLine:           "\x15",
 	EchoCmd:            func(token string) string { return `print $DB::OUT "` + perlQuote(token) + `\n"` },
 	Refused: func(out string) bool {
 		return perlRefused.MatchString(out)
@@ -161,6 +162,9 @@ func perlArgv(argv []string, marker, tty string) []string {
 // perl pastes PERL5DB before the program. The pre- and post-prompt actions
 // tell fred's replay log (replaylog/) when the person is using the
 // debugger, whose own reads are then not the program's to record.
+// fred_watch adds (on) or removes a watch expression as w and W do; a
+// command runs inside DB::eval, which sets $DB::trace back from
+// $DB::otrace when it ends, so the watch bit goes into both.
 var perlBoot = strings.Join(strings.Fields(`BEGIN { require "perl5db.pl"; }
 BEGIN { package DB; no warnings qw(redefine once);
 our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
@@ -212,23 +216,29 @@ sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q(""
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
-      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w($c eq "1" ? "$f:$l" : "$f:$l if $c"), "\n"); } } }
-sub fred_break { my ($w, $c) = split / if /, fred_unw($_[0]), 2; my ($f, $l) = $w =~ /^(.*):(\d+)$/;
+      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w($c eq "1" ? "$f:$l" : "$f:$l if $c"), "\n"); } }
+  for my $e (@DB::to_watch) { my $w = fred_w("w $e"); fred_out("\@fred bp ", $w =~ s/ /\\x20/gr, " 1 $w\n") } }
+sub fred_watch { my ($e, $on) = @_; my @k = grep { $DB::to_watch[$_] ne $e } 0 .. $#DB::to_watch;
+  @DB::old_watch = @DB::old_watch[@k]; @DB::to_watch = @DB::to_watch[@k]; if ($on) { push @DB::to_watch, $e; $DB::evalarg = $e;
+    my ($v) = join(" ", &DB::eval); push @DB::old_watch, defined $v ? "'$v'" : "undef" } $DB::trace = @DB::to_watch ? $DB::trace | 2 : $DB::trace & ~2;
+  $DB::otrace = $DB::trace }
+sub fred_break { if (fred_unw($_[0]) =~ /^w (.*)$/s) { fred_out(); fred_watch($1, 1); fred_out("\@fred bp ", $_[0], "\n"); return }
+  my ($w, $c) = split / if /, fred_unw($_[0]), 2; my ($f, $l) = $w =~ /^(.*):(\d+)$/;
   if (eval { DB::break_on_filename_line($f, $l, defined $c ? $c : 1); 1 }) { fred_out("\@fred bp ", fred_w("$f:$l"), "\n") } else { fred_out("\@fred error $@") } }
-sub fred_delete { fred_out(); my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
+sub fred_delete { fred_out(); return fred_watch($1, 0) if fred_unw($_[0]) =~ /^w (.*)$/s; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
   my ($c, $a) = split /\0/, $dbline{$l}; if (defined $a && $a ne "") { $dbline{$l} = "\0$a" } else { delete $dbline{$l} }
   DB::_delete_breakpoint_data_ref($f, $l); }
-sub fred_enable { fred_out(); my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
-sub fred_save { fred_out(); my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+sub fred_enable { fred_out(); return fred_watch($1, $_[1]) if fred_unw($_[0]) =~ /^w (.*)$/s; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
+sub fred_save { fred_out(); local $DB::trace = $DB::trace & ~2; my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (grep { /^\d+$/ } keys %$h) { push @b, [$f, $l, $h->{$l}, DB::_is_breakpoint_enabled($f, $l) ? 1 : 0] } }
   require Data::Dumper; local $Data::Dumper::Useqq = 1; local $Data::Dumper::Terse = 1;
-  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}]); close $fh; }
-sub fred_load { fred_out(); my $s = do $_[0] or die "$_[0]: $@$!"; my ($b, $al) = @$s;
+  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}, [@DB::to_watch]]); close $fh; }
+sub fred_load { fred_out(); my $s = do { local $DB::trace = $DB::trace & ~2; do $_[0] } or die "$_[0]: $@$!"; my ($b, $al) = @$s;
   for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); local *dbline = $main::{$k};
     for my $l (grep { /^\d+$/ } keys %dbline) { delete $dbline{$l}; DB::_delete_breakpoint_data_ref($f, $l) } }
   for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
     $dbline{$l} = $v; DB::_set_breakpoint_enabled_status($f, $l, $en); $DB::had_breakpoints{$f} |= 1 }
-  %DB::alias = %$al; }
+  %DB::alias = %$al; @DB::to_watch = @DB::old_watch = (); fred_watch($_, 1) for @{ $s->[2] || [] }; }
 }`), " ")
 
 // perlQuote writes s for a Perl double-quoted string.

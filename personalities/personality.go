@@ -207,6 +207,11 @@ type Personality struct {
 	// EchoCmd makes the debugger print token (which holds control bytes):
 	// fred uses it to be sure it is in step with the debugger.
 	EchoCmd func(token string) string
+	// KillLine is the key that empties the line being typed (Ctrl-U, in
+	// readline and in the terminal's own line editing): fred's first
+	// line after a person's command starts with it, so that what the
+	// person typed meanwhile is not joined to it.
+	KillLine string
 	// BlockStart matches a command that reads lines up to "end".
 	BlockStart *regexp.Regexp
 	// Refused reports whether the debugger declined or failed a command,

@@ -297,9 +297,8 @@ func (t *terminal) start() {
 				t.mu.Lock()
 				toPTY := t.toPTY
 				t.mu.Unlock()
-				if toPTY {
-					t.sess.Input(b[:n])
-				} else {
+				if !toPTY || !t.sess.Input(b[:n]) {
+					// At the prompt, or typed as the command ended.
 					_, _ = pw.Write(append([]byte(nil), b[:n]...))
 				}
 			}
