@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fred-debugger/fred/internal/proc"
 	"os"
 	"sort"
 	"strconv"
@@ -62,7 +63,22 @@ func (s *Session) firstIndex() int {
 }
 
 // goTo brings the program to the moment reached by steps.
+//
+// A replay of a multi-threaded stretch diverges now and then under load
+// (the replay log does not order everything the threads share yet): once,
+// fred restores and replays it again, which mostly gets there.
 func (s *Session) goTo(steps []Step, st *revStats) error {
+	err := s.goToOnce(steps, st)
+	var de *DivergedError
+	if errors.As(err, &de) && s.running && proc.Threads(s.pid) > 1 {
+		debugf("goTo: %v; once more", err)
+		s.dirty(s.Timeline.Steps)
+		err = s.goToOnce(steps, st)
+	}
+	return err
+}
+
+func (s *Session) goToOnce(steps []Step, st *revStats) error {
 	// The snapshot (or the live program) furthest along the way wins. A
 	// point reached by "next 1804" also serves for "next 1827": the rest
 	// is "next 23".

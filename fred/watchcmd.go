@@ -236,6 +236,24 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 	case c.Cmd.Op == P.OpStep:
 		w.stepLeaf = true
 		return nil, nil
+	case c.Cmd.Op == opHits:
+		// A count of executions in the history (a reverse-step's last
+		// pass): the counts before it, each then a run to the next.
+		addr, err := strconv.ParseUint(strings.TrimPrefix(c.Cmd.Args, "0x"), 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad step %q", c.Cmd.Line)
+		}
+		h := &hit{base: a, anchor: a, cont: Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Bps: c.Bps}, addr: addr}
+		ms := watch.Moments{}
+		for k := 1; k < c.Cmd.Count; k++ {
+			ms = append(ms, w.hitMoment(h, k))
+		}
+		if len(ms) == 0 {
+			// One execution: a run to it.
+			then := w.hitMoment(h, 1).then
+			return w.refine(ctx, a, *then)
+		}
+		return ms, nil
 	case c.Cmd.Op == P.OpNext:
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
