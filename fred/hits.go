@@ -197,18 +197,7 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 		return hitRun{}, err
 	}
 	defer h.close()
-	put, err := s.useBreakpoints(bps)
-	if err != nil {
-		return hitRun{}, err
-	}
-	t0 := time.Now()
-	out, err := s.queryFor("continue", timeout)
-	if took := time.Since(t0); k >= 512 {
-		s.hitTime, s.hitsRun = s.hitTime+took, s.hitsRun+k
-	}
-	if perr := put(); err == nil {
-		err = perr
-	}
+	out, err := s.countedRun("continue", k, bps, timeout)
 	if err != nil {
 		return hitRun{}, err
 	}
@@ -226,20 +215,27 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 	return r, nil
 }
 
-// runSoftHits is runHits with the debugger's software breakpoint.
-func (s *Session) runSoftHits(addr uint64, k int, bps []string, timeout time.Duration) (hitRun, error) {
+// countedRun runs cmd, a run that counts k executions, with the
+// breakpoints bps, and keeps the time it took for worthSnapshot.
+func (s *Session) countedRun(cmd string, k int, bps []string, timeout time.Duration) (string, error) {
 	put, err := s.useBreakpoints(bps)
 	if err != nil {
-		return hitRun{}, err
+		return "", err
 	}
 	t0 := time.Now()
-	out, err := s.queryFor(s.p.Stepper.Hits(addr, k), timeout)
+	out, err := s.queryFor(cmd, timeout)
 	if took := time.Since(t0); k >= 512 {
 		s.hitTime, s.hitsRun = s.hitTime+took, s.hitsRun+k
 	}
 	if perr := put(); err == nil {
 		err = perr
 	}
+	return out, err
+}
+
+// runSoftHits is runHits with the debugger's software breakpoint.
+func (s *Session) runSoftHits(addr uint64, k int, bps []string, timeout time.Duration) (hitRun, error) {
+	out, err := s.countedRun(s.p.Stepper.Hits(addr, k), k, bps, timeout)
 	if err != nil {
 		return hitRun{}, err
 	}
