@@ -85,45 +85,45 @@ var Perl = &Personality{
 		}
 		return ""
 	},
-	LocationCmd:   "DB::fred_where()",
+	LocationCmd:   perlDB + "fred_where()",
 	ParseLocation: parseFredWhere,
-	DepthCmd:      "DB::fred_where()",
+	DepthCmd:      perlDB + "fred_where()",
 	ParseDepth:    parseFredDepth,
-	PidCmd:        "DB::fred_pid()",
+	PidCmd:        perlDB + "fred_pid()",
 	ParsePid:      parseFredPid,
 	StopReason:    stopReason(perlEnded, perlWatch, perlSignal),
-	StopCmd:       "DB::fred_stop()",
+	StopCmd:       perlDB + "fred_stop()",
 	ParseStop:     parseFredStop,
 	Ended:         func(out string) bool { return perlEnded.MatchString(out) },
 	NewRun: func(out string) bool {
 		return regexp.MustCompile(`(?m)^Loading DB routines from perl5db\.pl`).MatchString(out)
 	},
-	BreakpointsCmd:     "DB::fred_bps()",
+	BreakpointsCmd:     perlDB + "fred_bps()",
 	ParseBreakpoints:   parseFredBps,
-	Enable:             `DB::fred_enable("%s", 1)`,
-	Disable:            `DB::fred_enable("%s", 0)`,
-	Delete:             `DB::fred_delete("%s")`,
-	BreakAt:            `DB::fred_break(%q)`,
+	Enable:             perlDB + `fred_enable("%s", 1)`,
+	Disable:            perlDB + `fred_enable("%s", 0)`,
+	Delete:             perlDB + `fred_delete("%s")`,
+	BreakAt:            perlDB + `fred_break(%q)`,
 	ParseNewBreakpoint: parseFredNewBp,
-	EvalCmd:            func(expr string) string { return "DB::fred_value(" + expr + ")" },
+	EvalCmd:            func(expr string) string { return perlDB + `fred_value(fred_eval("` + perlQuote(expr) + `"))` },
 	ParseEval:          parsePerlEval,
 	EvalFailed:         regexp.MustCompile(`^\(dies: `),
 	KillLine:           "\x15",
-	EchoCmd:            func(token string) string { return `print $DB::OUT "` + perlQuote(token) + `\n"` },
+	EchoCmd:            func(token string) string { return perlDB + `print $DB::OUT "` + perlQuote(token) + `\n"` },
 	Refused: func(out string) bool {
 		return perlRefused.MatchString(out)
 	},
 	Quiet:      func(cmd string) string { return cmd },
-	FrameCmd:   "DB::fred_frame()",
-	SaveState:  "DB::fred_save(q{%s})",
-	LoadState:  "DB::fred_load(q{%s})",
-	Fork:       "DB::fred_fork(q{%s})",
+	FrameCmd:   perlDB + "fred_frame()",
+	SaveState:  perlDB + "fred_save(q{%s})",
+	LoadState:  perlDB + "fred_load(q{%s})",
+	Fork:       perlDB + "fred_fork(q{%s})",
 	NoCountArg: true,
 	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
 		if m.Shallower {
-			return fmt.Sprintf(`DB::fred_nexts(%d, "shallower")`, max)
+			return fmt.Sprintf(perlDB+`fred_nexts(%d, "shallower")`, max)
 		}
-		return fmt.Sprintf("DB::fred_nexts(%d)", max)
+		return fmt.Sprintf(perlDB+"fred_nexts(%d)", max)
 	}},
 }
 
@@ -165,15 +165,21 @@ func perlArgv(argv []string, marker, tty string) []string {
 // fred_watch adds (on) or removes a watch expression as w and W do; a
 // command runs inside DB::eval, which sets $DB::trace back from
 // $DB::otrace when it ends, so the watch bit goes into both.
+// perlDB starts fred's own commands: compiled in package DB, their
+// statements are none of the debugger's business (no watch expression is
+// checked there, none stops there); fred_eval evaluates the person's
+// expressions in the program's package and lexical scope all the same.
+const perlDB = "package DB; "
+
 var perlBoot = strings.Join(strings.Fields(`BEGIN { require "perl5db.pl"; }
 BEGIN { package DB; no warnings qw(redefine once);
 our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
-push @$DB::pre, "syscall(0x46524544, 1)"; push @$DB::post, "syscall(0x46524544, 0)";
+push @$DB::pre, "package DB; syscall(0x46524544, 1)"; push @$DB::post, "package DB; syscall(0x46524544, 0)";
 $DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;
 *DB::readline = sub { my @a = @_; if ($fred_go) { $fred_go = 0; if ($fred_count[5]) { $DB::trace |= 4; $fred_traced = 1 } return "n" } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
-  for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^DB::fred_\w+\(|FREDSYNC/ }
+  for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^(package DB; )?(DB::)?fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
   $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
   $rl->(@a) };
@@ -191,7 +197,7 @@ sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defin
   fred_out("\@fred at $l $d $fn\t$f\n"); }
 sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
 sub fred_pid { fred_out("\@fred pid $$\n") }
-our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "DB::fred_counted()";
+our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
 sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
   @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = 1; return }
 sub fred_counted { return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
@@ -212,6 +218,7 @@ sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("I
   POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); fred_out("\@fred fork $g\n") }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
+sub fred_eval { my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
 sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
