@@ -124,6 +124,26 @@ def fred_quiet(f):
         return f()
     finally:
         gdb.execute('set suppress-cli-notifications ' + ('on' if old else 'off'))
+class FredFinish(gdb.FinishBreakpoint):
+    def stop(self):
+        self.reached = True
+        return True
+    def out_of_scope(self):
+        pass
+def fred_finish():
+    # finish, without the "Value returned is $N" that would take the
+    # person's next value-history number.
+    try:
+        bp = FredFinish(gdb.newest_frame(), internal=True)
+    except (ValueError, gdb.error):
+        return fred_run('finish')
+    bp.reached = False
+    why = fred_run('continue')
+    if bp.reached and why == 'breakpoint':
+        why = 'done'
+    if bp.is_valid():
+        bp.delete()
+    return why
 def fred_depth():
     n, f = 0, gdb.newest_frame()
     while f is not None:
@@ -185,7 +205,7 @@ class FredSettle(gdb.Command):
                 # finish there would run past what it settles.
                 break
             if nosrc or (self.depth and d > self.depth):
-                why = fred_run('finish')
+                why = fred_finish()
             elif sal.pc != f.pc():
                 why = fred_run('next' if self.depth else 'step')
             else:
