@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fred-debugger/fred/internal/proc"
 	"strconv"
 	"strings"
 	"time"
@@ -105,9 +106,12 @@ func (s *Session) hitCounts() error {
 	return err
 }
 
-// softHits says whether executions are counted by software breakpoints.
+// softHits says whether executions are counted by software breakpoints:
+// only in a single-threaded program, where a trap stops nothing else (in
+// a threaded one the other threads trap at the same instruction too, each
+// trap a stop of the whole program).
 func (s *Session) softHits() bool {
-	return hitsCount() != nil && s.p.Stepper != nil && s.p.Stepper.Hits != nil
+	return hitsCount() != nil && s.p.Stepper != nil && s.p.Stepper.Hits != nil && s.running && proc.Threads(s.pid) == 1
 }
 
 // hitsDeadline is how long counting k executions may take, on top of the
