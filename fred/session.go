@@ -328,10 +328,8 @@ func (s *Session) query(cmd string) (string, error) {
 // queryFor is query with its own deadline, for replayed commands that may
 // run as long as they did the first time.
 func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
-	if s.outOfStep {
-		if err := s.catchUp(); err != nil {
-			return "", err
-		}
+	if err := s.inStep(); err != nil {
+		return "", err
 	}
 	send := true
 	if answerFault != nil {
@@ -375,41 +373,29 @@ func (s *Session) catchUp() error {
 	if s.p.EchoCmd == nil || s.proc == nil {
 		return nil
 	}
-	for try := 0; try < 2; try++ {
-		if try > 0 {
-			// Busy: interrupt it. The terminal drops its pending
-			// input with the signal, the echo too: send it again.
-			if err := s.conn.sendRaw([]byte{3}); err != nil {
-				return ErrSessionOver
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
-		s.seq++
-		token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
-		if err := s.conn.send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
-			return ErrSessionOver
-		}
-		wait := time.Second
-		if try > 0 {
-			wait = s.opt.Timeout
-		}
-		deadline := time.Now().Add(wait)
-		for {
-			out, err := s.conn.waitPrompt("(catching up)", deadline, nil, false, nil, nil)
-			if errors.Is(err, ErrDebuggerExited) {
-				return ErrSessionOver
-			}
-			if err != nil {
-				break
-			}
-			if strings.Contains(out, token) {
-				debugf("caught up with the debugger (try %d)", try)
-				return nil
-			}
-		}
+	err := s.echoSync("(catching up)", time.Second, nil)
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		return err
 	}
-	return fmt.Errorf("the debugger does not answer, even after Ctrl-C: %w", ErrSessionOver)
+	// Busy: interrupt it. The terminal drops its pending input with the
+	// signal, the echo too: send it again.
+	if err := s.conn.sendRaw([]byte{3}); err != nil {
+		return ErrSessionOver
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := s.echoSync("(catching up)", s.opt.Timeout, nil); err != nil {
+		return fmt.Errorf("the debugger does not answer, even after Ctrl-C (%v): %w", err, ErrSessionOver)
+	}
+	return nil
+}
+
+// inStep catches up first when an earlier answer did not come in time.
+func (s *Session) inStep() error {
+	if !s.outOfStep {
+		return nil
+	}
+	return s.catchUp()
 }
 
 // Exec runs one line the person typed: a fred command or a debugger
@@ -454,10 +440,8 @@ func (s *Session) Exec(line string) error {
 // passThrough sends a person's command and shows its output as it comes,
 // with the person's typing going to the program while it runs.
 func (s *Session) passThrough(cmd P.Command) (string, error) {
-	if s.outOfStep {
-		if err := s.catchUp(); err != nil {
-			return "", err
-		}
+	if err := s.inStep(); err != nil {
+		return "", err
 	}
 	if err := s.conn.send(cmd.Line); err != nil {
 		return "", ErrSessionOver
@@ -490,18 +474,25 @@ func (s *Session) resync() error {
 	if s.p.EchoCmd == nil || s.proc == nil {
 		return nil
 	}
+	return s.echoSync("(sync)", s.opt.Timeout, s.opt.Out)
+}
+
+// echoSync drops what the person typed that the debugger has not read,
+// sends fred's echo and waits up to wait for its answer. What comes before
+// it is the answer to something else: shown on show, if not nil. Ctrl-U
+// first: the start of a line the person typed while a command ran, which
+// the debugger already read, goes (its line editor's, or the terminal's,
+// line kill).
+func (s *Session) echoSync(what string, wait time.Duration, show io.Writer) error {
 	_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
 	s.seq++
 	token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
-	// Ctrl-U first: the start of a line the person typed while the
-	// command ran, which the debugger already read, goes (its line
-	// editor's, or the terminal's, line kill).
 	if err := s.conn.send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
 		return ErrSessionOver
 	}
-	deadline := time.Now().Add(s.opt.Timeout)
+	deadline := time.Now().Add(wait)
 	for {
-		out, err := s.conn.waitPrompt("(sync)", deadline, nil, false, nil, nil)
+		out, err := s.conn.waitPrompt(what, deadline, nil, false, nil, nil)
 		if errors.Is(err, ErrDebuggerExited) {
 			return ErrSessionOver
 		}
@@ -511,10 +502,12 @@ func (s *Session) resync() error {
 		if strings.Contains(out, token) {
 			return nil
 		}
-		// The answer to a command typed ahead.
+		if show == nil {
+			continue
+		}
 		for _, l := range strings.SplitAfter(out, "\n") {
 			if !strings.Contains(l, "FREDSYNC") {
-				fmt.Fprint(s.opt.Out, l)
+				fmt.Fprint(show, l)
 			}
 		}
 	}

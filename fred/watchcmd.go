@@ -161,21 +161,17 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 	if seq, ok, err := w.hitsSplit(ctx, am, bm); ok || err != nil {
 		return seq, err
 	}
-	if pa := w.s.probeOf(am.steps); pa != nil && !hasSource(pa.step) && proc.Threads(w.s.pid) > 1 {
-		// a stands in a wait of the history's thread (pthread_join)
-		// that only the other threads end: its statements cannot
-		// divide the stretch. The round-robin from a finds the thread
-		// (whichThread).
+	pa, pb := w.s.probeOf(am.steps), w.s.probeOf(bm.steps)
+	if (pa != nil && !hasSource(pa.step) || pb != nil && !hasSource(pb.step)) && proc.Threads(w.s.pid) > 1 {
+		// A probe in code without source, with other threads: a in a
+		// wait (pthread_join) that only the other threads end, or b in
+		// a call (its dynamic linking, a wait) inside a statement
+		// `next` runs whole. Counting `next`s from a cannot divide the
+		// stretch; the round-robin from a steps into the calls and
+		// finds the thread (whichThread).
 		return nil, nil
 	}
-	if pb := w.s.probeOf(bm.steps); pb != nil && !hasSource(pb.step) && proc.Threads(w.s.pid) > 1 {
-		// b stands in code without source (a call's dynamic linking,
-		// a wait) inside a statement `next` runs whole: counting the
-		// `next`s from a never meets it. The round-robin from a steps
-		// into the calls.
-		return nil, nil
-	}
-	if pb := w.s.probeOf(bm.steps); pb != nil && w.s.probeOf(am.steps) != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
+	if pb != nil && pa != pb && (am.then == nil || am.then.Cmd.Op == P.OpContinue) {
 		// b is a moment inside a continue that only a snapshot names:
 		// count the statements up to it.
 		return w.countTo(ctx, am.steps, pb)
@@ -244,16 +240,11 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, fmt.Errorf("bad step %q", c.Cmd.Line)
 		}
 		h := &hit{base: a, anchor: a, cont: Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Bps: c.Bps}, addr: addr}
-		ms := watch.Moments{}
-		for k := 1; k < c.Cmd.Count; k++ {
-			ms = append(ms, w.hitMoment(h, k))
-		}
-		if len(ms) == 0 {
+		if c.Cmd.Count <= 1 {
 			// One execution: a run to it.
-			then := w.hitMoment(h, 1).then
-			return w.refine(ctx, a, *then)
+			return w.refine(ctx, a, *w.hitMoment(h, 1).then)
 		}
-		return ms, nil
+		return hitSeq{w: w, h: h, n: c.Cmd.Count - 1}, nil
 	case c.Cmd.Op == P.OpNext:
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
