@@ -588,6 +588,9 @@ func TestForkSnapshotInSyscall(t *testing.T) {
 
 	g.send("run sleep")
 	g.wait("tick 2", 10*time.Second)
+	// The line is printed just before the 300 ms sleep: a moment later
+	// the program is inside it, not between its write and the sleep.
+	time.Sleep(100 * time.Millisecond)
 	if out := g.interrupt(); !strings.Contains(out, "SIGINT") {
 		t.Fatalf("Ctrl-C:\n%s", out)
 	}
