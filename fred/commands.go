@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/fred-debugger/fred/ckpt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fred-debugger/fred/ckpt"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // Command is one of fred's own commands. The table below is the only list
@@ -156,6 +158,11 @@ func init() {
 				return s.reverse("fred-undo", n, func(r *rewriter, t []Step) ([]Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
+					}
+					if last := t[len(t)-1]; last.Synth && last.Cmd.Op == P.OpStep && last.Cmd.Count > 1 && s.canCountSteps() {
+						// Steps counted in the program (a long continue
+						// divided) are each a command of the history.
+						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps)))
 					}
 					return r.resolve(t[:len(t)-1])
 				})

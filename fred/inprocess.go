@@ -210,6 +210,17 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 	if !s.p.NoCountArg || c.Count <= 1 {
 		return s.queryFor(s.p.Quiet(c.Line), timeout)
 	}
+	if s.canCountSteps() && c.Op == P.OpStep {
+		// Counted in the program: one round trip for millions.
+		out, err := s.queryFor(s.p.Stepper.Steps(c.Count, false), timeout)
+		if err != nil {
+			return out, err
+		}
+		if r, err := P.ParseNexts(out); err != nil || r.Why != "limit" {
+			return out, err
+		}
+		return out, nil
+	}
 	if s.p.Stepper != nil && c.Op == P.OpNext {
 		// The debugger counts them itself: one round trip, or a few when
 		// it stops early at a line where it has work of its own (an

@@ -759,7 +759,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 		// later value, ends the stretch instead. It is the last moment
 		// of the sequence, so the search never passes it.
 		then := s.synth(P.OpNext, 1, pb.cont.Bps)
-		return nextSeq{s: s, a: a, n: n + 1, bps: pb.cont.Bps, then: &then}, nil
+		return repeatSeq{s: s, op: P.OpNext, a: a, n: n + 1, bps: pb.cont.Bps, then: &then}, nil
 	}
 	if why != "done" {
 		return nil, fmt.Errorf("counting the statements up to %s: the program stopped (%s) after %d without reaching it again", pb.step.Cmd.Line, why, n)
@@ -775,7 +775,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 	s.Timeline.Steps[len(s.Timeline.Steps)-1].Depth = pb.step.Depth
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	then := s.synth(P.OpNext, 1, pb.cont.Bps)
-	return nextSeq{s: s, a: a, n: n - 1, bps: pb.cont.Bps, then: &then}, nil
+	return repeatSeq{s: s, op: P.OpNext, a: a, n: n - 1, bps: pb.cont.Bps, then: &then}, nil
 }
 
 // hasSnapshotAt reports whether a snapshot of this run was taken at steps.

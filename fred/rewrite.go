@@ -28,6 +28,12 @@ type mover interface {
 	bare(op string, bps []string) (P.Stop, error)
 }
 
+// stepCounter is a mover whose debugger counts the `step`s a continue is
+// made of (stepsOf); ok is false when it cannot for this command.
+type stepCounter interface {
+	countSteps(before []Step, last Step) (n int, ok bool, err error)
+}
+
 // counter is a mover that can count the `next`s of a continue or a finish
 // in the debugger; ok is false when it cannot for this command.
 type counter interface {
@@ -156,6 +162,19 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 	case P.OpContinue, P.OpFinish, P.OpUntil, P.OpAdvance:
 		if (last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && (!last.known() || last.Ended) {
 			return before, nil // no recorded stop to walk to
+		}
+		// The statement before the stop is the last `step` but one.
+		if sc, ok := r.m.(stepCounter); ok && last.Cmd.Op == P.OpContinue {
+			n, ok, err := sc.countSteps(before, last)
+			if err != nil {
+				return nil, err
+			}
+			if ok && n > 1 {
+				return with(before, r.repeat(P.OpStep, n-1, last.Bps)), nil
+			}
+			if ok {
+				return before, nil
+			}
 		}
 		// The last statement is inside the last of the `next`s the
 		// command is made of.

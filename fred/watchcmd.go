@@ -224,11 +224,8 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		}
 		return nil, nil // set var and friends: one statement's worth
 	case (c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpStep) && c.Cmd.Count > 1:
-		var ms watch.Moments
-		for i := 1; i < c.Cmd.Count; i++ {
-			ms = append(ms, moment{steps: with(a, s.synth(c.Cmd.Op, i, c.Bps)), then: single(c.Cmd.Op)})
-		}
-		return ms, nil
+		// Lazy: a count can be millions.
+		return repeatSeq{s: s, a: a, op: c.Cmd.Op, n: c.Cmd.Count - 1, bps: c.Bps, then: single(c.Cmd.Op)}, nil
 	case c.Cmd.Op == P.OpStep:
 		w.stepLeaf = true
 		return nil, nil
@@ -280,7 +277,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, err
 		}
 		seq := callSeq{head: moment{steps: base, then: single(P.OpNext)},
-			nexts: nextSeq{s: s, a: base, n: n, bps: c.Bps, then: single(P.OpNext)}}
+			nexts: repeatSeq{s: s, op: P.OpNext, a: base, n: n, bps: c.Bps, then: single(P.OpNext)}}
 		if why == "done" {
 			// The next that left the call's frame: back in a's frame at
 			// another statement of a's line (two calls on one line), the
@@ -293,13 +290,20 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		}
 		return seq, nil
 	case c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpFinish:
+		// The `step`s of a continue, counted in the program: the moments
+		// are "step k", each replayed in one command.
+		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil {
+			return nil, err
+		} else if ok {
+			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
+		}
 		// Count the `next`s the command is made of; the moments are then
 		// "next k", replayed by the debugger in one command.
 		n, err := s.rewriter(ctx, w.st).countNexts(a, c)
 		if err != nil {
 			return nil, err
 		}
-		return nextSeq{s: s, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+		return repeatSeq{s: s, op: P.OpNext, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
 	}
 	if !c.Synth {
 		w.leafCmd = c.Cmd.Line
@@ -312,7 +316,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 // if that is not yet the end of the `next`.
 type callSeq struct {
 	head  moment
-	nexts nextSeq
+	nexts repeatSeq
 	tail  watch.Moment // nil if the call's return ends the `next`
 }
 
@@ -332,20 +336,6 @@ func (q callSeq) At(i int) watch.Moment {
 		return q.nexts.At(i - 1)
 	}
 	return q.tail
-}
-
-// nextSeq is the lazy list a, a+next, a+next 2, ..., a+next n.
-type nextSeq struct {
-	s    *Session
-	a    []Step
-	n    int
-	bps  []string
-	then *Step
-}
-
-func (q nextSeq) Len() int { return q.n }
-func (q nextSeq) At(i int) watch.Moment {
-	return moment{steps: with(q.a, q.s.synth(P.OpNext, i+1, q.bps)), then: q.then}
 }
 
 // reverseWatch runs fred-reverse-watch.

@@ -29,6 +29,13 @@ type Stepper struct {
 	// an ignore count, and prints "FREDHITS N": the executions counted.
 	// fred uses it where the debug registers do not count.
 	Hits func(addr uint64, k int) string
+	// Steps, where set, runs at most max `step`s counted in the program
+	// (an in-process debugger's trace function), stopping early at the
+	// first breakpoint a `continue` would stop at when atBps, and prints
+	// "FREDNEXTS N WHY" as Nexts does (N counts the event it stopped at).
+	// WHY "passed": the N-th step is at the breakpoint, and the program
+	// stopped one step later; "unsupported": it did not run.
+	Steps func(max int, atBps bool) string
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a

@@ -124,6 +124,10 @@ var Perl = &Personality{
 			return fmt.Sprintf(perlDB+`fred_nexts(%d, "shallower")`, max)
 		}
 		return fmt.Sprintf(perlDB+"fred_nexts(%d)", max)
+	}, Steps: func(max int, _ bool) string {
+		// A breakpoint stops the count whether or not fred asks: a
+		// line with one (or an action) goes to perl5db's own DB::DB.
+		return fmt.Sprintf(perlDB+"fred_steps(%d)", max)
 	}},
 }
 
@@ -178,7 +182,7 @@ push @$DB::pre, "package DB; syscall(0x46524544, 1)"; push @$DB::post, "package 
 $DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;
-*DB::readline = sub { my @a = @_; if ($fred_go) { $fred_go = 0; if ($fred_count[5]) { $DB::trace |= 4; $fred_traced = 1 } return "n" } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
+*DB::readline = sub { my @a = @_; if ($fred_go) { my $c = $fred_go eq "s" ? "s" : "n"; $fred_go = 0; if ($fred_count[5]) { $DB::trace |= 4; $fred_traced = 1 } if ($fred_sc) { $DB::trace |= 4; $fred_traced = 1 } return $c } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
   for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^(package DB; )?(DB::)?fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
   $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
@@ -186,7 +190,7 @@ my $rl = \&DB::readline;
 my $restart = \&DB::restart;
 *DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
 my $brk = \&DB::_DB__determine_if_we_should_break;
-*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; $fred_sig = $s ? 1 : 0; };
+*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; $fred_sig = ($s & 1) ? 1 : 0; };
 sub fred_here { my $i = 0; my @c; while (@c = caller($i++)) { last if $c[3] eq "DB::DB" } return unless @c;
   my ($pkg, $file, $line) = @c; my @f = caller($i); my $fn = @f ? $f[3] : "$pkg\::"; my $d = 1;
   while (@f = caller($i++)) { $d++ if $f[3] !~ /^DB::/ && $f[3] ne "(eval)" } return ($file, $line, $fn, $d) }
@@ -200,10 +204,24 @@ sub fred_pid { fred_out("\@fred pid $$\n") }
 our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
 sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
   @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = 1; return }
-sub fred_counted { return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
+our ($fred_sc, $fred_sn, $fred_swhy); my $db = \&DB::DB; my $fast;
+sub fred_handover { *DB::DB = $db; $DB::signal = 0; $DB::single = 1 }
+$fast = sub { my ($p, $f, $l) = caller; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++;
+  if (${"main::_<$f"}{$l} && fred_bpline($p, $f, $l)) { $fred_swhy = "passed"; return fred_handover() }
+  if ($fred_sn >= $fred_sc - 1) { $fred_swhy = "limit"; $fred_sn++; fred_handover() } return };
+sub fred_bpline { my ($p, $f, $l) = @_; local ($@, $!, $^E, $,, $/, $\, $^W); local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l);
+  local $DB::usercontext = DB::_calc_usercontext($p); local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); my $s = $DB::signal; $DB::signal = 0; &DB::_DB__determine_if_we_should_break; my $hit = $DB::signal & 1; $DB::signal = $s;
+  my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } $hit }
+sub fred_steps { return fred_out("FREDNEXTS 0 unsupported\n") if @DB::to_watch || $DB::trace & 1; ($fred_sc, $fred_sn, $fred_swhy, $fred_go) = ($_[0], 0, undef, "s"); return }
+sub fred_first { $fred_sn = 1; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit; $DB::single = 0; $DB::trace &= ~4;
+  if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
+END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0 } }
+sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit ? "breakpoint" : $fred_sig ? "signal" : "exited");
+    fred_out("FREDNEXTS $fred_sn $w\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
+  return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
   if (!defined $w) { if ($DB::finished) { $w = "exited" } elsif ($fred_hit) { $w = "breakpoint" } elsif ($fred_sig) { $w = "signal" } else { $n++; $w = "limit" } }
   @fred_count = (); $fred_why = undef; fred_out("FREDNEXTS $n $w\n") }
-sub watchfunction { return 0 unless @fred_count && $fred_count[5] && !defined $fred_why && !$DB::signal && !$DB::finished; my $d = (fred_here())[3] // 0;
+sub watchfunction { return fred_first() if $fred_sc && !$fred_sn; return 0 unless @fred_count && $fred_count[5] && !defined $fred_why && !$DB::signal && !$DB::finished; my $d = (fred_here())[3] // 0;
   if ($d <= $fred_count[4]) { if ($fred_count[2] && $d < $fred_count[3]) { $fred_why = "done"; $DB::single = 2; return 0 }
     if (++$fred_count[1] >= $fred_count[0]) { $fred_why = "limit"; $DB::single = 2; return 0 } $fred_count[4] = $d }
   $DB::single = 0; return $DB::action ? 0 : 1 }

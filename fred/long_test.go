@@ -1,0 +1,115 @@
+package fred
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Long stretches in an in-process debugger: a continue of over a million
+// statements is divided by `step`s counted in the program (steps.go), not
+// refused, and every reverse command lands exactly.
+
+// longIters makes bench_watch.py run about 1,050,000 of pdb's steps (7 an
+// iteration).
+const longIters = 150000
+
+func TestPDBLongContinue(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("bench_watch.py"), strconv.Itoa(longIters)}, backend)
+		bad := strconv.Itoa(longIters * 9 / 10)
+		ts.must("b 21", `Breakpoint 1`)
+		ts.must("c", `\(21\)<module>\(\)`)
+		final := ts.value("total")
+		// Right after the continue: the last statement before the stop is
+		// the loop's last test.
+		ts.must("fred-reverse-step", `\(19\)<module>\(\)\r?\n-> for i in range\(n\):`)
+		if v := ts.value("i, total"); v != "("+strconv.Itoa(longIters-1)+", "+final+")" {
+			t.Fatalf("after reverse-step: i, total = %s, want the last iteration's", v)
+		}
+		ts.must("fred-reverse-next", `\(20\)<module>\(\)\r?\n-> update\(i\)`)
+		if v := ts.value("i"); v != strconv.Itoa(longIters-1) {
+			t.Fatalf("after reverse-next: i = %s", v)
+		}
+		ts.must("c", `\(21\)<module>\(\)`)
+		out := ts.must("fred-reverse-watch total >= 0", `\(16\)update\(\)\r?\n-> total \+= v`)
+		if !regexp.MustCompile(`'total >= 0' is True here; the next step makes it False`).MatchString(out) {
+			t.Fatalf("reverse-watch:\n%s", out)
+		}
+		if v := ts.value("i, total >= 0"); v != "("+bad+", True)" {
+			t.Fatalf("landed with i, total >= 0 = %s, want (%s, True)", v, bad)
+		}
+		ts.must("step", `--Return--`)
+		if v := ts.value("total >= 0"); v != "False" {
+			t.Fatalf("one step after the landing, total >= 0 is %s", v)
+		}
+		ts.must("c", `\(21\)<module>\(\)`)
+		if v := ts.value("total"); v != final {
+			t.Fatalf("forward again to the end: total %s, want %s", v, final)
+		}
+	})
+}
+
+// A breakpoint passed a hundred thousand times by its ignore count: going
+// back to where it stopped brings its count back too.
+func TestPDBLongIgnoreCount(t *testing.T) {
+	ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("bench_watch.py"), strconv.Itoa(longIters)}, "fork")
+	ts.must("b 21", `Breakpoint 1`)
+	ts.must("b 16", `Breakpoint 2`)
+	ts.must("ignore 2 135000", `Will ignore next 135000 crossings of breakpoint 2`)
+	ts.must("c", `\(16\)update\(\)`)
+	if v := ts.value("i"); v != "135000" {
+		t.Fatalf("stopped with i = %s", v)
+	}
+	ts.must("disable 2", `Disabled breakpoint 2`)
+	ts.must("c", `\(21\)<module>\(\)`)
+	ts.must("fred-reverse-continue", `\(16\)update\(\)`)
+	if v := ts.value("i"); v != "135000" {
+		t.Fatalf("reverse-continue landed with i = %s", v)
+	}
+	ts.must("fred-reverse-step", `\(15\)update\(\)|\(14\)update\(\)`)
+	if v := ts.value("i"); v != "135000" {
+		t.Fatalf("reverse-step landed with i = %s", v)
+	}
+	ts.must("enable 2", `Enabled breakpoint 2`)
+	ts.must("c", `\(16\)update\(\)`)
+	ts.must("c", `\(16\)update\(\)`)
+	if v := ts.value("i"); v != "135001" {
+		t.Fatalf("the next stop has i = %s, want 135001", v)
+	}
+}
+
+func TestPerlLongContinue(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("bench_watch.pl"), strconv.Itoa(longIters * 2)}, backend)
+		n := longIters * 2 // 5 statements an iteration
+		bad := strconv.Itoa(n * 9 / 10)
+		ts.out.take() // perl5db's greeting
+		ts.must("b 21", `^$`)
+		ts.must("c", `bench_watch.pl:21\):`)
+		final := ts.evalValue("$total")
+		// The last statement before the stop: the last update's last one.
+		ts.must("fred-reverse-step", `bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;`)
+		if v := ts.evalValue(`"$i $total"`); v != strconv.Itoa(n-1)+" "+final {
+			t.Fatalf("after reverse-step: i total = %s, want the last iteration's (%d %s)", v, n-1, final)
+		}
+		ts.must("c", `bench_watch.pl:21\):`)
+		out := ts.must("fred-reverse-watch $total >= 0", `bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;`)
+		if !regexp.MustCompile(`'\$total >= 0' is 1 here; the next step makes it ""`).MatchString(out) {
+			t.Fatalf("reverse-watch:\n%s", out)
+		}
+		if v := ts.evalValue(`"$i " . ($total >= 0 ? "ok" : "broken")`); v != bad+" ok" {
+			t.Fatalf("landed with %s, want %s ok", v, bad)
+		}
+		ts.must("s", `bench_watch.pl:19\)`)
+		if v := ts.evalValue(`$total >= 0 ? "ok" : "broken"`); v != "broken" {
+			t.Fatalf("one step after the landing: %s", v)
+		}
+		ts.must("c", `bench_watch.pl:21\):`)
+		if v := ts.evalValue("$total"); v != final {
+			t.Fatalf("forward again to the end: total %s, want %s", v, final)
+		}
+	})
+}
