@@ -212,7 +212,7 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 	}
 	if s.canCountSteps() && c.Op == P.OpStep {
 		// Counted in the program: one round trip for millions.
-		out, err := s.queryFor(s.p.Stepper.Steps(c.Count, false), timeout)
+		out, err := s.queryFor(s.p.Stepper.Steps(c.Count, P.StepsMode{}), timeout)
 		if err != nil {
 			return out, err
 		}

@@ -113,3 +113,55 @@ func TestPerlLongContinue(t *testing.T) {
 		}
 	})
 }
+
+// One `next` over a call of a million steps: reverse-step lands on the
+// call's last stop, reverse-watch inside it.
+func TestPDBLongNext(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 350000 // 3 steps an iteration
+		ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("long_call.py"), strconv.Itoa(n)}, backend)
+		ts.must("b main", `Breakpoint 1`)
+		ts.must("c", `\(18\)main\(\)`)
+		ts.must("n", `\(19\)main\(\)`)
+		ts.must("fred-reverse-step", `--Return--\r?\n> .*long_call.py\(15\)work\(\)->\d+\r?\n-> return t`)
+		if v := ts.value("i"); v != strconv.Itoa(n-1) {
+			t.Fatalf("after reverse-step: i = %s", v)
+		}
+		ts.must("fred-reverse-finish", `\(18\)main\(\)`)
+		ts.must("n", `\(19\)main\(\)`)
+		ts.must("fred-reverse-watch broken == 1", `\(14\)work\(\)\r?\n-> broken = 1`)
+		if v := ts.value("i, broken"); v != "("+strconv.Itoa(n*9/10)+", 0)" {
+			t.Fatalf("reverse-watch landed with i, broken = %s", v)
+		}
+		ts.must("step", `\(11\)work\(\)`)
+		if v := ts.value("broken"); v != "1" {
+			t.Fatalf("one step after the landing: broken = %s", v)
+		}
+	})
+}
+
+func TestPerlLongNext(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const n = 500000 // 2 statements an iteration
+		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("long_call.pl"), strconv.Itoa(n)}, backend)
+		ts.out.take()
+		ts.must("b main", `^$`)
+		ts.must("c", `long_call.pl:20\):`)
+		ts.must("n", `long_call.pl:21\):`)
+		ts.must("fred-reverse-step", `long_call.pl:16\):\r?\n16:\s+return \$t;`)
+		ts.must("fred-reverse-step", `long_call.pl:14\):`)
+		if v := ts.evalValue("$i"); v != strconv.Itoa(n-1) {
+			t.Fatalf("after reverse-step: i = %s", v)
+		}
+		ts.must("n", `long_call.pl:13\):|long_call.pl:16\):`)
+		ts.must("r", `long_call.pl:21\):`)
+		ts.must("fred-reverse-watch $broken == 1", `long_call.pl:14\):`)
+		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(n*9/10)+" 0" {
+			t.Fatalf("reverse-watch landed with i broken = %s", v)
+		}
+		ts.must("s", `long_call.pl:13\):`)
+		if v := ts.evalValue("$broken"); v != "1" {
+			t.Fatalf("one step after the landing: broken = %s", v)
+		}
+	})
+}

@@ -34,6 +34,13 @@ type stepCounter interface {
 	countSteps(before []Step, last Step) (n int, ok bool, err error)
 }
 
+// callSiter is a mover that can find where the frame a history ends in
+// was called from without walking back statement by statement (counted
+// steps: stepsCallSite); ok is false when it cannot for this history.
+type callSiter interface {
+	callSiteByCount(steps []Step) (t []Step, ok bool, err error)
+}
+
 // counter is a mover that can count the `next`s of a continue or a finish
 // in the debugger; ok is false when it cannot for this command.
 type counter interface {
@@ -154,6 +161,19 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		last = r.repeat(last.Cmd.Op, 1, last.Bps)
 		last.Stop = stop
 	}
+	if sc, ok := r.m.(stepCounter); ok && (last.Cmd.Op == P.OpContinue || last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpFinish) {
+		// The statement before the stop is the last `step` but one.
+		n, ok, err := sc.countSteps(before, last)
+		if err != nil {
+			return nil, err
+		}
+		if ok && n > 1 {
+			return with(before, r.repeat(P.OpStep, n-1, last.Bps)), nil
+		}
+		if ok {
+			return before, nil
+		}
+	}
 	switch last.Cmd.Op {
 	case P.OpStep:
 		return before, nil
@@ -162,19 +182,6 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 	case P.OpContinue, P.OpFinish, P.OpUntil, P.OpAdvance:
 		if (last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && (!last.known() || last.Ended) {
 			return before, nil // no recorded stop to walk to
-		}
-		// The statement before the stop is the last `step` but one.
-		if sc, ok := r.m.(stepCounter); ok && last.Cmd.Op == P.OpContinue {
-			n, ok, err := sc.countSteps(before, last)
-			if err != nil {
-				return nil, err
-			}
-			if ok && n > 1 {
-				return with(before, r.repeat(P.OpStep, n-1, last.Bps)), nil
-			}
-			if ok {
-				return before, nil
-			}
 		}
 		// The last statement is inside the last of the `next`s the
 		// command is made of.
@@ -244,6 +251,14 @@ func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
 // callSite is the moment of the call that entered the current function:
 // the target of reverse-finish.
 func (r *rewriter) callSite(steps []Step) ([]Step, error) {
+	if cs, ok := r.m.(callSiter); ok {
+		if t, ok, err := cs.callSiteByCount(steps); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return r.resolve(t)
+		}
+	}
 	d := depthOf(steps)
 	t := steps
 	for {

@@ -2,6 +2,7 @@ package fred
 
 import (
 	"context"
+	"os"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -21,30 +22,36 @@ import (
 // C code for long counts as one).
 const stepsPerSecond = 200000
 
+// countedSteps: FRED_COUNTED_STEPS=0 turns counted steps off, leaving the
+// counting of `next`s (to compare).
+var countedSteps = os.Getenv("FRED_COUNTED_STEPS") != "0"
+
 // canCountSteps says whether the debugger counts steps itself.
 func (s *Session) canCountSteps() bool {
-	return s.p.Stepper != nil && s.p.Stepper.Steps != nil
+	return countedSteps && s.p.Stepper != nil && s.p.Stepper.Steps != nil
 }
 
 // countSteps runs at most max steps from where the program is, stopping
-// early at the first breakpoint a `continue` would stop at when atBps.
-// took is how long the same stretch took before, if known.
-func (s *Session) countSteps(max int, atBps bool, took time.Duration) (P.NextsResult, error) {
+// early as mode says. took is how long the same stretch took before, if
+// known.
+func (s *Session) countSteps(max int, mode P.StepsMode, took time.Duration) (P.NextsResult, error) {
 	limit := s.opt.Timeout + 3*took + time.Duration(max/stepsPerSecond)*time.Second
-	out, err := s.queryFor(s.p.Stepper.Steps(max, atBps), limit)
+	out, err := s.queryFor(s.p.Stepper.Steps(max, mode), limit)
 	if err != nil {
 		return P.NextsResult{}, err
 	}
 	return P.ParseNexts(out)
 }
 
-// stepsOf counts the `step`s the continue c from a is made of: its stop
-// is "a, step N" (N counts the stop's own event). ok is false when the
+// stepsOf counts the `step`s the continue, next or finish c from a is
+// made of: its stop is "a, step N" (N counts the stop's own event). ok is false when the
 // debugger cannot count them or the count did not end where c ended (the
 // caller then counts `next`s). The program is left at the end of c, or
 // the history says it is elsewhere.
 func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (n int, ok bool, err error) {
-	if !s.canCountSteps() || c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Stop != P.StopBreakpoint || c.Ended || !c.known() {
+	mode := P.StepsMode{AtBps: true, Until: map[string]string{P.OpNext: "next", P.OpFinish: "finish"}[c.Cmd.Op]}
+	if !s.canCountSteps() || c.Cmd.Count > 1 || c.Ended || !c.known() ||
+		c.Cmd.Op == P.OpContinue && c.Stop != P.StopBreakpoint || c.Cmd.Op != P.OpContinue && mode.Until == "" {
 		return 0, false, nil
 	}
 	if err := s.goTo(a, st); err != nil {
@@ -54,7 +61,7 @@ func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (
 	if err != nil {
 		return 0, false, err
 	}
-	r, err := s.countSteps(1<<40, true, c.Took)
+	r, err := s.countSteps(1<<40, mode, c.Took)
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -73,7 +80,7 @@ func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (
 		s.dirty(a)
 		return r.N, true, nil
 	}
-	if r.Why != "breakpoint" {
+	if r.Why != "breakpoint" && r.Why != "done" {
 		s.dirty(a)
 		if r.Why == "exited" {
 			s.running = false
@@ -109,6 +116,71 @@ func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
 		debugf("snapshot near the end of a continue: %v", err)
 	}
 	return n, true, nil
+}
+
+// callSiteByCount finds the call site of the frame a history ends in:
+// the last step before the end in a shallower frame. From the latest
+// moment of the history in a shallower frame, the commands after it are
+// counted in steps, then those steps replayed in one count that names the
+// last shallower one as it goes. ok is false when a command on the way
+// cannot be counted (the caller then walks back statement by statement).
+func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
+	s := m.s
+	first := s.firstIndex()
+	if !s.canCountSteps() || len(steps) <= first {
+		return nil, false, nil
+	}
+	d := depthOf(steps)
+	j := len(steps) - 1
+	for j > first && depthOf(steps[:j]) >= d {
+		j--
+	}
+	base := steps[:j]
+	if depthOf(base) >= d && j > first {
+		return nil, false, nil
+	}
+	// The steps from base to the end.
+	total := 0
+	for i := j; i < len(steps); i++ {
+		c := steps[i]
+		switch {
+		case c.Cmd.Op == P.OpStep && (c.Synth || c.Cmd.Count <= 1) && c.Stop == P.StopDone:
+			total += max(c.Cmd.Count, 1)
+		default:
+			n, ok, err := s.stepsOf(m.ctx, steps[:i], c, m.st)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			total += n
+		}
+	}
+	if total < 2 {
+		return nil, false, nil
+	}
+	bps := steps[len(steps)-1].Bps
+	if err := s.goTo(base, m.st); err != nil {
+		return nil, false, err
+	}
+	put, err := s.useBreakpoints(bps)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := s.countSteps(total, P.StepsMode{Track: true}, 0)
+	if perr := put(); err == nil {
+		err = perr
+	}
+	s.dirty(base) // the count is not a command of the history
+	if err != nil || r.Why != "limit" || r.N != total {
+		return nil, false, err
+	}
+	m.st.replayed += r.N
+	switch {
+	case r.Shallower < 0:
+		return nil, false, nil
+	case r.Shallower == 0:
+		return base, true, nil
+	}
+	return with(base, s.synth(P.OpStep, r.Shallower, bps)), true, nil
 }
 
 // stepsNearEnd is how far before the end of a long continue fred keeps a

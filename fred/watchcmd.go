@@ -242,6 +242,16 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return w.refine(ctx, a, *w.hitMoment(h, 1).then)
 		}
 		return hitSeq{w: w, h: h, n: c.Cmd.Count - 1}, nil
+	case c.Cmd.Op == P.OpNext && s.canCountSteps():
+		// The steps of a next, counted in the program, as for a continue.
+		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil || ok {
+			if err != nil || n <= 1 {
+				w.stepLeaf = err == nil
+				return nil, err
+			}
+			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
+		}
+		fallthrough
 	case c.Cmd.Op == P.OpNext:
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
@@ -294,6 +304,9 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		// are "step k", each replayed in one command.
 		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil {
 			return nil, err
+		} else if ok && n <= 1 {
+			w.stepLeaf = true
+			return nil, nil
 		} else if ok {
 			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
 		}

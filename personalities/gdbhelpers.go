@@ -30,12 +30,26 @@ type Stepper struct {
 	// fred uses it where the debug registers do not count.
 	Hits func(addr uint64, k int) string
 	// Steps, where set, runs at most max `step`s counted in the program
-	// (an in-process debugger's trace function), stopping early at the
-	// first breakpoint a `continue` would stop at when atBps, and prints
-	// "FREDNEXTS N WHY" as Nexts does (N counts the event it stopped at).
-	// WHY "passed": the N-th step is at the breakpoint, and the program
-	// stopped one step later; "unsupported": it did not run.
-	Steps func(max int, atBps bool) string
+	// (an in-process debugger's trace function), stopping early as mode
+	// says, and prints "FREDNEXTS N WHY" as Nexts does (N counts the step
+	// it stopped at). WHY "passed": the N-th step is where the count
+	// ended (a breakpoint, the end of the next), and the program stopped
+	// one step later; "unsupported": it did not run.
+	Steps func(max int, mode StepsMode) string
+}
+
+// StepsMode says when a counted `step` loop ends besides its count, a
+// signal or the end of the program.
+type StepsMode struct {
+	// AtBps: at the first breakpoint a `continue` would stop at.
+	AtBps bool
+	// Until "next" or "finish": where that command, run from the start,
+	// would stop.
+	Until string
+	// Track: say which step was the last before the end in a shallower
+	// frame (NextsResult.Shallower): where the frame of the end was
+	// called from.
+	Track bool
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a
@@ -53,6 +67,10 @@ type NextsMode struct {
 type NextsResult struct {
 	N   int    // `next`s that ended normally (and the matching one, for FP)
 	Why string // "limit", "done" (at FP or shallower), "breakpoint", "signal", "exited"
+	// Shallower, for Steps with StepsMode.Track: the last step before
+	// the one it stopped at whose frame was shallower (0: where the count
+	// started), or -1 if none was.
+	Shallower int
 }
 
 // ParseNexts reads the answer of Stepper.Nexts.
@@ -69,7 +87,13 @@ func ParseNexts(out string) (NextsResult, error) {
 	if err != nil {
 		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
 	}
-	return NextsResult{N: n, Why: f[1]}, nil
+	r := NextsResult{N: n, Why: f[1], Shallower: -1}
+	if len(f) > 2 && f[2] != "FREDNEXTS" {
+		if k, err := strconv.Atoi(f[2]); err == nil {
+			r.Shallower = k
+		}
+	}
+	return r, nil
 }
 
 // ParseTagged reads the rest of the line after tag ("FREDSETTLE ").

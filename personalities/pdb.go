@@ -127,11 +127,18 @@ var PDB = &Personality{
 			return fmt.Sprintf("fred_nexts %d shallower", max)
 		}
 		return fmt.Sprintf("fred_nexts %d", max)
-	}, Steps: func(max int, atBps bool) string {
-		if atBps {
-			return fmt.Sprintf("fred_steps %d bps", max)
+	}, Steps: func(max int, m StepsMode) string {
+		cmd := fmt.Sprintf("fred_steps %d", max)
+		if m.AtBps {
+			cmd += " bps"
 		}
-		return fmt.Sprintf("fred_steps %d", max)
+		if m.Until != "" {
+			cmd += " " + m.Until
+		}
+		if m.Track {
+			cmd += " track"
+		}
+		return cmd
 	}},
 }
 
@@ -253,7 +260,7 @@ def _fred(prompt):
         said = None
         c, lc = self._fred_count, self._fred_lc
         if lc is not None:
-            said = 'FREDNEXTS %d %s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'))
+            said = 'FREDNEXTS %d %s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3])
             steps_off(self, frame)
         elif c is not None:
             why = counted(self, frame, c)
@@ -304,8 +311,9 @@ def _fred(prompt):
         self._fred_count, self._fred_sigint = [int(a[0]), 0, len(a) > 1 and a[1] == 'shallower', depth(f), self._fred_runs], False
         self.set_next(f)
         return 1
-    # fred_steps MAX [bps]: MAX steps (or up to the first breakpoint
-    # that a continue would stop at, with bps), counted by a trace
+    # fred_steps MAX [bps] [next|finish]: MAX steps (or up to the first
+    # breakpoint a continue would stop at, with bps; or to where a next or
+    # a return from here would stop), counted by a trace
     # function of fred's that does nothing else: about 0.1 us an event,
     # where pdb's own dispatch costs ten times that. A step stops at every
     # call, line, return and exception event (bdb's stop_here with no
@@ -316,10 +324,22 @@ def _fred(prompt):
     def steps(self, arg):
         a = arg.split()
         mx, lines = int(a[0]), set()
-        if len(a) > 1:
+        if 'bps' in a:
             lines = {ln for _, ln in bdb.Breakpoint.bplist}
+        until = 'next' if 'next' in a else 'finish' if 'finish' in a else ''
         f0 = self.stack[getattr(self, '_fred_at', len(self.stack) - 1)][0] if self.stack else self.curframe
-        st = self._fred_lc = [0, None, self._fred_runs]
+        if until and getattr(self, '_fred_event', '') == 'return' and getattr(self, '_fred_evframe', None) is f0:
+            # From a --Return-- stop, pdb's next is a step, its return
+            # stops in the caller.
+            if until == 'next':
+                until, mx = '', 1
+            else:
+                until, f0 = 'next', f0.f_back
+        done = 'return' if until == 'finish' else 'next' if until else ''
+        # With track: the last step at each depth (0: f0's, the start
+        # counted as step 0), to name where the end's frame was called.
+        track, depth, last = 'track' in a, [0], {0: 0}
+        st = self._fred_lc = [0, None, self._fred_runs, '']
         self._fred_sigint = False
         skip, brk = self.skip, self.break_here
         def tr(f, ev, arg):
@@ -330,14 +350,25 @@ def _fred(prompt):
             if skip and self.is_skipped_module(f.f_globals.get('__name__')):
                 return tr
             st[0] += 1
+            if track:
+                if ev == 'call':
+                    depth[0] += 1
+                last[depth[0]] = st[0]
+                d = depth[0]
+                if ev == 'return':
+                    depth[0] -= 1
             if self._fred_sigint:
                 st[1] = 'signal'
+            elif done and f is f0 and (ev == 'return' if done == 'return' else ev != 'call'):
+                st[1] = 'done'  # before the breakpoints: pdb does not look there
             elif lines and ev == 'line' and (f.f_lineno in lines or f.f_code.co_firstlineno in lines) and brk(f):
                 st[1] = 'breakpoint'
             elif st[0] >= mx:
                 st[1] = 'limit'
             else:
                 return tr
+            if track:
+                st[3] = ' %d' % max((i for k, i in last.items() if k < d), default=-1)
             cb = self.currentbp
             steps_off(self, f)
             self._fred_lc = st

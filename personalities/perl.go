@@ -124,10 +124,10 @@ var Perl = &Personality{
 			return fmt.Sprintf(perlDB+`fred_nexts(%d, "shallower")`, max)
 		}
 		return fmt.Sprintf(perlDB+"fred_nexts(%d)", max)
-	}, Steps: func(max int, _ bool) string {
-		// A breakpoint stops the count whether or not fred asks: a
-		// line with one (or an action) goes to perl5db's own DB::DB.
-		return fmt.Sprintf(perlDB+"fred_steps(%d)", max)
+	}, Steps: func(max int, m StepsMode) string {
+		// A breakpoint ends the count whether or not fred asks: a
+		// line with one (or an action) is perl5db's to judge.
+		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d)`, max, m.Until, map[bool]int{true: 1}[m.Track])
 	}},
 }
 
@@ -204,20 +204,22 @@ sub fred_pid { fred_out("\@fred pid $$\n") }
 our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
 sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
   @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = 1; return }
-our ($fred_sc, $fred_sn, $fred_swhy); my $db = \&DB::DB; my $fast;
+our ($fred_sc, $fred_sn, $fred_swhy, $fred_su, $fred_sd, $fred_st, %fred_last); my $db = \&DB::DB; my $fast;
 sub fred_handover { *DB::DB = $db; $DB::signal = 0; $DB::single = 1 }
-$fast = sub { my ($p, $f, $l) = caller; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++;
-  if (${"main::_<$f"}{$l} && fred_bpline($p, $f, $l)) { $fred_swhy = "passed"; return fred_handover() }
+$fast = sub { my ($p, $f, $l) = caller; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st;
+  if ($fred_su && $DB::stack_depth <= $fred_sd || ${"main::_<$f"}{$l} && fred_bpline($p, $f, $l)) { $fred_swhy = "passed"; return fred_handover() }
   if ($fred_sn >= $fred_sc - 1) { $fred_swhy = "limit"; $fred_sn++; fred_handover() } return };
 sub fred_bpline { my ($p, $f, $l) = @_; local ($@, $!, $^E, $,, $/, $\, $^W); local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l);
   local $DB::usercontext = DB::_calc_usercontext($p); local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); my $s = $DB::signal; $DB::signal = 0; &DB::_DB__determine_if_we_should_break; my $hit = $DB::signal & 1; $DB::signal = $s;
   my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } $hit }
-sub fred_steps { return fred_out("FREDNEXTS 0 unsupported\n") if @DB::to_watch || $DB::trace & 1; ($fred_sc, $fred_sn, $fred_swhy, $fred_go) = ($_[0], 0, undef, "s"); return }
-sub fred_first { $fred_sn = 1; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit; $DB::single = 0; $DB::trace &= ~4;
+sub fred_steps { return fred_out("FREDNEXTS 0 unsupported\n") if @DB::to_watch || $DB::trace & 1; ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st) = ($_[0], 0, undef, "s", $_[1], $_[2]); %fred_last = ($DB::stack_depth => 0);
+  $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
+sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $DB::trace &= ~4;
   if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
 END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0 } }
 sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit ? "breakpoint" : $fred_sig ? "signal" : "exited");
-    fred_out("FREDNEXTS $fred_sn $w\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
+    my $sh = ""; if ($fred_st) { my $k = -1; for my $d (keys %fred_last) { $k = $fred_last{$d} if $d < $DB::stack_depth && $fred_last{$d} > $k && $fred_last{$d} < $fred_sn } $sh = " $k" }
+    fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
   return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
   if (!defined $w) { if ($DB::finished) { $w = "exited" } elsif ($fred_hit) { $w = "breakpoint" } elsif ($fred_sig) { $w = "signal" } else { $n++; $w = "limit" } }
   @fred_count = (); $fred_why = undef; fred_out("FREDNEXTS $n $w\n") }
