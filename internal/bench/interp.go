@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,13 +14,15 @@ import (
 	P "github.com/fred-debugger/fred/personalities"
 )
 
-// The reverse-watch benchmark for Python and Perl, beside the DAG one for
-// gdb so that the languages can be compared: testdata/bench_watch.{py,pl} run a loop of N iterations
-// whose invariant the iteration at 90% breaks; from a breakpoint on the
-// final print, fred-reverse-watch finds that iteration. pdb and perl -d
-// have no native probes: the search counts their `next`s.
+// The long-stretch benchmark for Python and Perl, beside the gdb ones so
+// that the languages can be compared: testdata/bench_watch.{py,pl} run a
+// loop whose invariant the iteration at 90% breaks. From a breakpoint on
+// the final print (reached by the debugger's own continue, the baseline),
+// fred-reverse-step right after it, then fred-reverse-watch finds that
+// iteration. Both divide the continue into steps counted in the program
+// (fred/steps.go).
 
-const interpSection = "Reverse-watch in Python and Perl (bench_watch.py/.pl: a loop whose invariant breaks at 90%)"
+const interpSection = "Long stretches in Python and Perl (bench_watch.py/.pl: a loop whose invariant breaks at 90%)"
 
 type interpLang struct {
 	name, file string
@@ -28,45 +31,73 @@ type interpLang struct {
 	native     []string // the interpreter alone
 	brk, watch string
 	iter       string // prints the loop counter where fred lands
+	perIter    int    // the debugger's steps an iteration
+	back       string // where reverse-step after the continue lands
 }
 
 var interpLangs = []interpLang{
 	{name: "Python (pdb)", file: "bench_watch.py", pers: P.PDB,
 		argv:   func(prog, n string) []string { return []string{"python3", "-m", "pdb", prog, n} },
-		native: []string{"python3"}, brk: "break 21", watch: "fred-reverse-watch total >= 0", iter: "p i"},
+		native: []string{"python3"}, brk: "break 21", watch: "fred-reverse-watch total >= 0", iter: "p i",
+		perIter: 7, back: `\(19\)<module>\(\)`},
 	{name: "Perl (perl -d)", file: "bench_watch.pl", pers: P.Perl,
 		argv:   func(prog, n string) []string { return []string{"perl", "-d", prog, n} },
-		native: []string{"perl"}, brk: "b 21", watch: "fred-reverse-watch $total >= 0", iter: "p $i"},
+		native: []string{"perl"}, brk: "b 21", watch: "fred-reverse-watch $total >= 0", iter: "p $i",
+		perIter: 5, back: `bench_watch.pl:15\)`},
 }
 
-var interpBadRe = regexp.MustCompile(`bad=(\d+)`)
+var (
+	interpBadRe   = regexp.MustCompile(`bad=(\d+)`)
+	interpEvalsRe = regexp.MustCompile(`(\d+) evaluations`)
+)
 
 func (b *bench) interpWatch() {
-	sizes := []int{1000, 4000, 16000}
+	sizes := []int{100000, 1000000, 10000000} // statements
 	if *quick {
 		sizes = sizes[:2]
 	}
 	for _, l := range interpLangs {
 		prog := filepath.Join(b.root, "testdata", l.file)
-		fmt.Fprintf(&b.details, "\n%s, reverse-watch by loop size:\n  %9s  %10s  %13s  %s\n", l.name, "iterations", "native", "reverse-watch", "fred's counts")
-		for _, n := range sizes {
-			measure := fmt.Sprintf("%s: reverse-watch over %s iterations", l.name, commas(n))
-			progress("%s over %s iterations", l.watch, commas(n))
+		fmt.Fprintf(&b.details, "\n%s, by statements run:\n  %10s  %8s  %9s  %13s  %13s  %s\n", l.name, "statements", "native", "continue", "reverse-step", "reverse-watch", "fred's counts")
+		for _, stmts := range sizes {
+			n := stmts / l.perIter
+			measure := fmt.Sprintf("%s: %s statements", l.name, commas(stmts))
+			progress("%s over %s statements", l.watch, commas(stmts))
 			nat, bad, err := b.interpNative(l, prog, n)
 			if err != nil {
 				b.fail(interpSection, measure, "-", err)
 				continue
 			}
-			took, counts, err := b.interpCase(l, prog, n, bad)
+			c, err := b.interpCase(l, prog, n, bad)
 			if err != nil {
 				b.fail(interpSection, measure, "-", err)
 				continue
 			}
-			b.add(row{section: interpSection, measure: measure, fred: "-", target: "-", got: secs(took) + " (n=1)",
-				comments: fmt.Sprintf("%s; native run %s; landed in iteration %s, checked", counts, secs(nat), commas(bad))})
-			fmt.Fprintf(&b.details, "  %9s  %10s  %13s  %s\n", commas(n), secs(nat), secs(took), counts)
+			evals, _ := strconv.Atoi(firstSub(interpEvalsRe, c.counts))
+			maxEvals := int(math.Log2(float64(stmts))) + 10
+			b.add(row{section: interpSection, measure: measure + ", reverse-watch", fred: "-",
+				target: fmt.Sprintf("within 3x the continue (%s)", secs(3*c.cont)), got: secs(c.watch) + " (n=1)",
+				verdict: verdict(sample{c.watch}, 3*c.cont),
+				comments: fmt.Sprintf("%s; program alone %s; landed in iteration %s, checked", c.counts, secs(nat), commas(bad))})
+			v := "meets"
+			if evals > maxEvals || evals == 0 {
+				v = "MISSES"
+			}
+			b.add(row{section: interpSection, measure: measure + ", evaluations", fred: "-",
+				target: fmt.Sprintf("at most log2(statements)+10 = %d", maxEvals), got: strconv.Itoa(evals), verdict: v})
+			b.add(row{section: interpSection, measure: measure + ", reverse-step after the continue", fred: "-",
+				target: "under 1 s", got: secs(c.step) + " (n=1)", verdict: verdict(sample{c.step}, 1),
+				comments: "the last statement before the stop, checked by location"})
+			fmt.Fprintf(&b.details, "  %10s  %8s  %9s  %13s  %13s  %s\n", commas(stmts), secs(nat), secs(c.cont), secs(c.step), secs(c.watch), c.counts)
 		}
 	}
+}
+
+func firstSub(re *regexp.Regexp, s string) string {
+	if m := re.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // interpNative runs the program without a debugger: its time, and the
@@ -88,11 +119,19 @@ func (b *bench) interpNative(l interpLang, prog string, n int) (float64, int, er
 	return took, bad, nil
 }
 
-// interpCase runs one reverse-watch and checks the landing.
-func (b *bench) interpCase(l interpLang, prog string, n, bad int) (float64, string, error) {
+// interpTimes are one case's figures, in seconds.
+type interpTimes struct {
+	cont, step, watch float64
+	counts            string
+}
+
+// interpCase runs the continue, reverse-step and reverse-watch, and
+// checks the landings.
+func (b *bench) interpCase(l interpLang, prog string, n, bad int) (interpTimes, error) {
+	var t interpTimes
 	x, err := startSessionOn(b.tmp, l.pers, l.argv(prog, strconv.Itoa(n)), false)
 	if err != nil {
-		return 0, "", err
+		return t, err
 	}
 	defer func() {
 		if cerr := x.close(); cerr != nil {
@@ -100,27 +139,41 @@ func (b *bench) interpCase(l interpLang, prog string, n, bad int) (float64, stri
 		}
 	}()
 	if err := x.must(l.brk); err != nil {
-		return 0, "", err
+		return t, err
 	}
-	if _, _, err := x.doWithin(continueCmd(l.pers), 2*(*bound)); err != nil {
-		return 0, "", err
-	}
-	out, took, err := x.doWithin(l.watch, 2*(*bound))
+	_, took, err := x.doWithin(continueCmd(l.pers), 2*(*bound))
 	if err != nil {
-		return 0, "", err
+		return t, err
+	}
+	t.cont = took.Seconds()
+	out, took, err := x.doWithin("fred-reverse-step", 2*(*bound))
+	if err != nil {
+		return t, err
+	}
+	if !regexp.MustCompile(l.back).MatchString(out) {
+		return t, fmt.Errorf("fred-reverse-step after the continue landed elsewhere:\n%s", indent(tail(out, 5)))
+	}
+	t.step = took.Seconds()
+	if _, _, err := x.doWithin(continueCmd(l.pers), 2*(*bound)); err != nil {
+		return t, err
+	}
+	out, took, err = x.doWithin(l.watch, 2*(*bound))
+	if err != nil {
+		return t, err
 	}
 	m := watchRe.FindStringSubmatch(out)
 	if m == nil || !strings.Contains(out, "here; the next step makes it") {
-		return 0, "", fmt.Errorf("%s did not land:\n%s", l.watch, indent(tail(out, 5)))
+		return t, fmt.Errorf("%s did not land:\n%s", l.watch, indent(tail(out, 5)))
 	}
 	o, _, err := x.do(l.iter)
 	if err != nil {
-		return 0, "", err
+		return t, err
 	}
 	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(bad) + `\s*$`).MatchString(o) {
-		return 0, "", fmt.Errorf("%s landed in another iteration: '%s' says\n%s (want %d)", l.watch, l.iter, indent(tail(o, 3)), bad)
+		return t, fmt.Errorf("%s landed in another iteration: '%s' says\n%s (want %d)", l.watch, l.iter, indent(tail(o, 3)), bad)
 	}
-	return took.Seconds(), m[2], nil
+	t.watch, t.counts = took.Seconds(), m[2]
+	return t, nil
 }
 
 // continueCmd is the debugger's own continue.
