@@ -77,7 +77,7 @@ func (b *bench) interpWatch() {
 			maxEvals := int(math.Log2(float64(stmts))) + 10
 			b.add(row{section: interpSection, measure: measure + ", reverse-watch", fred: "-",
 				target: fmt.Sprintf("within 3x the continue (%s)", secs(3*c.cont)), got: secs(c.watch) + " (n=1)",
-				verdict: verdict(sample{c.watch}, 3*c.cont),
+				verdict:  verdict(sample{c.watch}, 3*c.cont),
 				comments: fmt.Sprintf("%s; program alone %s; landed in iteration %s, checked", c.counts, secs(nat), commas(bad))})
 			v := "meets"
 			if evals > maxEvals || evals == 0 {
