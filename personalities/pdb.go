@@ -273,7 +273,16 @@ def _fred(prompt):
                 self.message(said)
             return o(self, frame, tb)
         finally:
-            logsys(0x46524544, 0)
+            if not self._fred_quit:
+                logsys(0x46524544, 0)
+    # After quit, the way out (BdbQuit, the interpreter's exit) is not the
+    # program's: in a replayed stretch it would differ from the log.
+    P._fred_quit = False
+    def quit(o, self, arg):
+        self._fred_quit = True
+        return o(self, arg)
+    for name in ('do_quit', 'do_q', 'do_exit', 'do_EOF'):
+        wrap(name, quit)
     # fred_nexts MAX [shallower]: up to MAX nexts without a prompt between
     # them (a round trip each costs more than the statement), then one
     # line "FREDNEXTS N WHY", as gdb's fred-nexts.

@@ -217,7 +217,7 @@ sub fred_steps { return fred_out("FREDNEXTS 0 unsupported\n") if @DB::to_watch |
   $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
 sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $DB::trace &= ~4;
   if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
-END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0 } }
+END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0 } syscall(0x46524544, 1) if $DB::fall_off_end || $DB::finished }
 sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit ? "breakpoint" : $fred_sig ? "signal" : "exited");
     my $sh = ""; if ($fred_st) { my $k = -1; for my $d (keys %fred_last) { $k = $fred_last{$d} if $d < $DB::stack_depth && $fred_last{$d} > $k && $fred_last{$d} < $fred_sn } $sh = " $k" }
     fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
