@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -164,4 +165,43 @@ func TestPerlLongNext(t *testing.T) {
 			t.Fatalf("one step after the landing: broken = %s", v)
 		}
 	})
+}
+
+// Ctrl-C while fred counts a long stretch's steps: the person is back
+// where they were, and the program goes on as before.
+func TestPDBInterruptLongWatch(t *testing.T) {
+	const n = 1400000 // about 10,000,000 steps: seconds a count
+	ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("bench_watch.py"), strconv.Itoa(n)}, "fork")
+	ts.must("b 21", `Breakpoint 1`)
+	ts.must("c", `\(21\)<module>\(\)`)
+	final := ts.value("total")
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	ts.must("fred-reverse-watch total >= 0", `fred-reverse-watch'? interrupted; you are back where you were`)
+	ts.must("where", `\(21\)<module>\(\)`)
+	if v := ts.value("i, total"); v != "("+strconv.Itoa(n-1)+", "+final+")" {
+		t.Fatalf("after the interrupt: i, total = %s", v)
+	}
+	ts.must("c", `total=`+final+` bad=\d+\r?\nThe program finished`)
+}
+
+func TestPerlInterruptLongStep(t *testing.T) {
+	const n = 2000000 // 10,000,000 statements
+	ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("bench_watch.pl"), strconv.Itoa(n)}, "fork")
+	ts.out.take()
+	ts.must("b 21", `^$`)
+	ts.must("c", `bench_watch.pl:21\):`)
+	final := ts.evalValue("$total")
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
+	ts.must("fred-list", `.`)
+	if v := ts.evalValue("$total"); v != final {
+		t.Fatalf("after the interrupt: total = %s, want %s", v, final)
+	}
+	ts.must("c", `total=`+final+` bad=\d+`)
 }
