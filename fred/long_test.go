@@ -1,6 +1,7 @@
 package fred
 
 import (
+	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -204,4 +205,45 @@ func TestPerlInterruptLongStep(t *testing.T) {
 		t.Fatalf("after the interrupt: total = %s, want %s", v, final)
 	}
 	ts.must("c", `total=`+final+` bad=\d+`)
+}
+
+// A change inside one gdb `next` over a call of millions of statements:
+// the call's return is a continue to its return address, divided as any
+// long continue, and fred's memory stays bounded.
+func TestGDBLongNext(t *testing.T) {
+	ts := gdbSession(t, "next_long", "auto")
+	ts.must("break main", `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, main`)
+	ts.must("next", `30\t`)
+	ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*next_long.c:17`)
+	if v := ts.value("flag"); v != "0" {
+		t.Fatalf("landed with flag = %s", v)
+	}
+	ts.must("next", `18\t`)
+	if v := ts.value("flag"); v != "1" {
+		t.Fatalf("one step after the landing: flag = %s", v)
+	}
+	ts.must("fred-restart 1", `main \(\) at .*next_long.c:29`)
+	ts.must("next", `30\t`)
+	ts.must("fred-reverse-step", `next_long.c:25`)
+	if v := ts.value("i"); v != "3000000" {
+		t.Fatalf("reverse-step after the next: i = %s", v)
+	}
+	if hwm := peakRSS(t); hwm > 1<<30 {
+		t.Errorf("fred's peak memory: %d MB", hwm>>20)
+	}
+}
+
+// peakRSS is this process's peak resident memory, in bytes.
+func peakRSS(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no VmHWM in /proc/self/status")
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb << 10
 }

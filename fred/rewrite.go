@@ -41,6 +41,13 @@ type callSiter interface {
 	callSiteByCount(steps []Step) (t []Step, ok bool, err error)
 }
 
+// longCaller is a mover that can name the return of a long call as a
+// continue to its return address (callToReturn), for the last-pass
+// machinery of continues to divide.
+type longCaller interface {
+	callToReturn(a []Step, q Step, bps []string) (Step, bool, error)
+}
+
 // counter is a mover that can count the `next`s of a continue or a finish
 // in the debugger; ok is false when it cannot for this command.
 type counter interface {
@@ -234,6 +241,20 @@ func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
 	// breakpoint stops the walk, as it stopped the `next`).
 	cur := with(a, q)
 	for i := 0; ; i++ {
+		if lc, ok := r.m.(longCaller); ok && i == longWalk {
+			// A long call: its last statement is the last before its
+			// return, as for a continue that stops there.
+			end, ok, err := lc.callToReturn(a, q, bps)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return r.prevStatement(with(a, q, end))
+			}
+			if err := r.m.goTo(cur); err != nil {
+				return nil, err
+			}
+		}
 		if i >= maxWalk {
 			return nil, fmt.Errorf("a call covers more than %d statements; reverse over it is not supported yet", maxWalk)
 		}

@@ -2,6 +2,7 @@ package fred
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -200,4 +201,44 @@ type repeatSeq struct {
 func (q repeatSeq) Len() int { return q.n }
 func (q repeatSeq) At(i int) watch.Moment {
 	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.bps)), then: q.then}
+}
+
+// longWalk is how many `next`s fred counts inside a call before it takes
+// the call for a long one (gdb): the rest of the call is then a continue
+// to its return address, which native probes and hit counts divide.
+const longWalk = 2000
+
+// callToReturn is the run from q (the first stop inside a call a `next`
+// from a made) to the call's return: a continue with a breakpoint at the
+// return address, beside the breakpoints bps. The history with(a, q, it)
+// is the moment the call returns, in the middle of a's line. ok is false
+// where that does not hold: a recursive call that returns there from
+// deeper first, a debugger without return addresses.
+func (m sessionMover) callToReturn(a []Step, q Step, bps []string) (Step, bool, error) {
+	return m.s.callToReturn(a, q, bps, m.st)
+}
+
+func (s *Session) callToReturn(a []Step, q Step, bps []string, st *revStats) (Step, bool, error) {
+	if s.p.CallerCmd == "" || s.canCountSteps() {
+		return Step{}, false, nil
+	}
+	base := with(a, q)
+	if err := s.goTo(base, st); err != nil {
+		return Step{}, false, err
+	}
+	ret, err := s.callerPC()
+	if err != nil {
+		return Step{}, false, nil
+	}
+	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), fmt.Sprintf("*0x%016x", ret)))
+	if err := s.goTo(with(base, cont), st); err != nil {
+		return Step{}, false, err
+	}
+	end := s.Timeline.Now()
+	if end.Ended || end.Depth != depthOf(a) || end.At.PC != ret {
+		return Step{}, false, nil
+	}
+	end.Stop = P.StopBreakpoint
+	s.Timeline.Steps[len(s.Timeline.Steps)-1] = end
+	return end, true, nil
 }

@@ -282,7 +282,19 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		// k", not listed: a call of a million statements costs a count,
 		// not a million histories.
 		base := with(a, q)
-		n, why, err := s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, 0)
+		n, why, err := s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, longWalk)
+		if err == nil && why == "limit" {
+			// A long call: q, then its return (a continue that native
+			// probes and hit counts divide), then the rest of a's line.
+			end, ok, err := s.callToReturn(a, q, c.Bps, w.st)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return watch.Moments{moment{steps: base, then: &end}, moment{steps: with(base, end), then: single(P.OpNext)}}, nil
+			}
+			n, why, err = s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, 0)
+		}
 		if err != nil {
 			return nil, err
 		}
