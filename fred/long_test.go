@@ -229,6 +229,11 @@ func TestGDBLongNext(t *testing.T) {
 	if v := ts.value("i"); v != "3000000" {
 		t.Fatalf("reverse-step after the next: i = %s", v)
 	}
+	// The same call left by a finish.
+	ts.must("fred-restart 1", `main \(\) at .*next_long.c:29`)
+	ts.must("step", `run \(\) at .*next_long.c:23`)
+	ts.must("finish", `Run till exit`)
+	ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*next_long.c:17`)
 	if hwm := peakRSS(t); hwm > 1<<30 {
 		t.Errorf("fred's peak memory: %d MB", hwm>>20)
 	}

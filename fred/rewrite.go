@@ -45,7 +45,7 @@ type callSiter interface {
 // continue to its return address (callToReturn), for the last-pass
 // machinery of continues to divide.
 type longCaller interface {
-	callToReturn(a []Step, q Step, bps []string) (Step, bool, error)
+	callToReturn(base []Step, bps []string, onlyLong bool) (Step, bool, error)
 }
 
 // counter is a mover that can count the `next`s of a continue or a finish
@@ -201,6 +201,17 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 				return r.lastInside(t, last.Bps)
 			}
 		}
+		if lc, ok := r.m.(longCaller); ok && last.Cmd.Op == P.OpFinish {
+			// The statement before a finish's stop is the last of the
+			// call, as before a continue to its return address.
+			end, ok, err := lc.callToReturn(before, last.Bps, true)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return r.prevStatement(with(before, end))
+			}
+		}
 		n, err := r.countNexts(before, last)
 		if err != nil {
 			return nil, err
@@ -244,7 +255,7 @@ func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
 		if lc, ok := r.m.(longCaller); ok && i == longWalk {
 			// A long call: its last statement is the last before its
 			// return, as for a continue that stops there.
-			end, ok, err := lc.callToReturn(a, q, bps)
+			end, ok, err := lc.callToReturn(with(a, q), bps, false)
 			if err != nil {
 				return nil, err
 			}

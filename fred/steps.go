@@ -208,23 +208,35 @@ func (q repeatSeq) At(i int) watch.Moment {
 // to its return address, which native probes and hit counts divide.
 const longWalk = 2000
 
-// callToReturn is the run from q (the first stop inside a call a `next`
-// from a made) to the call's return: a continue with a breakpoint at the
-// return address, beside the breakpoints bps. The history with(a, q, it)
-// is the moment the call returns, in the middle of a's line. ok is false
+// callToReturn is the run from a moment inside a call to the call's
+// return: a continue with a breakpoint at the return address, beside the
+// breakpoints bps. It ends where the call returns, in the middle of the
+// caller's line (where gdb's finish ends too). ok is false
 // where that does not hold: a recursive call that returns there from
 // deeper first, a debugger without return addresses.
-func (m sessionMover) callToReturn(a []Step, q Step, bps []string) (Step, bool, error) {
-	return m.s.callToReturn(a, q, bps, m.st)
+func (m sessionMover) callToReturn(base []Step, bps []string, onlyLong bool) (Step, bool, error) {
+	return m.s.callToReturn(m.ctx, base, bps, onlyLong, m.st)
 }
 
-func (s *Session) callToReturn(a []Step, q Step, bps []string, st *revStats) (Step, bool, error) {
-	if s.p.CallerCmd == "" || s.canCountSteps() {
+// callToReturn: base is a moment inside the call (for a `next` from a,
+// a and the step into the call; for a `finish`, its start).
+// With onlyLong, ok is false too when the call returns within longWalk
+// `next`s.
+func (s *Session) callToReturn(ctx context.Context, base []Step, bps []string, onlyLong bool, st *revStats) (Step, bool, error) {
+	if s.p.CallerCmd == "" || s.canCountSteps() || depthOf(base) < 2 {
 		return Step{}, false, nil
 	}
-	base := with(a, q)
 	if err := s.goTo(base, st); err != nil {
 		return Step{}, false, err
+	}
+	if onlyLong {
+		_, why, err := s.nextsUpTo(ctx, base, bps, P.NextsMode{Shallower: true}, st, longWalk)
+		if err != nil || why != "limit" {
+			return Step{}, false, err
+		}
+		if err := s.goTo(base, st); err != nil {
+			return Step{}, false, err
+		}
 	}
 	ret, err := s.callerPC()
 	if err != nil {
@@ -235,7 +247,7 @@ func (s *Session) callToReturn(a []Step, q Step, bps []string, st *revStats) (St
 		return Step{}, false, err
 	}
 	end := s.Timeline.Now()
-	if end.Ended || end.Depth != depthOf(a) || end.At.PC != ret {
+	if end.Ended || end.Depth != depthOf(base)-1 || end.At.PC != ret {
 		return Step{}, false, nil
 	}
 	end.Stop = P.StopBreakpoint

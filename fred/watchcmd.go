@@ -286,7 +286,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err == nil && why == "limit" {
 			// A long call: q, then its return (a continue that native
 			// probes and hit counts divide), then the rest of a's line.
-			end, ok, err := s.callToReturn(a, q, c.Bps, w.st)
+			end, ok, err := s.callToReturn(ctx, base, c.Bps, false, w.st)
 			if err != nil {
 				return nil, err
 			}
@@ -321,6 +321,18 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, nil
 		} else if ok {
 			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
+		}
+		if c.Cmd.Op == P.OpFinish {
+			// gdb: a finish is a continue to the return address, which
+			// native probes and hit counts divide; the two ends are one
+			// moment.
+			end, ok, err := s.callToReturn(ctx, a, c.Bps, true, w.st)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return watch.Moments{moment{steps: with(a, end)}}, nil
+			}
 		}
 		// Count the `next`s the command is made of; the moments are then
 		// "next k", replayed by the debugger in one command.
