@@ -252,3 +252,19 @@ func peakRSS(t *testing.T) int64 {
 	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	return kb << 10
 }
+
+// A program that reads input and then runs a long loop: the counted
+// replays take the input from the replay log, not the terminal.
+func TestPDBLongAfterInput(t *testing.T) {
+	ts, in := pdbSession(t, "input.py", "fork")
+	ts.must("b 20", `Breakpoint 1`)
+	in.type_("fred\n")
+	in.type_("600000\n") // 1,200,000 steps
+	ts.must("c", `(?s)hello fred .*\(20\)main\(\)`)
+	ts.must("fred-reverse-watch total > 10**11", `\(19\)main\(\)\r?\n-> total \+= i`)
+	if v := ts.value("total <= 10**11 < total + i, name"); v != "(True, 'fred')" {
+		t.Fatalf("landed where total, i = %s", v)
+	}
+	ts.must("c", `\(20\)main\(\)`)
+	ts.must("c", `total=179999700000 pid=\d+`)
+}
