@@ -229,6 +229,7 @@ func TestGDBLongNext(t *testing.T) {
 	if v := ts.value("i"); v != "3000000" {
 		t.Fatalf("reverse-step after the next: i = %s", v)
 	}
+	ts.must("fred-reverse-finish", `main \(\) at .*next_long.c:29`)
 	// The same call left by a finish.
 	ts.must("fred-restart 1", `main \(\) at .*next_long.c:29`)
 	ts.must("step", `run \(\) at .*next_long.c:23`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -128,6 +129,9 @@ func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
 func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
 	s := m.s
 	first := s.firstIndex()
+	if t, ok := s.callSiteOfReturn(steps); ok {
+		return t, true, nil
+	}
 	if !s.canCountSteps() || len(steps) <= first {
 		return nil, false, nil
 	}
@@ -253,4 +257,43 @@ func (s *Session) callToReturn(ctx context.Context, base []Step, bps []string, o
 	end.Stop = P.StopBreakpoint
 	s.Timeline.Steps[len(s.Timeline.Steps)-1] = end
 	return end, true, nil
+}
+
+// callSiteOfReturn is the call site of a long call fred divided with
+// callToReturn (gdb): a history a, the step into the call, then only
+// moments of the continue to its return, which all carry the breakpoint
+// at the return address. The call site is a.
+func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
+	d := depthOf(steps)
+	for j := len(steps) - 2; j >= s.firstIndex() && j >= 1; j-- {
+		q := steps[j]
+		if q.known() && q.Depth < d {
+			return nil, false
+		}
+		if q.Cmd.Op != P.OpStep || q.Depth != d || depthOf(steps[:j]) != d-1 {
+			continue
+		}
+		ret := ""
+		for _, b := range steps[j+1].Bps {
+			if strings.HasPrefix(b, "*0x") && !contains(q.Bps, b) {
+				ret = b
+			}
+		}
+		if ret == "" {
+			debugf("callSiteOfReturn: no return breakpoint after %v (bps %v)", q.Cmd, steps[j+1].Bps)
+			return nil, false
+		}
+		for k := j + 1; k < len(steps); k++ {
+			st, bps := steps[k], steps[k].Bps
+			if p := s.probeOf(steps[:k+1]); p != nil {
+				bps = p.cont.Bps // a probe: a moment inside that continue
+			}
+			if !st.Synth || !contains(bps, ret) || st.known() && st.Depth < d {
+				debugf("callSiteOfReturn: %v (synth %v, bps %v, depth %d) is not inside the call", st.Cmd, st.Synth, bps, st.Depth)
+				return nil, false
+			}
+		}
+		return steps[:j], true
+	}
+	return nil, false
 }
