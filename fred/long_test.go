@@ -180,7 +180,7 @@ func TestPDBInterruptLongWatch(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		ts.Interrupt()
 	}()
-	ts.must("fred-reverse-watch total >= 0", `fred-reverse-watch'? interrupted; you are back where you were`)
+	ts.must("fred-reverse-watch total >= 0", `'fred-reverse-watch' interrupted; you are back where you were`)
 	ts.must("where", `\(21\)<module>\(\)`)
 	if v := ts.value("i, total"); v != "("+strconv.Itoa(n-1)+", "+final+")" {
 		t.Fatalf("after the interrupt: i, total = %s", v)

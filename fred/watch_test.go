@@ -90,7 +90,7 @@ func TestInterruptReverseWatch(t *testing.T) {
 	}()
 	// Each evaluation sleeps 50 ms: the search outlasts the interrupt on
 	// any machine.
-	ts.must("fred-reverse-watch sum >= 0 && (int)usleep(50000) == 0", `fred-reverse-watch interrupted; you are back where you were`)
+	ts.must("fred-reverse-watch sum >= 0 && (int)usleep(50000) == 0", `'fred-reverse-watch' interrupted; you are back where you were`)
 	if got := ts.seen("sum"); got != before {
 		t.Fatalf("after the interrupt:\n got %+v\nwant %+v", got, before)
 	}

@@ -444,7 +444,7 @@ func (s *Session) reverseWatch(args []string) error {
 			if c := stopCause(ctx); c != nil {
 				return fmt.Errorf("%w; you are back where you were", c)
 			}
-			return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
+			return errors.New("'fred-reverse-watch' interrupted; you are back where you were")
 		}
 		return err
 	}
@@ -480,7 +480,7 @@ func (s *Session) reverseWatch(args []string) error {
 				if c := stopCause(ctx); c != nil {
 					return fmt.Errorf("%w; you are back where you were", c)
 				}
-				return fmt.Errorf("fred-reverse-watch interrupted; you are back where you were")
+				return errors.New("'fred-reverse-watch' interrupted; you are back where you were")
 			}
 			return fmt.Errorf("searching the threads: %w; you are back where you were", err)
 		}
