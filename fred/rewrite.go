@@ -28,17 +28,19 @@ type mover interface {
 	bare(op string, bps []string) (P.Stop, error)
 }
 
-// stepCounter is a mover whose debugger counts the `step`s a continue is
-// made of (stepsOf); ok is false when it cannot for this command.
+// stepCounter is a mover whose debugger counts the `step`s a continue,
+// next or finish is made of (stepsOf); ok is false when it cannot for
+// this command.
 type stepCounter interface {
 	countSteps(before []Step, last Step) (n int, ok bool, err error)
 }
 
 // callSiter is a mover that can find where the frame a history ends in
-// was called from without walking back statement by statement (counted
-// steps: stepsCallSite); ok is false when it cannot for this history.
+// was called from without walking back statement by statement (a long
+// call fred divided, counted steps); ok is false when it cannot for this
+// history.
 type callSiter interface {
-	callSiteByCount(steps []Step) (t []Step, ok bool, err error)
+	knownCallSite(steps []Step) (t []Step, ok bool, err error)
 }
 
 // longCaller is a mover that can name the return of a long call as a
@@ -284,7 +286,7 @@ func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
 // the target of reverse-finish.
 func (r *rewriter) callSite(steps []Step) ([]Step, error) {
 	if cs, ok := r.m.(callSiter); ok {
-		if t, ok, err := cs.callSiteByCount(steps); ok || err != nil {
+		if t, ok, err := cs.knownCallSite(steps); ok || err != nil {
 			if err != nil {
 				return nil, err
 			}

@@ -129,9 +129,6 @@ func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
 func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
 	s := m.s
 	first := s.firstIndex()
-	if t, ok := s.callSiteOfReturn(steps); ok {
-		return t, true, nil
-	}
 	if !s.canCountSteps() || len(steps) <= first {
 		return nil, false, nil
 	}
@@ -186,6 +183,15 @@ func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
 		return base, true, nil
 	}
 	return with(base, s.synth(P.OpStep, r.Shallower, bps)), true, nil
+}
+
+// knownCallSite implements callSiter: a long call's (gdb), or by counted
+// steps (pdb, perl).
+func (m sessionMover) knownCallSite(steps []Step) ([]Step, bool, error) {
+	if t, ok := m.s.callSiteOfReturn(steps); ok {
+		return t, true, nil
+	}
+	return m.callSiteByCount(steps)
 }
 
 // stepsNearEnd is how far before the end of a long continue fred keeps a
@@ -280,7 +286,6 @@ func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
 			}
 		}
 		if ret == "" {
-			debugf("callSiteOfReturn: no return breakpoint after %v (bps %v)", q.Cmd, steps[j+1].Bps)
 			return nil, false
 		}
 		for k := j + 1; k < len(steps); k++ {
@@ -289,7 +294,6 @@ func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
 				bps = p.cont.Bps // a probe: a moment inside that continue
 			}
 			if !st.Synth || !contains(bps, ret) || st.known() && st.Depth < d {
-				debugf("callSiteOfReturn: %v (synth %v, bps %v, depth %d) is not inside the call", st.Cmd, st.Synth, bps, st.Depth)
 				return nil, false
 			}
 		}

@@ -217,6 +217,17 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		st := s.synth(op, 1, c.Bps)
 		return &st
 	}
+	if c.Cmd.Count <= 1 && (c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpFinish) {
+		// Counted in the program (pdb, perl): the moments are "step k",
+		// each replayed in one command.
+		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil || ok {
+			if err != nil || n <= 1 {
+				w.stepLeaf = err == nil
+				return nil, err
+			}
+			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
+		}
+	}
 	switch {
 	case c.Cmd.Kind != P.Forward:
 		if !c.Synth {
@@ -242,16 +253,6 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return w.refine(ctx, a, *w.hitMoment(h, 1).then)
 		}
 		return hitSeq{w: w, h: h, n: c.Cmd.Count - 1}, nil
-	case c.Cmd.Op == P.OpNext && s.canCountSteps():
-		// The steps of a next, counted in the program, as for a continue.
-		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil || ok {
-			if err != nil || n <= 1 {
-				w.stepLeaf = err == nil
-				return nil, err
-			}
-			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
-		}
-		fallthrough
 	case c.Cmd.Op == P.OpNext:
 		if err := s.goTo(a, w.st); err != nil {
 			return nil, err
@@ -312,21 +313,21 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		}
 		return seq, nil
 	case c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpFinish:
-		// The `step`s of a continue, counted in the program: the moments
-		// are "step k", each replayed in one command.
-		if n, ok, err := s.stepsOf(ctx, a, c, w.st); err != nil {
-			return nil, err
-		} else if ok && n <= 1 {
-			w.stepLeaf = true
-			return nil, nil
-		} else if ok {
-			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
-		}
-		if c.Cmd.Op == P.OpFinish {
-			// gdb: a finish is a continue to the return address, which
-			// native probes and hit counts divide; the two ends are one
-			// moment.
-			end, ok, err := s.callToReturn(ctx, a, c.Bps, true, w.st)
+		if c.Cmd.Op == P.OpFinish && s.p.CallerCmd != "" {
+			// gdb: a long finish is a continue to the return address,
+			// which native probes and hit counts divide (the two ends
+			// are one moment); a short one, its `next`s.
+			if err := s.goTo(a, w.st); err != nil {
+				return nil, err
+			}
+			n, why, err := s.nextsUpTo(ctx, a, c.Bps, P.NextsMode{Shallower: true}, w.st, longWalk)
+			if err != nil {
+				return nil, err
+			}
+			if why != "limit" {
+				return repeatSeq{s: s, op: P.OpNext, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+			}
+			end, ok, err := s.callToReturn(ctx, a, c.Bps, false, w.st)
 			if err != nil {
 				return nil, err
 			}

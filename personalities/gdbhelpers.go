@@ -79,7 +79,8 @@ func ParseNexts(out string) (NextsResult, error) {
 	if i < 0 {
 		return NextsResult{}, fmt.Errorf("no answer from the counted next: %q", lastLines(out))
 	}
-	f := strings.Fields(out[i+len("FREDNEXTS "):])
+	line, _, _ := strings.Cut(out[i+len("FREDNEXTS "):], "\n")
+	f := strings.Fields(line)
 	if len(f) < 2 {
 		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
 	}
@@ -88,7 +89,7 @@ func ParseNexts(out string) (NextsResult, error) {
 		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
 	}
 	r := NextsResult{N: n, Why: f[1], Shallower: -1}
-	if len(f) > 2 && f[2] != "FREDNEXTS" {
+	if len(f) > 2 {
 		if k, err := strconv.Atoi(f[2]); err == nil {
 			r.Shallower = k
 		}

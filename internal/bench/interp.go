@@ -46,10 +46,7 @@ var interpLangs = []interpLang{
 		perIter: 5, back: `bench_watch.pl:15\)`},
 }
 
-var (
-	interpBadRe   = regexp.MustCompile(`bad=(\d+)`)
-	interpEvalsRe = regexp.MustCompile(`(\d+) evaluations`)
-)
+var interpBadRe = regexp.MustCompile(`bad=(\d+)`)
 
 func (b *bench) interpWatch() {
 	sizes := []int{100000, 1000000, 10000000} // statements
@@ -73,7 +70,7 @@ func (b *bench) interpWatch() {
 				b.fail(interpSection, measure, "-", err)
 				continue
 			}
-			evals, _ := strconv.Atoi(firstSub(interpEvalsRe, c.counts))
+			evals := parseCounts(c.counts)["evaluations"]
 			maxEvals := int(math.Log2(float64(stmts))) + 10
 			b.add(row{section: interpSection, measure: measure + ", reverse-watch", fred: "-",
 				target: fmt.Sprintf("within 3x the continue (%s)", secs(3*c.cont)), got: secs(c.watch) + " (n=1)",
@@ -91,13 +88,6 @@ func (b *bench) interpWatch() {
 			fmt.Fprintf(&b.details, "  %10s  %8s  %9s  %13s  %13s  %s\n", commas(stmts), secs(nat), secs(c.cont), secs(c.step), secs(c.watch), c.counts)
 		}
 	}
-}
-
-func firstSub(re *regexp.Regexp, s string) string {
-	if m := re.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return ""
 }
 
 // interpNative runs the program without a debugger: its time, and the

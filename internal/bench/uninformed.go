@@ -75,11 +75,8 @@ func (b *bench) watchEvals(bin string, setup []string, watch string) (int, strin
 	if m == nil {
 		return 0, out, fmt.Errorf("no \"'fred-reverse-watch' took\" line in:\n%s", indent(tail(out, 5)))
 	}
-	for _, c := range countRe.FindAllStringSubmatch(m[2], -1) {
-		if c[2] == "evaluations" {
-			n, _ := strconv.Atoi(c[1])
-			return n, out, nil
-		}
+	if n, ok := parseCounts(m[2])["evaluations"]; ok {
+		return n, out, nil
 	}
 	return 0, out, fmt.Errorf("no evaluation count in %q", m[0])
 }

@@ -443,13 +443,20 @@ func (b *bench) watchCase(e int, traced bool) watchPoint {
 		return p
 	}
 	p.fredSays, _ = strconv.ParseFloat(m[1], 64)
-	p.counts = map[string]int{}
-	for _, c := range countRe.FindAllStringSubmatch(m[2], -1) {
-		n, _ := strconv.Atoi(c[1])
-		p.counts[strings.TrimSpace(c[2])] = n
-	}
+	p.counts = parseCounts(m[2])
 	p.err = b.checkLanding(x, out, p.info)
 	return p
+}
+
+// parseCounts reads fred's counts after a reverse command's time ("11
+// snapshots, 13 restores, ... 23 evaluations").
+func parseCounts(s string) map[string]int {
+	counts := map[string]int{}
+	for _, c := range countRe.FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.Atoi(c[1])
+		counts[strings.TrimSpace(c[2])] = n
+	}
+	return counts
 }
 
 // checkLanding checks fred landed in add_edge on the line that links the
