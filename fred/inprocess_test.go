@@ -1,6 +1,7 @@
 package fred
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -973,4 +974,47 @@ func TestPerlWatchExpressionsReplayed(t *testing.T) {
 		ts.do("W $total")
 		ts.must("c", `total=-998208`)
 	})
+}
+
+// TestPDBThreads: a worker thread that pdb does not trace counts beats
+// in a loop of short sleeps beside the main one (worker.py), both taking
+// and giving back Python's GIL. At each stop the worker waits, as gdb's
+// threads do at its prompt; going back and forward again shows each stop
+// as it was recorded, the worker's count too (the replay gave the threads
+// the GIL in the recorded order), without a divergence from the log.
+func TestPDBThreads(t *testing.T) {
+	line := fixtureLineOf(t, "worker.py", "stop")
+	stop := fmt.Sprintf(`\(%d\)<module>\(\)`, line)
+	for run := 0; run < 3; run++ {
+		ts, _ := pdbSession(t, "worker.py", "criu")
+		ts.must(fmt.Sprintf("b %d", line), `Breakpoint 1`)
+		var seen []string
+		for i := 0; i < 3; i++ {
+			ts.must("c", stop)
+			seen = append(seen, ts.value("(i, total, beats)"))
+		}
+		if seen[2] == seen[1] {
+			t.Fatalf("run %d: the worker did not run between stops: %v", run, seen)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if v := ts.value("(i, total, beats)"); v != seen[2] {
+			t.Fatalf("run %d: the worker ran while pdb was at its prompt: %s, then %s", run, seen[2], v)
+		}
+		check := func(cmd string, want string) {
+			t.Helper()
+			out := ts.must(cmd, stop)
+			if strings.Contains(out, "diverged") {
+				t.Fatalf("run %d: %s: the replay diverged from the log:\n%s", run, cmd, out)
+			}
+			if v := ts.value("(i, total, beats)"); v != want {
+				t.Fatalf("run %d: after %s, (i, total, beats) is %s; recorded: %s (all stops: %v)", run, cmd, v, want, seen)
+			}
+		}
+		check("fred-reverse-continue", seen[1])
+		check("c", seen[2])
+		check("fred-reverse-continue", seen[1])
+		check("fred-reverse-continue", seen[0])
+		check("c", seen[1])
+		ts.Close()
+	}
 }

@@ -246,11 +246,13 @@ def _fred(prompt):
         self._fred_at = self.curindex
         return r
     # fred's replay log (replaylog/) must not record what pdb itself asks
-    # the system for while the person uses it: tell its library so (the
-    # call does nothing without it).
+    # the system for while the person uses it, and the program's other
+    # threads wait meanwhile: tell its library so (the call does nothing
+    # without it). PyDLL keeps the GIL across the call, so that no other
+    # thread holds it when they are told to wait.
     try:
         import ctypes
-        logsys = ctypes.CDLL(None).syscall
+        logsys = ctypes.PyDLL(None).syscall
     except Exception:
         logsys = lambda *a: 0
     def interaction(o, self, frame, tb):
@@ -273,8 +275,9 @@ def _fred(prompt):
                 self.message(said)
             return o(self, frame, tb)
         finally:
-            if not self._fred_quit:
-                logsys(0x46524544, 0)
+            # after quit the rest of the run is pdb's (2): not logged,
+            # and the program's threads may end
+            logsys(0x46524544, 2 if self._fred_quit else 0)
     # After quit, the way out (BdbQuit, the interpreter's exit) is not the
     # program's: in a replayed stretch it would differ from the log.
     P._fred_quit = False

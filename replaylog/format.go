@@ -21,7 +21,8 @@
 //	cut positions [400]u64 (ring), notices u64 (messages so far),
 //	notice [256]byte (the latest message, NUL-terminated), zeroed u64 (the
 //	library writes zeros ahead of the end: holes are slow to fill through a
-//	mapping)
+//	mapping), timeswitch u64 (1: the library said an interpreter's threads
+//	take turns by time)
 //
 // An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
 // zigzag-encoded signed one, so small values take one byte:
@@ -54,6 +55,9 @@
 //	                         offset the read starts where the fd's last file
 //	                         read ended; without an identity the file is that
 //	                         read's (per fd; restarting at a branch)
+//	debugger (41):           nothing: an in-process debugger (pdb) began
+//	                         talking with the person here, the other threads
+//	                         waiting (written only when there are others)
 //
 // A clock read is 3 to 6 bytes, a time() 2, a getpid 3, a read's header 3
 // to 5 bytes before its data, which is stored once; a sequential read of a
@@ -119,7 +123,8 @@ const (
 	Create
 	Join
 	FileRead
-	maxKind = FileRead
+	Debugger
+	maxKind = Debugger
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -128,7 +133,8 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
-	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read"}
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
+	"debugger"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -375,6 +381,7 @@ func (d *decoder) next() (Entry, bool, error) {
 		}
 	case k == Branch:
 		d.time, d.tv, d.clock, d.files = 0, 0, [16]int64{}, nil
+	case k == Debugger:
 	case k.IsSync():
 		e.Result, err = d.sv()
 	case k == FileRead:

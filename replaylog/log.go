@@ -145,6 +145,7 @@ func (w *Writer) Add(e Entry) {
 		w.buf = binary.AppendVarint(w.buf, e.Result)
 	case k == FileRead:
 		w.fileRead(e)
+	case k == Debugger:
 	default:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 		res := e.Result
@@ -322,6 +323,8 @@ func (e Entry) Describe() string {
 		return "0"
 	case Branch:
 		return "a new branch of history starts here"
+	case Debugger:
+		return "the debugger talks with the person; the other threads wait"
 	case Signal:
 		return fmt.Sprintf("%s (%d) handled", unix.SignalName(syscall.Signal(e.Result)), e.Result)
 	case Mmap:

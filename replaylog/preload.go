@@ -37,9 +37,11 @@ func Env(path string, inProcess bool) []string {
 		// (perl5db at every prompt), and CRIU restores the same one.
 		// Signals neither: the interpreter's handlers only take note,
 		// and SIGINT is how the person stops the program.
-		// Nor the order of lock calls: the interpreter's own (Python's
-		// GIL) follow the person at the prompt, not the program.
-		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0", "FREDLOG_SYNC=0")
+		// The order of lock calls only once the program has a second
+		// thread (in one thread the GIL's calls order nothing); while
+		// the person is at the prompt the other threads wait, so the
+		// GIL's calls then follow the program, not the person.
+		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0", "FREDLOG_SYNC=2")
 	}
 	return env
 }

@@ -73,7 +73,8 @@ enum {
 	K_SEM_WAIT, K_SEM_TRYWAIT, K_SEM_TIMEDWAIT, K_SEM_POST,
 	K_CREATE, K_JOIN,
 	K_FILE, /* a read of a regular file, by reference (file_ref) */
-	K_LAST = K_FILE,
+	K_DEBUGGER, /* an in-process debugger began talking with the person here */
+	K_LAST = K_DEBUGGER,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -82,7 +83,8 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
-	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read"};
+	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
+	"debugger"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -101,6 +103,7 @@ struct ctl {
 	uint64_t notices;      /* messages so far; the latest is notice */
 	char notice[256];
 	uint64_t zeroed;       /* the file is written (not a hole) up to here */
+	uint64_t timeswitch;   /* said that an interpreter's threads switch by time */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -118,6 +121,8 @@ static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
 /* initial-exec: a preloaded library has static TLS, so no lookup per access */
 static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
+/* mydbg: this thread is the one talking with the person (fredlog_debugger) */
+static __thread __attribute__((tls_model("initial-exec"))) int mydbg;
 static int lk;
 
 static ssize_t (*real_read)(int, void *, size_t);
@@ -248,6 +253,49 @@ static void unlock(void)
 	raw_unlock();
 	if (due)
 		deliver_due();
+}
+
+/* --- the other threads wait while an in-process debugger talks ---
+ *
+ * pdb traces one thread. Python's others would go on running while the
+ * person reads and types, and what they did then is in no log, so a
+ * replay of the stretch could not do it again. So, as gdb stops every
+ * thread at its prompt, a thread other than the debugger's waits at its
+ * next call of this library while the debugger talks (in_window),
+ * holding no lock it took through us: the debugger's own code takes the
+ * interpreter's lock (the GIL), whose mutex must then be free. The
+ * debugger's first word is an entry (K_DEBUGGER) when other threads
+ * exist: on replay, what they did after it waits until the debugger has
+ * spoken there too, or has passed the place without stopping. */
+static int dbg_ticks; /* futex word: changes when the debugger lets go */
+static void sync_cuts(void);
+static int in_window(void)
+{
+	return __atomic_load_n(&fredlog_debugger, __ATOMIC_ACQUIRE) > 0 && !mydbg && fredlog_active;
+}
+static void pause_here(void)
+{
+	while (in_window()) {
+		int t = __atomic_load_n(&dbg_ticks, __ATOMIC_ACQUIRE);
+		if (!in_window())
+			break;
+		/* bounded: a restore (CRIU) restarts the wait, a lost wake costs 50 ms */
+		struct timespec ts = {0, 50 * 1000000};
+		raw_futex(&dbg_ticks, 0x80 /* FUTEX_WAIT_PRIVATE */, t, &ts);
+	}
+}
+/* pause_locked: the same with the log's lock held, let go meanwhile */
+static void pause_locked(void)
+{
+	raw_unlock();
+	pause_here();
+	lock();
+	sync_cuts();
+}
+static void debugger_lets_go(void)
+{
+	__atomic_add_fetch(&dbg_ticks, 1, __ATOMIC_RELEASE);
+	raw_futex(&dbg_ticks, 0x81 /* FUTEX_WAKE_PRIVATE */, 1 << 30, NULL);
 }
 
 /* --- encoding: unsigned LEB128 varints, signed ones zigzagged --- */
@@ -415,6 +463,8 @@ static int prezero(uint64_t need)
  * lock is held. A thread switch is an entry of its own, before. */
 static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
 {
+	if (!fredlog_active) /* the debugger quit meanwhile: the rest is not logged */
+		return;
 	if (!mythr)
 		mythr = ++nthreads;
 	if (mythr != lastthr && h[0] != K_BRANCH) {
@@ -514,6 +564,13 @@ static int wait_turn(int k, int owner)
 	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
 	int64_t slept = 0; /* ms */
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
+		if (!fredlog_active)
+			return 0; /* the debugger quit: nobody takes turns any more */
+		if (in_window()) {
+			pause_locked(); /* the program is stopped, not late */
+			slept = 0;
+			continue;
+		}
 		if (slept >= turn_ms && held(owner))
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
@@ -550,6 +607,8 @@ static int begin(int k, struct ent *e)
 {
 	sync_cuts();
 	for (;;) {
+		if (in_window())
+			pause_locked();
 		if (fredlog_pos >= fredlog_ctl->end)
 			return 0;
 		uint64_t at = fredlog_pos;
@@ -570,6 +629,12 @@ static int begin(int k, struct ent *e)
 		if (lastthr && lastthr != mythr && got != K_BRANCH) {
 			if (!wait_turn(k, lastthr))
 				return 0;
+			continue;
+		}
+		if (got == K_DEBUGGER) {
+			/* the debugger talked here when recording, not now */
+			fredlog_pos = at;
+			fredlog_seq++;
 			continue;
 		}
 		if (got == K_BRANCH) {
@@ -619,8 +684,21 @@ static void done(struct ent *e)
 		due = 1;
 }
 
-/* OFF: this call is not the program's to log. */
-#define OFF (!fredlog_active || inlib || fredlog_debugger)
+/* OFF: this call is not the program's to log (a thread other than the
+ * debugger's waits first while the debugger talks). */
+static inline int off_(void)
+{
+	if (!fredlog_active || inlib)
+		return 1;
+	if (__builtin_expect(__atomic_load_n(&fredlog_debugger, __ATOMIC_RELAXED) > 0, 0)) {
+		if (mydbg)
+			return 1;
+		pause_here();
+		return !fredlog_active;
+	}
+	return 0;
+}
+#define OFF off_()
 
 #define ENTER()                    \
 	if (OFF)                       \
@@ -835,7 +913,11 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 #define FR_PREAD 4
 static int64_t store_below = 64 << 10; /* FREDLOG_STORE */
 static int fd_shared; /* the program has made threads or children */
-HIDDEN int fredlog_sync; /* off in interpreters, whose threads fred does not see (below) */
+/* fredlog_sync: the order of lock calls is logged (below): 1 always, 2
+ * once the program has a second thread (interpreters: one thread's
+ * GIL calls order nothing), 0 never */
+HIDDEN int fredlog_sync;
+static int synced(void) { return fredlog_sync == 1 || (fredlog_sync == 2 && nthreads > 1); }
 static struct {
 	unsigned char known, ok; /* ok: a regular file, unchanged since the start */
 	unsigned char unseekable; /* a pipe, socket or terminal: no lseek at each read */
@@ -1194,7 +1276,7 @@ EXPORT int dup3(int a, int b, int fl)
 			else                                         \
 				res = CALL;                          \
 			int sv = errno;                              \
-			if (ref && res > 0 && (OFFARG) < 0 && (fd_shared || !fredlog_sync) \
+			if (ref && res > 0 && (OFFARG) < 0 && (fd_shared || !synced()) \
 			    && lseek(FD, 0, SEEK_CUR) != at + res)    \
 				ref = 0;                             \
 			lock();                                      \
@@ -1887,9 +1969,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		lock();
 		sync_cuts();
 		/* replaying: only the signal the log expects here */
-		while (fredlog_pos < fredlog_ctl->end && fredlog_base[fredlog_pos] == K_THREAD) {
+		while (fredlog_pos < fredlog_ctl->end &&
+		       (fredlog_base[fredlog_pos] == K_THREAD || fredlog_base[fredlog_pos] == K_DEBUGGER)) {
 			uint64_t at = fredlog_pos + 1;
-			get_uv(&at);
+			if (fredlog_base[fredlog_pos] == K_THREAD)
+				get_uv(&at);
 			fredlog_pos = at;
 			fredlog_seq++;
 		}
@@ -1969,9 +2053,45 @@ EXPORT sighandler_t signal(int sig, sighandler_t h)
 	return o.sa_handler;
 }
 
+/* debugger_opens: the calling thread starts talking with the person. With
+ * other threads, that place is an entry: recorded, or passed on replay. */
+static void debugger_opens(void)
+{
+	if (fredlog_active && !mydbg && !inlib && nthreads > 1 && synced()) {
+		inlib = 1;
+		lock();
+		sync_cuts();
+		if (fredlog_pos >= fredlog_ctl->end) {
+			unsigned char h = K_DEBUGGER;
+			append(&h, 1, NULL, 0);
+		} else {
+			/* ours when it is next (threads due before it go on after) */
+			uint64_t at = fredlog_pos;
+			int got = (unsigned char)fredlog_base[at++], t = lastthr, n = 1;
+			if (got == K_THREAD) {
+				t = (int)get_uv(&at);
+				got = at < fredlog_ctl->end ? (unsigned char)fredlog_base[at++] : 0;
+				n = 2;
+			}
+			if ((t == mythr || !t) && got == K_DEBUGGER) {
+				fredlog_pos = at;
+				fredlog_seq += n;
+				lastthr = mythr;
+			}
+		}
+		unlock();
+		inlib = 0;
+	}
+	mydbg++;
+	__atomic_add_fetch(&fredlog_debugger, 1, __ATOMIC_RELEASE);
+}
+
 /* syscall: the number FREDLOG_SYSCALL is this library's own: argument 1
  * when an in-process debugger starts talking with the person, 0 when it
- * lets the program run again (they nest). pdb calls it through ctypes. */
+ * lets the program run again (they nest), 2 when the rest of the run is
+ * the debugger's (after its quit: the way out is not the program's, and
+ * the program's threads may finish). pdb calls it through ctypes'
+ * PyDLL, which keeps the GIL: the other threads are then not holding it. */
 #define FREDLOG_SYSCALL 0x46524544 /* "FRED" */
 EXPORT long syscall(long n, ...)
 {
@@ -1986,10 +2106,17 @@ EXPORT long syscall(long n, ...)
 	/* compared as ints: ctypes passes Python ints as C ints, whose upper
 	 * register halves are not defined */
 	if ((int)n == FREDLOG_SYSCALL) {
-		if ((int)a[0])
-			fredlog_debugger++;
-		else if (fredlog_debugger > 0)
-			fredlog_debugger--;
+		if ((int)a[0] == 1) {
+			debugger_opens();
+		} else if ((int)a[0] == 2) {
+			fredlog_active = 0;
+			debugger_lets_go();
+		} else {
+			if (mydbg > 0)
+				mydbg--;
+			if (fredlog_debugger > 0 && __atomic_sub_fetch(&fredlog_debugger, 1, __ATOMIC_ACQ_REL) == 0)
+				debugger_lets_go();
+		}
 		return 0;
 	}
 	if (!real)
@@ -2031,10 +2158,9 @@ EXPORT pid_t fork(void)
  * wakeup, which POSIX allows at any time, and the program's own loop
  * around the wait does the rest as it did when recorded.
  *
- * Off with FREDLOG_SYNC=0 (interpreters: the GIL's waits follow the
- * person at the debugger's prompt, not the program). */
-HIDDEN int fredlog_sync;
-#define SOFF (OFF || !fredlog_sync)
+ * FREDLOG_SYNC=2 (interpreters) from the second thread on: the GIL's
+ * calls order nothing in a program of one thread. */
+#define SOFF (OFF || !synced())
 
 static int (*real_mutex_lock)(pthread_mutex_t *);
 static int (*real_mutex_trylock)(pthread_mutex_t *);
@@ -2189,6 +2315,21 @@ static int ahead(void)
 	       __atomic_load_n(&fredlog_ctl->ncuts, __ATOMIC_RELAXED) != fredlog_mycuts;
 }
 
+/* HOLD_PAUSE: a lock taken while an in-process debugger talks is given
+ * back until it is done (in_window), then taken again: the debugger's
+ * thread may need it meanwhile (CPython's GIL is a mutex and a condition).
+ * Recording, the entry is written after; replaying, the turn is kept. A
+ * join cannot be given back, and a join's thread has ended anyway. */
+#define HOLD_PAUSE(K, X, BLOCK, UNDO)                           \
+	do {                                                    \
+		if ((K) != K_JOIN && (X) == 0)                  \
+			while (in_window()) {                   \
+				UNDO;                           \
+				pause_here();                   \
+				X = BLOCK;                      \
+			}                                       \
+	} while (0)
+
 /* ACQUIRE: CALL is the program's call as recorded (SWITCH when a restore
  * put the log ahead of it), BLOCK takes the lock for good, UNDO gives back
  * what CALL took when the log turned out to be ahead. */
@@ -2209,6 +2350,7 @@ static int ahead(void)
 		}                                                  \
 		if (!rep_) {                                       \
 			x_ = CALL;                                 \
+			HOLD_PAUSE(K, x_, BLOCK, UNDO);            \
 			lock();                                    \
 			if (!late()) {                             \
 				sync_log(K, x_);                   \
@@ -2224,6 +2366,7 @@ static int ahead(void)
 			if (!rep_) {                               \
 				unlock();                          \
 				x_ = BLOCK;                        \
+				HOLD_PAUSE(K, x_, BLOCK, UNDO);    \
 				lock();                            \
 				sync_log(K, x_);                   \
 				unlock();                          \
@@ -2233,6 +2376,8 @@ static int ahead(void)
 			unlock();                                  \
 		}                                                  \
 		x_ = r_ ? (int)r_ : (BLOCK);                       \
+		if (!r_)                                           \
+			HOLD_PAUSE(K, x_, BLOCK, UNDO);            \
 		lock();                                            \
 		give_turn(&h_, r_);                                \
 		unlock();                                          \
@@ -2439,6 +2584,21 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, rea
 EXPORT int pthread_cond_signal(pthread_cond_t *c) { RELEASE(K_COND_SIGNAL, real_cond_signal(c)); }
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST, real_cond_broadcast(c)); }
 
+/* cond_pause: a condition's waiter holds its mutex; while the debugger
+ * talks it waits without it (as inside the wait itself). */
+static void cond_pause(pthread_mutex_t *m)
+{
+	while (in_window()) {
+		real_mutex_unlock(m);
+		pause_here();
+		real_mutex_lock(m);
+	}
+}
+
+/* COFF: a condition wait that is not the program's to log; its own
+ * (not OFF, which would wait holding the mutex) */
+#define COFF (!fredlog_active || inlib || mydbg || !synced())
+
 static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
 {
 	inlib = 1;
@@ -2455,6 +2615,7 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 		int rep = take_turn(k, &r, &h);
 		unlock();
 		real_mutex_lock(m);
+		cond_pause(m);
 		lock();
 		if (rep) {
 			give_turn(&h, r);
@@ -2475,9 +2636,17 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 		} else {
 			r = k == K_COND_WAIT ? real_cond_wait(c, m) : real_cond_timedwait(c, m, t);
 		}
+		cond_pause(m);
 		lock();
 		if (!late()) {
 			sync_log(k, r);
+			if (r == ETIMEDOUT && fredlog_sync == 2 && !fredlog_ctl->timeswitch) {
+				/* An interpreter's thread waited out its turn at the
+				 * GIL: the holder then lets go at a time, not a place. */
+				fredlog_ctl->timeswitch = 1;
+				say("threads of this program computed side by side, taking turns at the interpreter's lock by time: "
+				    "a replay gives them the same turns, but each may get further or less far in its turn than it did");
+			}
 			unlock();
 		} else {
 			/* replay it: the mutex goes, the turn comes, the mutex again */
@@ -2488,6 +2657,7 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 			int rep = take_turn(k, &r, &h);
 			unlock();
 			real_mutex_lock(m);
+			cond_pause(m);
 			lock();
 			if (rep)
 				give_turn(&h, r);
@@ -2502,15 +2672,26 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	READY();
-	if (SOFF)
+	if (mydbg && fredlog_active && nthreads > 1 && !inlib) {
+		/* The debugger's thread waits for another, which waits for the
+		 * debugger: a spurious wakeup instead, after a moment. (CPython
+		 * hands its GIL over when another thread asked for it, waiting
+		 * until one takes it; a loop around the wait spins slowly.) */
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	if (COFF)
 		return real_cond_wait(c, m);
+	cond_pause(m);
 	return cond_common(K_COND_WAIT, c, m, NULL);
 }
 EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
 {
 	READY();
-	if (SOFF)
+	if (COFF)
 		return real_cond_timedwait(c, m, t);
+	cond_pause(m);
 	return cond_common(K_COND_TIMEDWAIT, c, m, t);
 }
 
@@ -2557,7 +2738,8 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 {
 	READY();
 	fd_shared = 1;
-	if (SOFF)
+	/* (numbered also while lock calls are not logged yet: FREDLOG_SYNC=2) */
+	if (OFF || !fredlog_sync)
 		return real_create(t, a, fn, arg);
 	struct start *s = malloc(sizeof *s);
 	if (!s)
@@ -2629,7 +2811,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
 	fredlog_sig = !getenv("FREDLOG_SIG") || strcmp(getenv("FREDLOG_SIG"), "0");
-	fredlog_sync = !getenv("FREDLOG_SYNC") || strcmp(getenv("FREDLOG_SYNC"), "0");
+	fredlog_sync = getenv("FREDLOG_SYNC") ? atoi(getenv("FREDLOG_SYNC")) : 1;
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
 	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
