@@ -47,6 +47,10 @@ const (
 // ErrNoThread means the round-robin search did not find the thread.
 var ErrNoThread = errors.New("no thread's statement changes the expression")
 
+// ErrReplayDiffers means a stretch of the threads' search ran otherwise
+// when replayed.
+var ErrReplayDiffers = errors.New("the threads ran otherwise when replayed")
+
 // threads lists the program's threads.
 func (s *Session) threads() ([]P.ThreadInfo, error) {
 	out, err := s.query(s.p.Threads.List)
@@ -224,7 +228,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				if v, err := w.evalHere(); err != nil {
 					return P.ThreadInfo{}, err
 				} else if v != before {
-					return s.landBefore(steps, w)
+					return s.landBefore(steps, w, before)
 				}
 				continue
 			}
@@ -240,7 +244,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				return P.ThreadInfo{}, err
 			}
 			if v != before {
-				return s.landBefore(steps, w)
+				return s.landBefore(steps, w, before)
 			}
 		}
 		switch {
@@ -260,9 +264,26 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 
 // landBefore goes back to just before the last of steps, the statement
 // of the selected thread that made the change, and returns that thread.
-func (s *Session) landBefore(steps []Step, w *watchProgram) (P.ThreadInfo, error) {
-	if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
-		return P.ThreadInfo{}, err
+func (s *Session) landBefore(steps []Step, w *watchProgram, before string) (P.ThreadInfo, error) {
+	// Once more from a fresh replay: the value before the statement, and
+	// after it. Threads that ran in a stretch of this search may run
+	// otherwise when it is replayed (a thread held too long, under load,
+	// stops elsewhere), and a statement that changed the value once but
+	// not again is not the one to name.
+	for i, at := range []int{len(steps) - 1, len(steps), len(steps) - 1} {
+		if err := s.goTo(steps[:at], w.st); err != nil {
+			return P.ThreadInfo{}, err
+		}
+		if i == 2 {
+			break
+		}
+		v, err := w.evalHere()
+		if err != nil {
+			return P.ThreadInfo{}, err
+		}
+		if changed := v != before; changed != (i == 1) {
+			return P.ThreadInfo{}, fmt.Errorf("%w: '%s' is %s %s the statement of the thread that changed it, replayed", ErrReplayDiffers, w.expr, v, []string{"before", "after"}[i])
+		}
 	}
 	now, err := s.query(s.p.Threads.Current)
 	if err != nil {

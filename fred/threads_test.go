@@ -364,3 +364,24 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 		ts.Close()
 	}
 }
+
+// TestThreadsReverseWatchAgain: a multi-threaded search that fails on the
+// way (a stretch of the threads that runs otherwise when replayed; here
+// an injected failure of its first move) is made once more, and lands as
+// one that did not fail. A single-threaded one says the failure
+// (TestFaultsLeaveThePersonWhereTheyWere).
+func TestThreadsReverseWatchAgain(t *testing.T) {
+	ts := gdbSession(t, "mt_atomic", "criu")
+	for _, c := range []string{"break 73", "run", "fred-checkpoint", "break 81", "continue"} {
+		ts.do(c)
+	}
+	var out string
+	withFault(faultError, func() { out = ts.do("fred-reverse-watch --from 2 balance + withdrawn <= 1000") })
+	if !strings.Contains(out, errInjected.Error()+"; searching once more") {
+		t.Fatalf("the failed search was not made once more:\n%s", out)
+	}
+	if !regexp.MustCompile(`is 1 here; the next statement of thread \d+ \(LWP \d+, "\w+"\), in write_balance at mt_atomic.c:33, run alone, makes it 0`).MatchString(out) {
+		t.Fatalf("the second search did not land at teller 2's write:\n%s", out)
+	}
+	ts.must("bt", `#0  write_balance \(b=800, amount=100\)`)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/replaylog"
 	"github.com/fred-debugger/fred/watch"
 )
 
@@ -377,7 +378,60 @@ func (q callSeq) At(i int) watch.Moment {
 }
 
 // reverseWatch runs fred-reverse-watch.
+// reverseWatch: a search in a multi-threaded program that failed on the
+// way (a stretch of the threads that ran otherwise when replayed, a
+// thread that did not stop) is made once more from where the person is,
+// as goTo replays such a stretch once more: the replay log does not order
+// everything the threads share.
 func (s *Session) reverseWatch(args []string) error {
+	err := s.reverseWatchTry(args, false)
+	var again *againError
+	if errors.As(err, &again) {
+		s.Printf("%v; searching once more", again.err)
+		return s.reverseWatchTry(args, true)
+	}
+	return err
+}
+
+// againError: the search failed in a way that another may not.
+type againError struct{ err error }
+
+func (e *againError) Error() string { return e.err.Error() }
+func (e *againError) Unwrap() error { return e.err }
+
+// mayAgain: the search that failed with err may be made once more (not
+// the last try, several threads, not the person's interrupt, not an
+// answer).
+func (s *Session) mayAgain(err error, last bool) bool {
+	var nt *watch.NoTransitionError
+	return !last && s.p.Threads != nil && s.running && s.hadThreads() &&
+		!errors.Is(err, context.Canceled) && !errors.As(err, &nt) && !errors.Is(err, ErrSessionOver)
+}
+
+// hadThreads: the program has more than one thread, or had in this run
+// (its replay log holds a thread's creation: the search crosses stretches
+// of several threads, though only one is left at the end).
+func (s *Session) hadThreads() bool {
+	if proc.Threads(s.pid) > 1 {
+		return true
+	}
+	path, _ := s.ReplayLog()
+	if path == "" {
+		return false
+	}
+	l, _ := replaylog.ReadFile(path)
+	if l == nil {
+		return false
+	}
+	for _, e := range l.Entries {
+		if e.Kind == replaylog.Create {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) reverseWatchTry(args []string, last bool) error {
 	const usage = "fred-reverse-watch [--from N] EXPR"
 	from := 0
 	if len(args) >= 2 && args[0] == "--from" {
@@ -438,6 +492,9 @@ func (s *Session) reverseWatch(args []string) error {
 			lost = true
 			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
 		}
+		if s.mayAgain(err, last) {
+			return &againError{err}
+		}
 		if errors.As(err, &nt) {
 			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %d moments fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, nt.Looked)
 		}
@@ -482,6 +539,9 @@ func (s *Session) reverseWatch(args []string) error {
 					return fmt.Errorf("%w; you are back where you were", c)
 				}
 				return errors.New("'fred-reverse-watch' interrupted; you are back where you were")
+			}
+			if s.mayAgain(err, last) {
+				return &againError{fmt.Errorf("searching the threads: %w", err)}
 			}
 			return fmt.Errorf("searching the threads: %w; you are back where you were", err)
 		}
