@@ -270,20 +270,24 @@ func (s *Session) landBefore(steps []Step, w *watchProgram, before string) (P.Th
 	// otherwise when it is replayed (a thread held too long, under load,
 	// stops elsewhere), and a statement that changed the value once but
 	// not again is not the one to name.
-	for i, at := range []int{len(steps) - 1, len(steps), len(steps) - 1} {
-		if err := s.goTo(steps[:at], w.st); err != nil {
-			return P.ThreadInfo{}, err
-		}
-		if i == 2 {
-			break
+	check := func(n int, when string) error {
+		if err := s.goTo(steps[:n], w.st); err != nil {
+			return err
 		}
 		v, err := w.evalHere()
-		if err != nil {
-			return P.ThreadInfo{}, err
+		if err == nil && (v != before) != (n == len(steps)) {
+			err = fmt.Errorf("%w: '%s' is %s %s the statement of the thread that changed it, replayed", ErrReplayDiffers, w.expr, v, when)
 		}
-		if changed := v != before; changed != (i == 1) {
-			return P.ThreadInfo{}, fmt.Errorf("%w: '%s' is %s %s the statement of the thread that changed it, replayed", ErrReplayDiffers, w.expr, v, []string{"before", "after"}[i])
-		}
+		return err
+	}
+	if err := check(len(steps)-1, "before"); err != nil {
+		return P.ThreadInfo{}, err
+	}
+	if err := check(len(steps), "after"); err != nil {
+		return P.ThreadInfo{}, err
+	}
+	if err := s.goTo(steps[:len(steps)-1], w.st); err != nil {
+		return P.ThreadInfo{}, err
 	}
 	now, err := s.query(s.p.Threads.Current)
 	if err != nil {
