@@ -294,6 +294,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		}
 	}
 	s.running, s.pid = false, 0
+	s.putBackFiles(sn)
 	got, err := sn.via.Restore(sn.Snapshot)
 	if err != nil {
 		// The debugger went with its process: the session is over.

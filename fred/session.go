@@ -74,6 +74,8 @@ type Session struct {
 	// program beside CRIU (s.snap): a paused fork copy costs milliseconds
 	// where a dump and a restore cost 60 to 130 ms (ckpt/FORK.md).
 	copies ckpt.Snapshotter
+	// files sets the files the program writes back with its snapshots
+	files *ckpt.Files
 	// avoidCopies: a search wants CRIU's snapshots (watchcmd.go Keep).
 	avoidCopies bool
 	leanDir     string // gdb's debug-file-directory before lean attaches (lean.go)

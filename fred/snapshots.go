@@ -27,6 +27,7 @@ type snap struct {
 	// threads is how many the program had (lean attaches are for
 	// single-threaded moments only).
 	threads int
+	files   *ckpt.FileMarks // the files it wrote, as they were then
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -55,6 +56,7 @@ func (s *Session) openSnapshots() {
 		s.snapWhy = "no snapshots: " + err.Error()
 		return
 	}
+	s.files = ckpt.NewFiles(dir, dir)
 	switch mode {
 	case "criu", "auto", "fork":
 		why := ""
@@ -251,6 +253,9 @@ func (s *Session) openInterpFork(dir, because string) {
 
 // closeSnapshots drops every snapshot and, unless --keep, the directory.
 func (s *Session) closeSnapshots() {
+	if s.files != nil {
+		s.files.Close()
+	}
 	if s.snap != nil && !s.opt.Keep {
 		_ = s.snap.Close()
 	}
@@ -313,6 +318,11 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via, threads: threads,
 		Steps: append([]Step(nil), s.Timeline.Steps...),
 		Marks: append([]Mark(nil), s.Timeline.Marks...)}
+	if s.files != nil {
+		if sn.files, err = s.files.Mark(pid); err != nil {
+			debugf("files of snapshot %d: %v", id, err)
+		}
+	}
 	s.snaps[id] = sn
 	s.order = append(s.order, id)
 	if auto {
@@ -413,6 +423,7 @@ func (s *Session) restore(sn *snap) error {
 	if _, ok := sn.via.(ckpt.ThroughDebugger); ok {
 		// The fork backend kills the program, attaches to the copy and
 		// settles it itself.
+		s.putBackFiles(sn)
 		got, err := sn.via.Restore(sn.Snapshot)
 		if err != nil {
 			s.running, s.pid = false, 0
@@ -443,6 +454,7 @@ func (s *Session) restore(sn *snap) error {
 		return err
 	}
 	s.running, s.pid = false, 0
+	s.putBackFiles(sn)
 	got, err := sn.via.Restore(sn.Snapshot)
 	if err != nil {
 		return err
@@ -456,6 +468,17 @@ func (s *Session) restore(sn *snap) error {
 	}
 	s.running, s.pid = true, got
 	return nil
+}
+
+// putBackFiles sets the files the program writes as they were at sn
+// (ckpt.Files), while no copy of the program runs.
+func (s *Session) putBackFiles(sn *snap) {
+	if s.files == nil {
+		return
+	}
+	if err := s.files.PutBack(sn.files); err != nil {
+		s.Printf("%v; the replay writes that file again from where it is", err)
+	}
 }
 
 // freePid kills whoever holds pid and waits until it is reaped and gone:
@@ -549,6 +572,9 @@ func (s *Session) prune() {
 func (s *Session) drop(id int) {
 	sn := s.snaps[id]
 	_ = sn.via.Drop(sn.Snapshot)
+	if s.files != nil {
+		s.files.Drop(sn.files)
+	}
 	delete(s.snaps, id)
 	for i, o := range s.order {
 		if o == id {

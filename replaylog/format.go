@@ -124,7 +124,10 @@ const (
 	Join
 	FileRead
 	Debugger
-	maxKind = Debugger
+	// OpenW is a regular file opened for writing (without O_TRUNC): File
+	// holds its device, inode and size then, which a replay sets it back to.
+	OpenW
+	maxKind = OpenW
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -134,7 +137,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger"}
+	"debugger", "open for writing"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -382,6 +385,14 @@ func (d *decoder) next() (Entry, bool, error) {
 	case k == Branch:
 		d.time, d.tv, d.clock, d.files = 0, 0, [16]int64{}, nil
 	case k == Debugger:
+	case k == OpenW:
+		var v [3]uint64
+		for i := range v {
+			if v[i], err = d.uv(); err != nil {
+				break
+			}
+		}
+		e.Fd, e.File.Dev, e.File.Ino, e.File.Size = -1, v[0], v[1], v[2]
 	case k.IsSync():
 		e.Result, err = d.sv()
 	case k == FileRead:

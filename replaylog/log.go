@@ -146,6 +146,10 @@ func (w *Writer) Add(e Entry) {
 	case k == FileRead:
 		w.fileRead(e)
 	case k == Debugger:
+	case k == OpenW:
+		w.buf = binary.AppendUvarint(w.buf, e.File.Dev)
+		w.buf = binary.AppendUvarint(w.buf, e.File.Ino)
+		w.buf = binary.AppendUvarint(w.buf, e.File.Size)
 	default:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 		res := e.Result
@@ -325,6 +329,8 @@ func (e Entry) Describe() string {
 		return "a new branch of history starts here"
 	case Debugger:
 		return "the debugger talks with the person; the other threads wait"
+	case OpenW:
+		return fmt.Sprintf("inode %d (device %d), %d bytes", e.File.Ino, e.File.Dev, e.File.Size)
 	case Signal:
 		return fmt.Sprintf("%s (%d) handled", unix.SignalName(syscall.Signal(e.Result)), e.Result)
 	case Mmap:

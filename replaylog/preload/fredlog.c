@@ -74,7 +74,8 @@ enum {
 	K_CREATE, K_JOIN,
 	K_FILE, /* a read of a regular file, by reference (file_ref) */
 	K_DEBUGGER, /* an in-process debugger began talking with the person here */
-	K_LAST = K_DEBUGGER,
+	K_OPENW, /* a regular file opened for writing, and its size then */
+	K_LAST = K_OPENW,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -84,7 +85,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger"};
+	"debugger", "open for writing"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -151,6 +152,12 @@ static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
 static int (*real_pipe2)(int *, int);
 static int (*real_close)(int);
+static int (*real_open)(const char *, int, ...);
+static int (*real_open64)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_openat64)(int, const char *, int, ...);
+static FILE *(*real_fopen)(const char *, const char *);
+static FILE *(*real_fopen64)(const char *, const char *);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 
@@ -167,6 +174,7 @@ static void resolve(void)
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3);
+	REAL(open); REAL(open64); REAL(openat); REAL(openat64); REAL(fopen); REAL(fopen64);
 	resolve_sync();
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
@@ -1247,6 +1255,181 @@ EXPORT int dup3(int a, int b, int fl)
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
+}
+
+/* --- files opened for writing ---
+ *
+ * A replay writes again what the program wrote: an append-mode log would
+ * get its lines twice, a file written on from where it was opened would be
+ * written past what it held then. So an open for writing of a regular
+ * file (without O_TRUNC, which sets a file back by itself) logs which file
+ * and its size then; its replay cuts the file back to that size, so the
+ * replayed writes land where the first ones did and the file ends as one
+ * forward run leaves it. What it cuts off is kept beside the log
+ * (cut-DEV-INO: the offset it starts at, then the bytes), where fred finds
+ * it when it restores a later snapshot (ckpt.Files). A replayed open with
+ * O_TRUNC keeps what it is about to cut the same way. Files the program
+ * has open at a snapshot are fred's to set back; this covers the ones it
+ * opens after.
+ * Entry: K_OPENW, uv dev, uv ino, uv size. */
+static char cutdir[4096];
+/* keep_cut keeps the bytes of the file at dir/name from size on */
+static void keep_cut(int dir, const char *name, const struct stat *st, off_t size)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/cut-%llu-%llu", cutdir, (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino);
+	int in = (int)syscall(SYS_openat, dir, name, O_RDONLY | O_CLOEXEC);
+	int out = cutdir[0] ? (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	char b[65536];
+	int n = snprintf(b, sizeof b, "%020lld\n", (long long)size);
+	int ok = in >= 0 && out >= 0 && syscall(SYS_write, out, b, n) == n;
+	for (off_t at = size; ok && at < st->st_size;) {
+		ssize_t k = syscall(SYS_pread64, in, b, sizeof b, at);
+		if (k <= 0 || syscall(SYS_write, out, b, k) != k)
+			ok = 0;
+		at += k;
+	}
+	if (!ok && out >= 0)
+		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+	if (in >= 0)
+		syscall(SYS_close, in);
+	if (out >= 0)
+		syscall(SYS_close, out);
+}
+static void opened(int fd, int flags)
+{
+	if (fd < 0 || (flags & O_ACCMODE) == O_RDONLY || (flags & O_TRUNC))
+		return;
+	int sv = errno;
+	struct stat st;
+	if (OFF || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		errno = sv;
+		return;
+	}
+	struct ent e;
+	inlib = 1;
+	lock();
+	if (start(K_OPENW, &e)) {
+		uint64_t at = e.at;
+		uint64_t dev = get_uv(&at), ino = get_uv(&at), size = get_uv(&at);
+		e.at = at;
+		done(&e);
+		if (dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino && (uint64_t)st.st_size > size) {
+			char link[64];
+			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+			keep_cut(AT_FDCWD, link, &st, (off_t)size);
+			if (ftruncate(fd, (off_t)size) != 0)
+				say("could not set %d bytes of a file back for the replay: %s", (int)(st.st_size - size), strerror(errno));
+		}
+	} else {
+		unsigned char h[40];
+		h[0] = K_OPENW;
+		int n = 1 + put_uv(h + 1, (uint64_t)st.st_dev);
+		n += put_uv(h + n, (uint64_t)st.st_ino);
+		n += put_uv(h + n, (uint64_t)st.st_size);
+		append(h, n, NULL, 0);
+	}
+	unlock();
+	inlib = 0;
+	errno = sv;
+}
+/* to_trunc: before an open that truncates a file, while the log is
+ * replayed (entries are left: a thread's own may not be the next, so this
+ * may keep a cut that was not needed, never miss one) */
+static void to_trunc(int dir, const char *p, int flags)
+{
+	if (!(flags & O_TRUNC) || (flags & O_ACCMODE) == O_RDONLY || OFF)
+		return;
+	if (__atomic_load_n(&fredlog_pos, __ATOMIC_RELAXED) >= __atomic_load_n(&fredlog_ctl->end, __ATOMIC_RELAXED))
+		return;
+	int sv = errno;
+	struct stat st;
+	if (fstatat(dir, p, &st, 0) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		keep_cut(dir, p, &st, 0);
+	errno = sv;
+}
+/* the mode argument is there only with O_CREAT or O_TMPFILE */
+#define OPEN_MODE(flags, last) \
+	mode_t mode = 0;                                                  \
+	if ((flags) & (O_CREAT | __O_TMPFILE)) {                         \
+		va_list ap;                                               \
+		va_start(ap, last);                                       \
+		mode = va_arg(ap, mode_t);                                \
+		va_end(ap);                                               \
+	}
+EXPORT int open(const char *p, int fl, ...)
+{
+	READY();
+	OPEN_MODE(fl, fl);
+	to_trunc(AT_FDCWD, p, fl);
+	int fd = real_open(p, fl, mode);
+	opened(fd, fl);
+	return fd;
+}
+EXPORT int open64(const char *p, int fl, ...)
+{
+	READY();
+	OPEN_MODE(fl, fl);
+	to_trunc(AT_FDCWD, p, fl);
+	int fd = real_open64(p, fl, mode);
+	opened(fd, fl);
+	return fd;
+}
+EXPORT int openat(int dir, const char *p, int fl, ...)
+{
+	READY();
+	OPEN_MODE(fl, fl);
+	to_trunc(dir, p, fl);
+	int fd = real_openat(dir, p, fl, mode);
+	opened(fd, fl);
+	return fd;
+}
+EXPORT int openat64(int dir, const char *p, int fl, ...)
+{
+	READY();
+	OPEN_MODE(fl, fl);
+	to_trunc(dir, p, fl);
+	int fd = real_openat64(dir, p, fl, mode);
+	opened(fd, fl);
+	return fd;
+}
+/* _FORTIFY_SOURCE's checked opens (no mode: they refuse O_CREAT without one) */
+EXPORT int __open_2(const char *p, int fl) { return open(p, fl); }
+EXPORT int __open64_2(const char *p, int fl) { return open64(p, fl); }
+EXPORT int __openat_2(int dir, const char *p, int fl) { return openat(dir, p, fl); }
+EXPORT int __openat64_2(int dir, const char *p, int fl) { return openat64(dir, p, fl); }
+/* fopen opens through libc's internal open, out of our sight */
+static int mode_flags(const char *m)
+{
+	int plus = strchr(m, '+') != NULL;
+	switch (m[0]) {
+	case 'a':
+		return (plus ? O_RDWR : O_WRONLY) | O_APPEND;
+	case 'w':
+		return O_WRONLY | O_TRUNC;
+	case 'r':
+		return plus ? O_RDWR : O_RDONLY;
+	}
+	return O_RDONLY;
+}
+EXPORT FILE *fopen(const char *p, const char *m)
+{
+	READY();
+	to_trunc(AT_FDCWD, p, mode_flags(m));
+	FILE *f = real_fopen(p, m);
+	if (f)
+		opened(fileno(f), mode_flags(m));
+	return f;
+}
+EXPORT FILE *fopen64(const char *p, const char *m)
+{
+	READY();
+	to_trunc(AT_FDCWD, p, mode_flags(m));
+	FILE *f = real_fopen64(p, m);
+	if (f)
+		opened(fileno(f), mode_flags(m));
+	return f;
 }
 
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
@@ -2788,6 +2971,11 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	const char *path = getenv("FREDLOG_FILE");
 	if (!path || !*path)
 		return;
+	snprintf(cutdir, sizeof cutdir, "%s", path);
+	if (strrchr(cutdir, '/'))
+		*strrchr(cutdir, '/') = 0;
+	else
+		snprintf(cutdir, sizeof cutdir, ".");
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0)
