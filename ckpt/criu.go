@@ -237,7 +237,14 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 		// The memory tracking state of pid is unknown now: next dump is full.
 		delete(c.base, pid)
 		logPath := filepath.Join(dir, dumpLog)
-		cerr := &CriuError{Op: "dump", Reason: logReason(logPath), Log: logPath, Err: err}
+		reason := logReason(logPath)
+		if strings.Contains(reason, "External socket") {
+			// CRIU's words name an option, not the socket.
+			if ext := externalSockets(logPath, pid); ext != "" {
+				reason = "a socket whose other end is outside the program: " + ext
+			}
+		}
+		cerr := &CriuError{Op: "dump", Reason: reason, Log: logPath, Err: err}
 		removeAllBut(dir, dumpLog)
 		return nil, cerr
 	}

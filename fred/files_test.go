@@ -1,11 +1,15 @@
 package fred
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -88,4 +92,108 @@ func readFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestSocketSendsNotRepeated: a replay does not send again what a server
+// outside fred already has, and going forward past the end of the
+// recording talks to it on the same connection.
+func TestSocketSendsNotRepeated(t *testing.T) {
+	path, got := unixServer(t)
+	ts := gdbSession(t, "sock_client", "auto")
+	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
+	ts.must("break "+answer, `Breakpoint 1`)
+	at := func(cmd, v string) {
+		t.Helper()
+		ts.must(cmd, answer)
+		if got := ts.value("v"); got != v {
+			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
+		}
+	}
+	at("run "+path, "0")
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	at("continue", "101")
+	at("continue", "202")
+	at("fred-reverse-continue", "101")
+	at("fred-reverse-continue", "0")
+	at("continue", "101")
+	ts.must("delete", ``)
+	ts.must("continue", `sum=1013`)
+	if want := "req 0,req 1,req 2,req 3,req 4"; strings.Join(got(), ",") != want {
+		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
+	}
+}
+
+// unixServer answers "req I" lines on a unix socket in a temporary
+// directory with "ans 100*SEQ+I", SEQ counting the connection's requests,
+// and returns the socket's path and what it got.
+func unixServer(t *testing.T) (string, func() []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var got []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				sc := bufio.NewScanner(c)
+				for seq := 0; sc.Scan(); seq++ {
+					mu.Lock()
+					got = append(got, sc.Text())
+					mu.Unlock()
+					var i int
+					fmt.Sscanf(sc.Text(), "req %d", &i)
+					fmt.Fprintf(c, "ans %d", 100*seq+i)
+				}
+			}()
+		}
+	}()
+	return path, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+}
+
+// TestRefusedSnapshotRetried: an automatic snapshot CRIU refuses (a
+// socket whose peer is outside fred) is said once, with what was refused;
+// the older snapshots stay, and fred tries again once the program moved:
+// after the socket is closed, a snapshot is taken.
+func TestRefusedSnapshotRetried(t *testing.T) {
+	path, _ := unixServer(t)
+	ts := gdbSession(t, "sock_client", "criu")
+	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
+	ts.must("break "+answer, `Breakpoint 1`)
+	ts.must("run "+path+" slow", `snapshot 1 taken`)
+	// The program runs 2 s: fred's automatic snapshot comes, and is refused.
+	out := ts.must("continue", answer)
+	refused := fmt.Sprintf(`could not take a snapshot: .*fd 3, a unix stream socket connected to %s \(the other end: pid %d, .*; fred keeps its snapshot and tries again after the program moves`,
+		regexp.QuoteMeta(path), os.Getpid())
+	if !regexp.MustCompile(refused).MatchString(out) {
+		t.Fatalf("the refused snapshot is not said as it should be:\n%s", out)
+	}
+	for i := 0; i < 2; i++ {
+		if out := ts.must("continue", answer); strings.Contains(out, "snapshot") {
+			t.Fatalf("the refusal was said again:\n%s", out)
+		}
+	}
+	closed := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "closed"))
+	ts.must("delete", ``)
+	ts.must("break "+closed, `Breakpoint 2`)
+	ts.must("continue", closed)
+	ts.must("next", `for`)
+	ts.must("next", closed)
+	if len(ts.snaps) < 2 {
+		t.Fatalf("no snapshot taken after the socket was closed:\n%s", ts.do("fred-list"))
+	}
+	ts.must("fred-reverse-continue", closed)
+	ts.must("print j", `= 0`)
 }

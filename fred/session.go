@@ -114,7 +114,7 @@ type Session struct {
 	sourcing   int    // fred-source nesting
 	seq        int    // resync tokens
 	outOfStep  bool   // an answer did not come in time: catch up before the next query
-	autoFailed int    // run+1 of a run whose automatic snapshot failed
+	refused    refusal // automatic snapshots that failed in this run
 	holdPrune  bool   // a fred command runs: prune when it ends
 }
 

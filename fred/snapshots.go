@@ -624,10 +624,26 @@ func (s *Session) dropPresent(id int) {
 	}
 }
 
+// refusal is where automatic snapshots stand after one failed: fred
+// tries again once the program has moved (a server's client may have
+// gone, a file been closed), each time after twice as many commands, up
+// to maxRetryGap, and says so once a run.
+type refusal struct {
+	run     int // run+1 of the run it is about (0: none)
+	retryAt int // the history's length at the next try
+	gap     int
+}
+
+const maxRetryGap = 64
+
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
-	if s.snap == nil || !s.running || s.autoFailed == s.run+1 {
+	if s.snap == nil || !s.running {
+		return
+	}
+	r := &s.refused
+	if r.run == s.run+1 && len(s.Timeline.Steps) < r.retryAt {
 		return
 	}
 	marks := s.Timeline.Marks
@@ -644,11 +660,24 @@ func (s *Session) maybeAutoSnapshot() {
 	}
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		// Said once; fred-checkpoint still tries when asked.
-		s.Printf("could not take a snapshot: %v; fred takes no more by itself in this run", err)
-		s.autoFailed = s.run + 1
+		if r.run != s.run+1 {
+			// Said once a run; fred-checkpoint still tries when asked.
+			kept := ""
+			switch n := len(s.snaps); {
+			case n == 1:
+				kept = "keeps its snapshot and "
+			case n > 1:
+				kept = fmt.Sprintf("keeps its %d snapshots and ", n)
+			}
+			s.Printf("could not take a snapshot: %v; fred %stries again after the program moves, without saying so", err, kept)
+			*r = refusal{run: s.run + 1, gap: 1}
+		} else if r.gap < maxRetryGap {
+			r.gap *= 2
+		}
+		r.retryAt = len(s.Timeline.Steps) + r.gap
 		return
 	}
+	*r = refusal{}
 	switch {
 	case first && len(s.Timeline.Steps) == 0:
 		s.Printf("snapshot %d taken at the program's start, %s (%.3f s)", sn.ID, where(s.Timeline.Start.At), sn.Took.Seconds())

@@ -127,7 +127,10 @@ const (
 	// OpenW is a regular file opened for writing (without O_TRUNC): File
 	// holds its device, inode and size then, which a replay sets it back to.
 	OpenW
-	maxKind = OpenW
+	// Send is a send on a socket (write, send, sendto, sendmsg, writev):
+	// its result; a replay does not send again.
+	Send
+	maxKind = Send
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -137,7 +140,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing"}
+	"debugger", "open for writing", "send"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -353,7 +356,7 @@ func (d *decoder) next() (Entry, bool, error) {
 				e.Value = d.clock[slot]
 			}
 		}
-	case k.hasData() || k == Accept || k == GetPid || k == GetPPid || k == Mmap:
+	case k.hasData() || k == Accept || k == Send || k == GetPid || k == GetPPid || k == Mmap:
 		var fd uint64
 		if fd, err = d.uv(); err != nil {
 			break

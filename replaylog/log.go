@@ -345,6 +345,11 @@ func (e Entry) Describe() string {
 			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
 		}
 		return fmt.Sprintf("fd %d: new fd %d", e.Fd, e.Result)
+	case Send:
+		if e.Result < 0 {
+			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+		}
+		return fmt.Sprintf("fd %d: %d bytes", e.Fd, e.Result)
 	case Poll, Select, Epoll:
 		if e.Result < 0 {
 			return errno(e.Result)

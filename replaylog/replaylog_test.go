@@ -72,6 +72,7 @@ func sample() []Entry {
 		{Kind: FileRead, Fd: 3, Result: 9, FileOffset: 1<<20 + 7, File: FileID{2049, 132, 5, -1, 0}, Thread: 2},
 		{Kind: Debugger, Fd: -1}, {Kind: Debugger, Fd: -1, Thread: 2},
 		{Kind: OpenW, Fd: -1, File: FileID{Dev: 2049, Ino: 131, Size: 344}},
+		{Kind: Send, Fd: 5, Result: 120}, {Kind: Send, Fd: 5, Result: -32},
 	}
 }
 
@@ -214,7 +215,7 @@ func TestSyncCompact(t *testing.T) {
 // encoding gives the whole entries before it and a FormatError, never a
 // panic or a wrong entry.
 func TestRandomLogs(t *testing.T) {
-	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal, FileRead, Debugger, OpenW}
+	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal, FileRead, Debugger, OpenW, Send}
 	for k := MutexLock; k <= Join; k++ {
 		kinds = append(kinds, k)
 	}

@@ -75,7 +75,8 @@ enum {
 	K_FILE, /* a read of a regular file, by reference (file_ref) */
 	K_DEBUGGER, /* an in-process debugger began talking with the person here */
 	K_OPENW, /* a regular file opened for writing, and its size then */
-	K_LAST = K_OPENW,
+	K_SEND, /* a send on a socket: not sent again on replay */
+	K_LAST = K_SEND,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -85,7 +86,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing"};
+	"debugger", "open for writing", "send"};
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -152,6 +153,12 @@ static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
 static int (*real_pipe2)(int *, int);
 static int (*real_close)(int);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_writev)(int, const struct iovec *, int);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static int (*real_socketpair)(int, int, int, int *);
 static int (*real_open)(const char *, int, ...);
 static int (*real_open64)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
@@ -174,6 +181,7 @@ static void resolve(void)
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3);
+	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
 	REAL(open); REAL(open64); REAL(openat); REAL(openat64); REAL(fopen); REAL(fopen64);
 	resolve_sync();
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
@@ -1231,10 +1239,12 @@ EXPORT int pipe2(int fd[2], int fl)
 		set_own(fd[0], 1), set_own(fd[1], 2);
 	return r;
 }
+static void set_own_sock(int fd, int v);
 EXPORT int close(int fd)
 {
 	READY();
 	set_own(fd, 0);
+	set_own_sock(fd, 0);
 	forget_fd(fd);
 	return real_close(fd);
 }
@@ -1243,6 +1253,7 @@ EXPORT int dup2(int a, int b)
 	READY();
 	int r = real_dup2(a, b);
 	forget_fd(b);
+	set_own_sock(b, 0);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -1252,6 +1263,7 @@ EXPORT int dup3(int a, int b, int fl)
 	READY();
 	int r = real_dup3(a, b, fl);
 	forget_fd(b);
+	set_own_sock(b, 0);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -1834,6 +1846,107 @@ static int neg(int64_t r)
 		return -1;
 	}
 	return (int)r;
+}
+
+/* --- sends on sockets ---
+ *
+ * A replay must not send again what the peer already has (a client would
+ * get its answers twice; one that has gone makes the replay fail with
+ * EPIPE). A send on a socket is logged (its result) and, replayed, gives
+ * that result without sending. Sockets the program made in pairs carry
+ * data between its own threads, whose reads are replayed as reads of its
+ * own pipes are: their writes are made again. stdio's writes go through
+ * libc's internal write, out of our sight.
+ * Entry: K_SEND, uv fd+1, sv result. */
+static unsigned char own_sock[MAXPIPEFD];
+static void set_own_sock(int fd, int v)
+{
+	if (fd >= 0 && fd < MAXPIPEFD)
+		own_sock[fd] = (unsigned char)v;
+}
+static int is_sock(int fd)
+{
+	if (fd < 0 || (fd < MAXPIPEFD && own_sock[fd]))
+		return 0;
+	int sv = errno;
+	struct stat st;
+	int r = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+	errno = sv;
+	return r;
+}
+EXPORT int socketpair(int dom, int type, int proto, int sv[2])
+{
+	READY();
+	int r = real_socketpair(dom, type, proto, sv);
+	if (r == 0)
+		set_own_sock(sv[0], 1), set_own_sock(sv[1], 1);
+	return r;
+}
+struct snd {
+	int how, fd, fl, cnt;
+	const void *b;
+	size_t n;
+	const struct sockaddr *to;
+	socklen_t tl;
+	const struct msghdr *m;
+	const struct iovec *iov;
+};
+enum { S_WRITE, S_WRITEV, S_SEND, S_SENDTO, S_SENDMSG };
+static int64_t call_send(void *p)
+{
+	struct snd *x = p;
+	switch (x->how) {
+	case S_WRITE:
+		return real_write(x->fd, x->b, x->n);
+	case S_WRITEV:
+		return real_writev(x->fd, x->iov, x->cnt);
+	case S_SEND:
+		return real_send(x->fd, x->b, x->n, x->fl);
+	case S_SENDTO:
+		return real_sendto(x->fd, x->b, x->n, x->fl, x->to, x->tl);
+	}
+	return real_sendmsg(x->fd, x->m, x->fl);
+}
+static ssize_t send_common(struct snd *x)
+{
+	if (OFF || !is_sock(x->fd))
+		return (ssize_t)call_send(x);
+	int64_t r = simple(K_SEND, x->fd, call_send, x, NULL);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (ssize_t)r;
+}
+EXPORT ssize_t write(int fd, const void *b, size_t n)
+{
+	READY();
+	struct snd x = {.how = S_WRITE, .fd = fd, .b = b, .n = n};
+	return send_common(&x);
+}
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	READY();
+	struct snd x = {.how = S_WRITEV, .fd = fd, .iov = iov, .cnt = cnt};
+	return send_common(&x);
+}
+EXPORT ssize_t send(int fd, const void *b, size_t n, int fl)
+{
+	READY();
+	struct snd x = {.how = S_SEND, .fd = fd, .b = b, .n = n, .fl = fl};
+	return send_common(&x);
+}
+EXPORT ssize_t sendto(int fd, const void *b, size_t n, int fl, const struct sockaddr *to, socklen_t tl)
+{
+	READY();
+	struct snd x = {.how = S_SENDTO, .fd = fd, .b = b, .n = n, .fl = fl, .to = to, .tl = tl};
+	return send_common(&x);
+}
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl)
+{
+	READY();
+	struct snd x = {.how = S_SENDMSG, .fd = fd, .m = m, .fl = fl};
+	return send_common(&x);
 }
 
 /* accept: on replay there is no peer; the program gets /dev/null under
