@@ -106,16 +106,16 @@ type Session struct {
 	probes   map[int]*probe // moments inside a continue, by number (native.go)
 	nprobes  int
 
-	mu         sync.Mutex
-	cancel     context.CancelFunc // stops the fred command in progress
-	passing    bool               // a person's command is running
-	closeMu    sync.Mutex
-	lastFred   string // the last line, when it was a fred command: Enter repeats it
-	sourcing   int    // fred-source nesting
-	seq        int    // resync tokens
-	outOfStep  bool   // an answer did not come in time: catch up before the next query
-	refused    refusal // automatic snapshots that failed in this run
-	holdPrune  bool   // a fred command runs: prune when it ends
+	mu        sync.Mutex
+	cancel    context.CancelFunc // stops the fred command in progress
+	passing   bool               // a person's command is running
+	closeMu   sync.Mutex
+	lastFred  string  // the last line, when it was a fred command: Enter repeats it
+	sourcing  int     // fred-source nesting
+	seq       int     // resync tokens
+	outOfStep bool    // an answer did not come in time: catch up before the next query
+	refused   refusal // automatic snapshots that failed in this run
+	holdPrune bool    // a fred command runs: prune when it ends
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.
