@@ -60,7 +60,13 @@ func gdbSession(t *testing.T, fixture, snapshots string) *tsession {
 func gdbSessionIn(t *testing.T, fixture, snapshots, dir string) *tsession {
 	t.Helper()
 	testutil.Require(t, "gdb")
-	prog := testutil.Fixture(t, fixture)
+	return gdbSessionOf(t, testutil.Fixture(t, fixture), snapshots, dir)
+}
+
+// gdbSessionOf is gdbSessionIn on the program at prog.
+func gdbSessionOf(t *testing.T, prog, snapshots, dir string) *tsession {
+	t.Helper()
+	testutil.Require(t, "gdb")
 	out := &syncBuf{}
 	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", prog}, Out: out,
 		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: dir})

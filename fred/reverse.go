@@ -495,10 +495,13 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		var next []Step
 		next, err = target(t, st)
 		// Code without source to show (libc, the startup code) is no
-		// place to land: keep going back.
+		// place to land, unless a breakpoint stopped there (code without
+		// debug info, where the person broke at a function): keep going
+		// back.
 		for k := 0; err == nil && len(next) > s.firstIndex(); k++ {
-			at := next[len(next)-1].At
-			if hasSource(next[len(next)-1]) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
+			last := next[len(next)-1]
+			at := last.At
+			if (hasSource(last) || last.Stop == P.StopBreakpoint) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
 				break
 			}
 			next, err = target(next, st)

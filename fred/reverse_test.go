@@ -333,3 +333,31 @@ func TestStopConditionsReplayed(t *testing.T) {
 		}
 	})
 }
+
+// TestReverseContinueWithoutDebugInfo: in a program built without debug
+// information (as distributions ship them), a stop at a breakpoint on a
+// function is a breakpoint stop: fred-reverse-continue lands at the
+// previous one, not at the first snapshot.
+func TestReverseContinueWithoutDebugInfo(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts := gdbSessionOf(t, testutil.FixtureNoDebug(t, "steps"), backend, t.TempDir())
+		ts.must("break fact", `Breakpoint 1`)
+		at := func(cmd string, n int) {
+			t.Helper()
+			out := ts.must(cmd, `in fact \(\)`)
+			if strings.Contains(out, "no breakpoint was hit") {
+				t.Fatalf("%s: the breakpoint stops were not seen:\n%s", cmd, out)
+			}
+			// fact(n): the argument is in rdi at the function's first instruction.
+			if v := ts.value("$rdi"); v != fmt.Sprint(n) {
+				t.Fatalf("after %s, fact's argument is %s; want %d", cmd, v, n)
+			}
+		}
+		at("run", 5)
+		at("continue", 4)
+		at("continue", 3)
+		at("fred-reverse-continue", 4)
+		at("fred-reverse-continue", 5)
+		at("continue", 4)
+	})
+}

@@ -86,8 +86,12 @@ type Location struct {
 }
 
 func (l Location) String() string {
-	if l.File == "" && l.Function == "" {
+	if l.File == "" && l.Function == "" && l.PC == 0 {
 		return "unknown location"
+	}
+	if l.File == "" && l.PC != 0 {
+		// Code without line information: the address is all there is.
+		return strings.TrimSpace(fmt.Sprintf("%s at 0x%x", l.Function, l.PC))
 	}
 	s := l.Function
 	if s != "" {

@@ -78,6 +78,17 @@ func Fixture(t testing.TB, name string) string {
 	})
 }
 
+// FixtureNoDebug builds testdata/NAME.c without debug information, as
+// distributions ship their programs, and returns the binary's path.
+func FixtureNoDebug(t testing.TB, name string) string {
+	t.Helper()
+	Require(t, "gcc")
+	src := filepath.Join(Root(), "testdata", name+".c")
+	return build(t, name+"-nodebug", func(out string) *exec.Cmd {
+		return exec.Command("gcc", "-O0", "-o", out, src)
+	})
+}
+
 func build(t testing.TB, name string, cmd func(out string) *exec.Cmd) string {
 	mu.Lock()
 	defer mu.Unlock()
