@@ -27,6 +27,10 @@ type Snapshot struct {
 	// Parent is the ID of the snapshot this one was dumped incrementally
 	// against (its memory pages that did not change live there), or -1.
 	Parent int
+
+	// Sockets are the program's unix sockets whose other end was another
+	// process's (CRIU). A restore closes them: see ExtSocket.
+	Sockets []ExtSocket
 }
 
 // Options for a snapshotter.

@@ -232,23 +232,42 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 	cr.SetCriuPath(c.path)
 	start := time.Now()
 	err = cr.Dump(opts, nil)
+	logPath := filepath.Join(dir, dumpLog)
+	var ext []ExtSocket
+	if err != nil && strings.Contains(logReason(logPath), "External socket") {
+		// A unix socket whose other end is another process's: dumped
+		// again as external (a restore gives it a fresh end), in full:
+		// the failed dump may have reset the memory tracking.
+		if ext = externalSockets(logPath, pid); len(ext) > 0 {
+			removeAllBut(dir, "")
+			for _, x := range ext {
+				opts.External = append(opts.External, fmt.Sprintf("unix[%d]", x.Ino))
+			}
+			opts.ParentImg, parent = nil, -1
+			cr = criu.MakeCriu()
+			cr.SetCriuPath(c.path)
+			err = cr.Dump(opts, nil)
+		}
+	}
 	took := time.Since(start)
 	if err != nil {
 		// The memory tracking state of pid is unknown now: next dump is full.
 		delete(c.base, pid)
-		logPath := filepath.Join(dir, dumpLog)
 		reason := logReason(logPath)
-		if strings.Contains(reason, "External socket") {
-			// CRIU's words name an option, not the socket.
-			if ext := externalSockets(logPath, pid); ext != "" {
-				reason = "a socket whose other end is outside the program: " + ext
+		// CRIU's words name an option, not the socket.
+		switch {
+		case strings.Contains(reason, "External socket") && len(ext) > 0:
+			reason = "a socket whose other end is outside the program: " + describeSockets(ext)
+		case strings.Contains(reason, "TCP"):
+			if conns := tcpConnections(pid); conns != "" {
+				reason = "a TCP connection, which CRIU does not dump here: " + conns
 			}
 		}
 		cerr := &CriuError{Op: "dump", Reason: reason, Log: logPath, Err: err}
 		removeAllBut(dir, dumpLog)
 		return nil, cerr
 	}
-	s := &Snapshot{ID: id, Dir: dir, Pid: pid, Took: took, Parent: parent, Size: dirSize(dir)}
+	s := &Snapshot{ID: id, Dir: dir, Pid: pid, Took: took, Parent: parent, Size: dirSize(dir), Sockets: ext}
 	c.snaps[id] = &snapEntry{s: s}
 	if parent >= 0 {
 		c.snaps[parent].children++
@@ -313,6 +332,23 @@ func (c *criuSnapshotter) Restore(s *Snapshot) (int, error) {
 		}
 		defer syscall.Close(fd)
 		opts.InheritFd = []*rpc.InheritFd{{Key: proto.String(c.ttyKey), Fd: proto.Int32(int32(fd))}}
+	}
+	for _, x := range s.Sockets {
+		// One end of a fresh socketpair in the place of the socket whose
+		// other end was another process's; fred keeps no end: the
+		// program reads the end of file there once its replay is over.
+		pair, err := syscall.Socketpair(syscall.AF_UNIX, x.Type|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return 0, fmt.Errorf("ckpt: restore: a socket for %s: %w", x.Desc, err)
+		}
+		syscall.Close(pair[1])
+		fd, err := syscall.Dup(pair[0]) // without FD_CLOEXEC, for CRIU's swrk child
+		syscall.Close(pair[0])
+		if err != nil {
+			return 0, fmt.Errorf("ckpt: restore: %w", err)
+		}
+		defer syscall.Close(fd)
+		opts.InheritFd = append(opts.InheritFd, &rpc.InheritFd{Key: proto.String(fmt.Sprintf("socket:[%d]", x.Ino)), Fd: proto.Int32(int32(fd))})
 	}
 
 	n := &restoreNotify{}

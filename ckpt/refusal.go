@@ -3,6 +3,7 @@ package ckpt
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,15 +25,35 @@ var (
 	unixPeer = regexp.MustCompile(`unix: \s*Add a peer: ino (\d+) .* name (\S+)`)
 )
 
-var unixTypes = map[string]string{"1": "stream", "2": "datagram", "5": "seqpacket"}
+var unixTypes = map[int]string{1: "stream", 2: "datagram", 5: "seqpacket"}
 
-// externalSockets describes the unix sockets of pid, dumped in the log at
-// path, whose peer is not pid's: "fd 3, a unix stream socket connected to
-// /run/x.sock (the other end: pid 812, python3)". "" if none is found.
-func externalSockets(path string, pid int) string {
+// ExtSocket is a unix socket of the program's whose other end is in
+// another process. CRIU dumps it as external; a restore gives the program
+// one end of a fresh socketpair in its place and closes the other, so the
+// restored program reads the end of file there once its replay is over:
+// the other end stays with the program that ran on, which is gone.
+type ExtSocket struct {
+	Fd   int
+	Ino  uint64 // the program's own socket
+	Type int    // SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET
+	Desc string // "fd 3, a unix stream socket connected to ... (the other end: pid 812, python3)"
+}
+
+// describeSockets joins the sockets' descriptions.
+func describeSockets(socks []ExtSocket) string {
+	var out []string
+	for _, s := range socks {
+		out = append(out, s.Desc)
+	}
+	return strings.Join(out, "; ")
+}
+
+// externalSockets finds the unix sockets of pid, dumped in the log at
+// path, whose peer is not pid's.
+func externalSockets(path string, pid int) []ExtSocket {
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer f.Close()
 	own := map[string]bool{}
@@ -43,7 +64,10 @@ func externalSockets(path string, pid int) string {
 			}
 		}
 	}
-	type sock struct{ fd, peer, kind string }
+	type sock struct {
+		fd, ino, peer string
+		typ           int
+	}
 	var socks []sock
 	names := map[string]string{} // a peer's bound name
 	fd := ""
@@ -55,16 +79,17 @@ func externalSockets(path string, pid int) string {
 			fd = m[1]
 		} else if m := unixDump.FindStringSubmatch(l); m != nil && fd != "" {
 			if m[2] != "0" && !own[m[2]] {
-				socks = append(socks, sock{fd: fd, peer: m[2], kind: unixTypes[m[3]]})
+				typ, _ := strconv.Atoi(m[3])
+				socks = append(socks, sock{fd: fd, ino: m[1], peer: m[2], typ: typ})
 			}
 			fd = ""
 		} else if m := unixPeer.FindStringSubmatch(l); m != nil && m[2] != "null" {
 			names[m[1]] = m[2]
 		}
 	}
-	var out []string
+	var out []ExtSocket
 	for _, s := range socks {
-		d := fmt.Sprintf("fd %s, a unix %s socket", s.fd, s.kind)
+		d := fmt.Sprintf("fd %s, a unix %s socket", s.fd, unixTypes[s.typ])
 		if n := names[s.peer]; n != "" {
 			d += " connected to " + n
 		}
@@ -73,9 +98,11 @@ func externalSockets(path string, pid int) string {
 		} else {
 			d += " (its other end is outside the program)"
 		}
-		out = append(out, d)
+		fd, _ := strconv.Atoi(s.fd)
+		ino, _ := strconv.ParseUint(s.ino, 10, 64)
+		out = append(out, ExtSocket{Fd: fd, Ino: ino, Type: s.typ, Desc: d})
 	}
-	return strings.Join(out, "; ")
+	return out
 }
 
 // socketHolder finds a process other than not that has socket inode ino
@@ -100,4 +127,71 @@ func socketHolder(ino string, not int) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// tcpConnections describes the established TCP connections of pid:
+// "fd 4, a TCP connection from 127.0.0.1:47176 to 127.0.0.1:47123 (the
+// other end: pid 812, python3)". CRIU names none of them when it refuses.
+func tcpConnections(pid int) string {
+	type conn struct{ local, remote, ino string }
+	var all []conn
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+			fl := strings.Fields(l)
+			if len(fl) >= 10 && fl[3] == "01" { // ESTABLISHED
+				all = append(all, conn{fl[1], fl[2], fl[9]})
+			}
+		}
+	}
+	byIno := map[string]conn{}
+	for _, c := range all {
+		byIno[c.ino] = c
+	}
+	var out []string
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
+		if err != nil || !strings.HasPrefix(l, "socket:[") {
+			continue
+		}
+		c, ok := byIno[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")]
+		if !ok {
+			continue
+		}
+		d := fmt.Sprintf("fd %s, a TCP connection from %s to %s", e.Name(), hexAddr(c.local), hexAddr(c.remote))
+		for _, p := range all { // the other end, if it is on this machine
+			if p.local == c.remote && p.remote == c.local {
+				if holder, comm := socketHolder(p.ino, pid); holder > 0 {
+					d += fmt.Sprintf(" (the other end: pid %d, %s)", holder, comm)
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, "; ")
+}
+
+// hexAddr reads /proc/net/tcp's "0100007F:B833" (IPv4) or its 32-digit
+// IPv6 form as "127.0.0.1:47155".
+func hexAddr(s string) string {
+	h, p, ok := strings.Cut(s, ":")
+	port, err := strconv.ParseUint(p, 16, 16)
+	if !ok || err != nil || len(h)%8 != 0 {
+		return s
+	}
+	var ip net.IP
+	for i := 0; i < len(h); i += 8 {
+		w, err := strconv.ParseUint(h[i:i+8], 16, 32)
+		if err != nil {
+			return s
+		}
+		// each 32-bit word is in the machine's (little-endian) order
+		ip = append(ip, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+	}
+	return net.JoinHostPort(ip.String(), strconv.FormatUint(port, 10))
 }

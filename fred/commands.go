@@ -115,6 +115,24 @@ func init() {
 				}
 				return s.reverse("fred-reverse-next", n, (*rewriter).prevSameDepth)
 			}},
+		{Name: "fred-reverse-stepi", Repeat: true, Aliases: []string{"fred-rsi"}, Args: "[N]", NeedsHistory: true,
+			Help: "Go back one machine instruction, exactly (into a call that just returned). In code without line information, the grain there is.",
+			Run: func(s *Session, args []string) error {
+				n, err := countArg("fred-reverse-stepi", args)
+				if err != nil {
+					return err
+				}
+				return s.reverseInstruction("fred-reverse-stepi", n, false)
+			}},
+		{Name: "fred-reverse-nexti", Repeat: true, Aliases: []string{"fred-rni"}, Args: "[N]", NeedsHistory: true,
+			Help: "Go back one machine instruction in this frame, a call taken as one instruction.",
+			Run: func(s *Session, args []string) error {
+				n, err := countArg("fred-reverse-nexti", args)
+				if err != nil {
+					return err
+				}
+				return s.reverseInstruction("fred-reverse-nexti", n, true)
+			}},
 		{Name: "fred-reverse-finish", Repeat: true, Aliases: []string{"fred-rf"}, NeedsHistory: true,
 			Help: "Go back to the call of the current function, in the caller.",
 			Run: func(s *Session, args []string) error {

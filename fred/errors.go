@@ -15,6 +15,9 @@ var (
 	// ErrOutermost means reverse-finish in the outermost frame (as gdb's
 	// finish there).
 	ErrOutermost = errors.New("'fred-reverse-finish' is not meaningful in the outermost frame: nothing called it; use fred-reverse-next or fred-restart 1")
+	// ErrNoInstructions means a debugger without machine instructions
+	// (pdb, perl) was asked to go back one.
+	ErrNoInstructions = errors.New("this debugger does not step machine instructions; use fred-reverse-step")
 )
 
 // UnknownCommandError is a fred- command that is not in the table.

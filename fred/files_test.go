@@ -133,6 +133,20 @@ func unixServer(t *testing.T) (string, func() []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path, serve(t, ln)
+}
+
+// tcpServer is unixServer on a port of 127.0.0.1: "tcp:PORT".
+func tcpServer(t *testing.T) (string, func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("tcp:%d", ln.Addr().(*net.TCPAddr).Port), serve(t, ln)
+}
+
+func serve(t *testing.T, ln net.Listener) func() []string {
 	t.Cleanup(func() { ln.Close() })
 	var mu sync.Mutex
 	var got []string
@@ -156,27 +170,27 @@ func unixServer(t *testing.T) (string, func() []string) {
 			}()
 		}
 	}()
-	return path, func() []string {
+	return func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), got...)
 	}
 }
 
-// TestRefusedSnapshotRetried: an automatic snapshot CRIU refuses (a
-// socket whose peer is outside fred) is said once, with what was refused;
-// the older snapshots stay, and fred tries again once the program moved:
-// after the socket is closed, a snapshot is taken.
+// TestRefusedSnapshotRetried: an automatic snapshot CRIU refuses (a TCP
+// connection) is said once, with what was refused; the older snapshots
+// stay, and fred tries again once the program moved: after the socket is
+// closed, a snapshot is taken.
 func TestRefusedSnapshotRetried(t *testing.T) {
-	path, _ := unixServer(t)
+	addr, _ := tcpServer(t)
 	ts := gdbSession(t, "sock_client", "criu")
 	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
 	ts.must("break "+answer, `Breakpoint 1`)
-	ts.must("run "+path+" slow", `snapshot 1 taken`)
+	ts.must("run "+addr+" slow", `snapshot 1 taken`)
 	// The program runs 2 s: fred's automatic snapshot comes, and is refused.
 	out := ts.must("continue", answer)
-	refused := fmt.Sprintf(`could not take a snapshot: .*fd 3, a unix stream socket connected to %s \(the other end: pid %d, .*; fred keeps its snapshot and tries again after the program moves`,
-		regexp.QuoteMeta(path), os.Getpid())
+	refused := fmt.Sprintf(`could not take a snapshot: .*a TCP connection, which CRIU does not dump here: fd 3, a TCP connection from 127.0.0.1:\d+ to 127.0.0.1:%s \(the other end: pid %d, .*; fred keeps its snapshot and tries again after the program moves`,
+		strings.TrimPrefix(addr, "tcp:"), os.Getpid())
 	if !regexp.MustCompile(refused).MatchString(out) {
 		t.Fatalf("the refused snapshot is not said as it should be:\n%s", out)
 	}
@@ -196,4 +210,41 @@ func TestRefusedSnapshotRetried(t *testing.T) {
 	}
 	ts.must("fred-reverse-continue", closed)
 	ts.must("print j", `= 0`)
+}
+
+// TestSnapshotWithUnixPeer: a snapshot (CRIU) of a program connected to a
+// unix socket of another process: the socket is dumped as external, a
+// restore closes it in the restored program (said once a snapshot), the
+// replay gets what the socket gave from the log, and sends nothing again.
+func TestSnapshotWithUnixPeer(t *testing.T) {
+	path, got := unixServer(t)
+	ts := gdbSession(t, "sock_client", "criu")
+	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
+	ts.must("break "+answer, `Breakpoint 1`)
+	at := func(cmd, v string) string {
+		t.Helper()
+		out := ts.must(cmd, answer)
+		if got := ts.value("v"); got != v {
+			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
+		}
+		return out
+	}
+	at("run "+path, "0")
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	at("continue", "101")
+	at("continue", "202")
+	closed := fmt.Sprintf(`snapshot 2: the restored program's fd 3, a unix stream socket connected to %s \(the other end: pid %d, [^)]*\) is closed`, regexp.QuoteMeta(path), os.Getpid())
+	if out := at("fred-reverse-continue", "101"); !regexp.MustCompile(closed).MatchString(out) {
+		t.Fatalf("the closed socket is not named:\n%s", out)
+	}
+	if out := at("fred-reverse-continue", "0"); strings.Contains(out, "is closed") {
+		t.Fatalf("the closed socket is named twice:\n%s", out)
+	}
+	at("continue", "101")
+	at("continue", "202")
+	if want := "req 0,req 1,req 2"; strings.Join(got(), ",") != want {
+		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
+	}
+	// Past the recording, the socket is closed: the program's next send fails.
+	ts.must("continue", `SIGPIPE`)
 }

@@ -302,6 +302,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		return fmt.Errorf("%w; the debugger's process is gone, so the session ends", err)
 	}
 	s.adopted[got] = true
+	s.sayClosed(sn)
 	s.keeper.Watch(got, sn.Pid) // for the fork backend, sn.Pid is the fresh copy
 	s.ip.watch(got, waitExit(got))
 	// The restored process is stopped at the debugger's prompt, which it

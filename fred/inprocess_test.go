@@ -789,6 +789,7 @@ func TestInProcessBadInput(t *testing.T) {
 				ts.must(tc.noCode, tc.noCodeRe)
 				ts.must(tc.raises, tc.raisesRe)
 				ts.must(tc.watch, tc.watchRe)
+				ts.must("fred-reverse-stepi", `does not step machine instructions; use fred-reverse-step`)
 				if got := ts.do("fred-history"); got != hist {
 					t.Errorf("history changed by refused commands:\nbefore:\n%s\nafter:\n%s", hist, got)
 				}

@@ -455,6 +455,12 @@ func (m sessionMover) classify(line string) P.Command { return m.s.classify(line
 // reverse runs one reverse command: compute the target moment, go there,
 // show it, and say what it cost.
 func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) ([]Step, error)) error {
+	return s.reverseTo(name, n, pick, false)
+}
+
+// reverseTo is reverse; anywhere: every moment is a place to land, with
+// source or not (an instruction's grain).
+func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step) ([]Step, error), anywhere bool) error {
 	if err := s.needReverse(name); err != nil {
 		return err
 	}
@@ -501,7 +507,7 @@ func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) (
 		for k := 0; err == nil && len(next) > s.firstIndex(); k++ {
 			last := next[len(next)-1]
 			at := last.At
-			if (hasSource(last) || last.Stop == P.StopBreakpoint) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
+			if (anywhere || hasSource(last) || last.Stop == P.StopBreakpoint) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
 				break
 			}
 			next, err = target(next, st)

@@ -361,3 +361,63 @@ func TestReverseContinueWithoutDebugInfo(t *testing.T) {
 		at("continue", 4)
 	})
 }
+
+// TestReverseStepiNexti: fred-reverse-stepi goes back one instruction,
+// exactly (pc and stack as the forward stepis saw them, into a call that
+// returned: its ret), and fred-reverse-nexti takes a call as one
+// instruction; in a program without debug information, where that is the
+// only grain.
+func TestReverseStepiNexti(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts := gdbSessionOf(t, testutil.FixtureNoDebug(t, "steps"), backend, t.TempDir())
+		ts.must("break fact", `Breakpoint 1`)
+		ts.must("run", `in fact \(\)`)
+		ts.must("delete", ``)
+		where := func() string {
+			t.Helper()
+			return ts.value("$pc") + " sp " + ts.value("$sp")
+		}
+		// Forward to the recursive call and a few instructions into it.
+		var seen []string
+		call := ""
+		for i := 0; i < 40 && len(seen) < 14; i++ {
+			if call != "" || len(seen) > 0 {
+				seen = append(seen, where())
+			}
+			if strings.Contains(ts.do("x/i $pc"), "call") && call == "" {
+				call = ts.value("$pc")
+				seen = append(seen, where())
+			}
+			ts.do("stepi")
+		}
+		if call == "" {
+			t.Fatal("no call instruction in fact")
+		}
+		now := where()
+		for i := len(seen) - 1; i >= 0; i-- {
+			ts.must("fred-reverse-stepi", ``)
+			if got := where(); got != seen[i] {
+				t.Fatalf("reverse-stepi %d from %s: at %s; the stepis went through %s", len(seen)-i, now, got, seen[i])
+			}
+		}
+		// At the call: over it, and back.
+		ts.must("nexti", ``)
+		after := where()
+		ts.must("fred-reverse-stepi", ``)
+		if !strings.Contains(ts.do("x/i $pc"), "ret") {
+			t.Fatalf("reverse-stepi after a nexti over a call is not at the callee's ret:\n%s", ts.do("x/i $pc"))
+		}
+		ts.must("stepi", ``)
+		if got := where(); got != after {
+			t.Fatalf("stepi from the ret: %s; after the call: %s", got, after)
+		}
+		ts.must("fred-reverse-nexti", ``)
+		if got := ts.value("$pc"); got != call {
+			t.Fatalf("reverse-nexti after the call: pc %s; the call is at %s", got, call)
+		}
+		ts.must("fred-reverse-stepi", ``)
+		if got := where(); got == seen[0] {
+			t.Fatalf("reverse-stepi from the call did not move: %s", got)
+		}
+	})
+}

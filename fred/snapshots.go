@@ -28,6 +28,7 @@ type snap struct {
 	// single-threaded moments only).
 	threads int
 	files   *ckpt.FileMarks // the files it wrote, as they were then
+	said    bool            // its restore's closed sockets were named
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -459,6 +460,7 @@ func (s *Session) restore(sn *snap) error {
 	if err != nil {
 		return err
 	}
+	s.sayClosed(sn)
 	s.adopted[got] = true
 	s.keeper.Watch(got)
 	if s.p.Tracer != nil {
@@ -468,6 +470,18 @@ func (s *Session) restore(sn *snap) error {
 	}
 	s.running, s.pid = true, got
 	return nil
+}
+
+// sayClosed names, once a snapshot, the sockets its restore closed: their
+// other end stayed with the program that ran on (ckpt.ExtSocket).
+func (s *Session) sayClosed(sn *snap) {
+	if sn.said || len(sn.Sockets) == 0 {
+		return
+	}
+	sn.said = true
+	for _, x := range sn.Sockets {
+		s.Printf("snapshot %d: the restored program's %s is closed; its replay reads what the socket gave from the log, then the end of file", sn.ID, x.Desc)
+	}
 }
 
 // putBackFiles sets the files the program writes as they were at sn

@@ -45,7 +45,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbHitsPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbHitsPy), gdbPython(gdbStepisPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper:   gdbStepper,
@@ -222,8 +222,8 @@ var GDB = &Personality{
 		"reverse-next": "fred-reverse-next", "rn": "fred-reverse-next",
 		"reverse-finish":   "fred-reverse-finish",
 		"reverse-continue": "fred-reverse-continue", "rc": "fred-reverse-continue",
-		"reverse-stepi": "fred-reverse-step", "rsi": "fred-reverse-step",
-		"reverse-nexti": "fred-reverse-next", "rni": "fred-reverse-next",
+		"reverse-stepi": "fred-reverse-stepi", "rsi": "fred-reverse-stepi",
+		"reverse-nexti": "fred-reverse-nexti", "rni": "fred-reverse-nexti",
 	},
 	NativeRefused: regexp.MustCompile(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
 	KillLine:      "\x15",

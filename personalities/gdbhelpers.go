@@ -36,6 +36,52 @@ type Stepper struct {
 	// ended (a breakpoint, the end of the next), and the program stopped
 	// one step later; "unsupported": it did not run.
 	Steps func(max int, mode StepsMode) string
+	// Stepis, where set, runs at most max `stepi`s until the selected
+	// thread is at pc with stack pointer sp, and prints "FREDSTEPIS N
+	// SAME LASTSP": N stepis got there, SAME is the last of them (0 the
+	// start) that began in function fn with the stack pointer at csp or
+	// above (-1: none), and LASTSP the stack pointer before the last one;
+	// "FREDSTEPIS none N" when it did not get there.
+	Stepis func(max int, pc, sp, csp uint64, fn string) string
+	// Frame prints "FREDFRAME PC SP FUNCTION" for the selected thread
+	// ("-": a function without a name).
+	Frame string
+}
+
+// ParseFrame reads the answer of Stepper.Frame.
+func ParseFrame(out string) (pc, sp uint64, fn string, err error) {
+	rest, err := ParseTagged(out, "FREDFRAME ")
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if _, err := fmt.Sscanf(rest, "%d %d %s", &pc, &sp, &fn); err != nil {
+		return 0, 0, "", fmt.Errorf("bad answer from fred-frame: %q", rest)
+	}
+	return pc, sp, fn, nil
+}
+
+// StepisResult is the answer of Stepper.Stepis.
+type StepisResult struct {
+	N, Same int
+	LastSP  uint64
+	Reached bool // false: the stepis did not get there (N ran)
+}
+
+// ParseStepis reads the answer of Stepper.Stepis.
+func ParseStepis(out string) (StepisResult, error) {
+	rest, err := ParseTagged(out, "FREDSTEPIS ")
+	if err != nil {
+		return StepisResult{}, err
+	}
+	var r StepisResult
+	if _, err := fmt.Sscanf(rest, "none %d", &r.N); err == nil {
+		return r, nil
+	}
+	if _, err := fmt.Sscanf(rest, "%d %d %d", &r.N, &r.Same, &r.LastSP); err != nil {
+		return r, fmt.Errorf("bad answer from the counted stepi: %q", rest)
+	}
+	r.Reached = true
+	return r, nil
 }
 
 // StepsMode says when a counted `step` loop ends besides its count, a
@@ -289,6 +335,44 @@ class FredHits(gdb.Command):
 FredHits()
 `
 
+// gdbStepisPy defines fred-stepis, for going back one instruction: the
+// stepis from an earlier moment to a later one (pc, sp), and the last of
+// them in the later one's frame (its function, at its stack pointer or
+// above: a call's instructions run below it).
+const gdbStepisPy = `
+import gdb
+class FredStepis(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-stepis', gdb.COMMAND_RUNNING)
+    def invoke(self, arg, tty):
+        a = arg.split(' ', 4)
+        mx, pc, sp, csp, fn = int(a[0]), int(a[1], 16), int(a[2], 16), int(a[3], 16), a[4]
+        n, same, last = 0, -1, 0
+        try:
+            while n <= mx:
+                f = gdb.newest_frame()
+                at, fsp = int(f.pc()), int(f.read_register('sp')) & 0xffffffffffffffff
+                if at == pc and fsp == sp:
+                    print('FREDSTEPIS %d %d %d' % (n, same, last))
+                    return
+                last = fsp
+                if fsp >= csp and (f.name() or '-') == fn:
+                    same = n
+                gdb.execute('with suppress-cli-notifications on -- stepi', to_string=True)
+                n += 1
+        except gdb.error:
+            pass
+        print('FREDSTEPIS none %d' % n)
+FredStepis()
+class FredFrame(gdb.Command):
+    def __init__(self):
+        super().__init__('fred-frame', gdb.COMMAND_DATA)
+    def invoke(self, arg, tty):
+        f = gdb.newest_frame()
+        print('FREDFRAME %d %d %s' % (int(f.pc()), int(f.read_register('sp')) & 0xffffffffffffffff, f.name() or '-'))
+FredFrame()
+`
+
 // gdbPython is one gdb command that runs a Python program.
 func gdbPython(src string) string {
 	return "python exec(" + strconv.Quote(strings.TrimLeft(src, "\n")) + ")"
@@ -308,4 +392,11 @@ var gdbStepper = &Stepper{
 	Fingerprint: "fred-fp",
 	Where:       "fred-where",
 	Hits:        func(addr uint64, k int) string { return fmt.Sprintf("fred-hits 0x%x %d", addr, k) },
+	Stepis: func(max int, pc, sp, csp uint64, fn string) string {
+		if fn == "" {
+			fn = "-"
+		}
+		return fmt.Sprintf("fred-stepis %d 0x%x 0x%x 0x%x %s", max, pc, sp, csp, fn)
+	},
+	Frame: "fred-frame",
 }

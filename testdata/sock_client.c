@@ -1,10 +1,12 @@
 /* sock_client: a client of a server outside fred, for the test that a
  * replay does not send again what the server already has. It connects
- * to the unix socket PATH, sends "req I" five times and reads each answer.
+ * to the unix socket PATH (or to 127.0.0.1:PORT for tcp:PORT), sends
+ * "req I" five times and reads each answer.
  * With "slow", it sleeps 2.1 s at the second answer (fred's automatic
  * snapshots come after 2 s of running), and goes on a little after it
  * closed the socket.
- * Usage: sock_client PATH [slow] */
+ * Usage: sock_client PATH|tcp:PORT [slow] */
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +21,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[1]);
-	int s = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int tcp = strncmp(argv[1], "tcp:", 4) == 0;
+	int s = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
+	int c;
+	if (tcp) {
+		in.sin_port = htons(atoi(argv[1] + 4));
+		c = connect(s, (struct sockaddr *)&in, sizeof in);
+	} else {
+		snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[1]);
+		c = connect(s, (struct sockaddr *)&a, sizeof a);
+	}
+	if (s < 0 || c != 0) {
 		perror("connect");
 		return 1;
 	}

@@ -1,0 +1,118 @@
+package fred
+
+import (
+	"fmt"
+	"time"
+
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// maxStepis bounds the instructions counted to go back one: a count runs
+// the program one stepi at a time in the debugger.
+const maxStepis = 500000
+
+// reverseInstruction is fred-reverse-stepi (nexti: fred-reverse-nexti).
+// Every moment is a place to land: code without line information too.
+func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
+	if st := s.p.Stepper; st == nil || st.Stepis == nil || st.Frame == "" {
+		return ErrNoInstructions
+	}
+	return s.reverseTo(name, n, func(r *rewriter, t []Step) ([]Step, error) {
+		return s.prevInstruction(r, t, nexti)
+	}, true)
+}
+
+// prevInstruction is the moment one machine instruction before the end of
+// steps. nexti: a call is one instruction, so when the instruction before
+// was a return from a deeper frame, the moment is the call's. It counts
+// `stepi`s in the debugger, from the moment before a command to its end.
+func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step, error) {
+	if len(steps) <= r.m.first() {
+		return nil, ErrAtStart
+	}
+	last := steps[len(steps)-1]
+	before := steps[:len(steps)-1]
+	if !nexti && last.Stop == P.StopDone && last.Cmd.Op == P.OpStepi {
+		// "stepi 5" is "stepi 4" then one more.
+		return stepisFrom(r, before, last.Cmd.Count-1, last.Bps), nil
+	}
+	pc, sp, fn, err := s.frameAt(r, steps)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.countStepis(r, steps, pc, sp, sp, fn)
+	if err != nil {
+		return nil, err
+	}
+	if !nexti || c.LastSP >= sp {
+		return stepisFrom(r, before, c.N-1, last.Bps), nil
+	}
+	// It returned from a call: back to the call, the last moment in this
+	// frame, which may be in an earlier command.
+	for end := steps; ; {
+		if c.Same >= 0 {
+			return stepisFrom(r, end[:len(end)-1], c.Same, end[len(end)-1].Bps), nil
+		}
+		if end = end[:len(end)-1]; len(end) <= r.m.first() {
+			return nil, ErrAtStart
+		}
+		epc, esp, _, err := s.frameAt(r, end)
+		if err != nil {
+			return nil, err
+		}
+		if c, err = s.countStepis(r, end, epc, esp, sp, fn); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// stepisFrom is the moment k stepis after t.
+func stepisFrom(r *rewriter, t []Step, k int, bps []string) []Step {
+	if k <= 0 {
+		return t
+	}
+	return with(t, r.repeat(P.OpStepi, k, bps))
+}
+
+// frameAt goes to moment t and says where the selected thread is.
+func (s *Session) frameAt(r *rewriter, t []Step) (pc, sp uint64, fn string, err error) {
+	if err := r.m.goTo(t); err != nil {
+		return 0, 0, "", err
+	}
+	out, err := s.query(s.p.Stepper.Frame)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	return P.ParseFrame(out)
+}
+
+// countStepis counts the stepis of the last command of t, which ends at
+// pc and sp; the last of them in function fn at csp or above is Same.
+func (s *Session) countStepis(r *rewriter, t []Step, pc, sp, csp uint64, fn string) (P.StepisResult, error) {
+	before, last := t[:len(t)-1], t[len(t)-1]
+	if err := r.m.goTo(before); err != nil {
+		return P.StepisResult{}, err
+	}
+	out, err := s.queryFor(s.p.Stepper.Stepis(maxStepis, pc, sp, csp, fn), s.opt.Timeout+2*time.Minute)
+	if err != nil {
+		return P.StepisResult{}, err
+	}
+	c, err := P.ParseStepis(out)
+	if err != nil {
+		return c, err
+	}
+	// The program is where the stepis left it.
+	if c.Reached {
+		s.Timeline.Steps = append([]Step(nil), t...)
+	} else {
+		s.Timeline.Steps = stepisFrom(r, before, c.N, last.Bps)
+	}
+	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	switch {
+	case c.Reached:
+		return c, nil
+	case c.N > maxStepis:
+		return c, fmt.Errorf("'%s' ran more than %d instructions; going back one instruction over it is not supported", last.Cmd, maxStepis)
+	}
+	return c, fmt.Errorf("stepping the instructions of '%s' again did not get back to where it ended (pc 0x%x)", last.Cmd, pc)
+}
