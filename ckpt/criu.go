@@ -262,6 +262,10 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 			if conns := tcpConnections(pid); conns != "" {
 				reason = "a TCP connection, which CRIU does not dump here: " + conns
 			}
+		case strings.Contains(reason, "mapfile"):
+			if u := ioUring(pid); u != "" {
+				reason = u
+			}
 		}
 		cerr := &CriuError{Op: "dump", Reason: reason, Log: logPath, Err: err}
 		removeAllBut(dir, dumpLog)

@@ -195,3 +195,20 @@ func hexAddr(s string) string {
 	}
 	return net.JoinHostPort(ip.String(), strconv.FormatUint(port, 10))
 }
+
+// ioUring names the program's io_uring instances: CRIU cannot dump one
+// (it fails on their mappings: "Can't open ...'s mapfile link").
+func ioUring(pid int) string {
+	var fds []string
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range ents {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && l == "anon_inode:[io_uring]" {
+			fds = append(fds, e.Name())
+		}
+	}
+	if len(fds) == 0 {
+		return ""
+	}
+	return "the program uses io_uring (fd " + strings.Join(fds, ", ") + "), which CRIU cannot dump; " +
+		"a program that can do without it can be snapshotted (mariadbd: --innodb-use-native-aio=0)"
+}

@@ -57,6 +57,9 @@ func testFilesAfterReplay(t *testing.T, backend string) {
 	ts.must("fred-restart 1", `main`)
 	at("continue", 1)
 	logHas("replayed to the first turn", 1)
+	if v := ts.value("early"); v != "-1" {
+		t.Fatalf("the replayed open of a file made later gave %s; it failed then", v)
+	}
 	// Snapshot 2 again: the log's second line comes back from what the
 	// replayed open cut off.
 	ts.must("fred-restart 2", turn)
@@ -65,7 +68,7 @@ func testFilesAfterReplay(t *testing.T, backend string) {
 	}
 	logHas("at snapshot 2 again", 2)
 	ts.must("delete", ``)
-	ts.must("continue", `total=15 mapped=5`)
+	ts.must("continue", `total=15 mapped=5 early=-1`)
 	logHas("at the end", 5)
 	if got := readFile(t, dir, "rows"); got != "row 0\nrow 1\nrow 2\nrow 3\nrow 4\n" {
 		t.Fatalf("rows holds:\n%s", got)

@@ -254,7 +254,8 @@ var gdbCurrentInferior = regexp.MustCompile(`(?m)^\*\s+\d+\s+process (\d+)`)
 var gdbEnded = regexp.MustCompile(`\[Inferior \d+ \(process \d+\) (exited|killed)|(?m:^|\r)Program terminated with signal`)
 
 var (
-	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Temporary breakpoint|Breakpoint) -?\d+, |^(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: `)
+	// In a program with threads: `Thread 13 "mariadbd" hit Breakpoint 1, `.
+	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: )`)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
 )

@@ -1730,3 +1730,28 @@ func TestGDBParseBreakpointsAllKinds(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
+
+// TestGDBStopReason: gdb's stop lines, with and without threads (gdb
+// names the thread that hit: `Thread 13 "mariadbd" hit Breakpoint 1`).
+func TestGDBStopReason(t *testing.T) {
+	cases := []struct {
+		out  string
+		want Stop
+	}{
+		{"Continuing.\n\nBreakpoint 1, 0x0000555555555152 in fact ()\n", StopBreakpoint},
+		{"\nBreakpoint 2, main () at steps.c:20\n20\t  x++;\n", StopBreakpoint},
+		{"[Switching to Thread 0x7fffe40616c0 (LWP 8302)]\n\nThread 13 \"mariadbd\" hit Breakpoint 1, 0x0000555555da6b24 in dispatch_command(enum_server_command, THD*, char*, unsigned int, bool) ()\n", StopBreakpoint},
+		{"\nThread 2 hit Temporary breakpoint 3, worker (arg=0x0) at mt.c:12\n", StopBreakpoint},
+		{"\nThread 3 \"mt_sum\" hit Hardware watchpoint 2: total\n\nOld value = 1\nNew value = 2\n", StopBreakpoint},
+		{"\nHardware watchpoint 2: total\n\nOld value = 1\nNew value = 2\n", StopBreakpoint},
+		{"\nThread 2 \"w\" received signal SIGSEGV, Segmentation fault.\n", StopSignal},
+		{"[Inferior 1 (process 42) exited normally]\n", StopEnded},
+		{"21\t  y = x;\n", StopDone},
+		{"$1 = \"Thread 2 hit Breakpoint 1, \"\n", StopDone},
+	}
+	for _, c := range cases {
+		if got := GDB.StopReason(c.out); got != c.want {
+			t.Errorf("StopReason(%q) = %v; want %v", c.out, got, c.want)
+		}
+	}
+}

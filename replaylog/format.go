@@ -124,8 +124,8 @@ const (
 	Join
 	FileRead
 	Debugger
-	// OpenW is a regular file opened for writing (without O_TRUNC): File
-	// holds its device, inode and size then, which a replay sets it back to.
+	// OpenW is an open for writing: Result 0 and File's device, inode and
+	// size (a regular file; a replay sets it back to that size), or -errno.
 	OpenW
 	// Send is a send on a socket (write, send, sendto, sendmsg, writev):
 	// its result; a replay does not send again.
@@ -389,13 +389,17 @@ func (d *decoder) next() (Entry, bool, error) {
 		d.time, d.tv, d.clock, d.files = 0, 0, [16]int64{}, nil
 	case k == Debugger:
 	case k == OpenW:
+		e.Fd = -1
+		if e.Result, err = d.sv(); err != nil || e.Result < 0 {
+			break
+		}
 		var v [3]uint64
 		for i := range v {
 			if v[i], err = d.uv(); err != nil {
 				break
 			}
 		}
-		e.Fd, e.File.Dev, e.File.Ino, e.File.Size = -1, v[0], v[1], v[2]
+		e.File.Dev, e.File.Ino, e.File.Size = v[0], v[1], v[2]
 	case k.IsSync():
 		e.Result, err = d.sv()
 	case k == FileRead:

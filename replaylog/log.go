@@ -147,6 +147,10 @@ func (w *Writer) Add(e Entry) {
 		w.fileRead(e)
 	case k == Debugger:
 	case k == OpenW:
+		w.buf = binary.AppendVarint(w.buf, e.Result)
+		if e.Result < 0 {
+			break
+		}
 		w.buf = binary.AppendUvarint(w.buf, e.File.Dev)
 		w.buf = binary.AppendUvarint(w.buf, e.File.Ino)
 		w.buf = binary.AppendUvarint(w.buf, e.File.Size)
@@ -330,6 +334,9 @@ func (e Entry) Describe() string {
 	case Debugger:
 		return "the debugger talks with the person; the other threads wait"
 	case OpenW:
+		if e.Result < 0 {
+			return errno(e.Result)
+		}
 		return fmt.Sprintf("inode %d (device %d), %d bytes", e.File.Ino, e.File.Dev, e.File.Size)
 	case Signal:
 		return fmt.Sprintf("%s (%d) handled", unix.SignalName(syscall.Signal(e.Result)), e.Result)

@@ -71,7 +71,7 @@ func sample() []Entry {
 		{Kind: FileRead, Fd: 3, Result: 7, FileOffset: 1 << 20, Pread: true, File: FileID{2049, 131, 1 << 25, 1795312259149501000, 1795312259149501001}, Thread: 2},
 		{Kind: FileRead, Fd: 3, Result: 9, FileOffset: 1<<20 + 7, File: FileID{2049, 132, 5, -1, 0}, Thread: 2},
 		{Kind: Debugger, Fd: -1}, {Kind: Debugger, Fd: -1, Thread: 2},
-		{Kind: OpenW, Fd: -1, File: FileID{Dev: 2049, Ino: 131, Size: 344}},
+		{Kind: OpenW, Fd: -1, File: FileID{Dev: 2049, Ino: 131, Size: 344}}, {Kind: OpenW, Fd: -1, Result: -2},
 		{Kind: Send, Fd: 5, Result: 120}, {Kind: Send, Fd: 5, Result: -32},
 	}
 }
@@ -245,6 +245,9 @@ func TestRandomLogs(t *testing.T) {
 				e.Fd = -1
 			case OpenW:
 				e.Fd, e.File = -1, FileID{Dev: uint64(r.Int63()), Ino: uint64(r.Int63()), Size: uint64(r.Int63())}
+				if r.Intn(3) == 0 {
+					e.Result, e.File = -int64(1+r.Intn(100)), FileID{}
+				}
 			case FileRead:
 				// few fds, so that reads go on from earlier ones
 				e.Fd, e.Result, e.Pread = r.Intn(3), 1+r.Int63n(1<<20), r.Intn(4) == 0

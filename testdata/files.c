@@ -6,6 +6,8 @@
  *           after every snapshot: CRIU checks a file's size on restore)
  *   count   a counter rewritten in place (pwrite at 0) after reading it
  *   mapped  a counter in a shared memory mapping of a file
+ *   later   made in the third turn; opened (without O_CREAT) before the
+ *           first, which fails: a replay from before must fail it again
  * Usage: files DIR */
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +21,8 @@ static int open_in(const char *dir, const char *name, int flags)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	int fd = open(path, flags, 0644);
+	if (fd < 0 && !(flags & O_CREAT))
+		return -1;
 	if (fd < 0) {
 		perror(path);
 		exit(1);
@@ -37,6 +41,7 @@ int main(int argc, char **argv)
 	int rows = open_in(dir, "rows", O_WRONLY | O_CREAT | O_TRUNC);
 	int count = open_in(dir, "count", O_RDWR | O_CREAT | O_TRUNC);
 	int mfd = open_in(dir, "mapped", O_RDWR | O_CREAT | O_TRUNC);
+	int early = open_in(dir, "later", O_WRONLY);
 	if (!log || ftruncate(mfd, 4096) != 0)
 		return 1;
 	int *mapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -56,9 +61,11 @@ int main(int argc, char **argv)
 		n = snprintf(c, sizeof c, "%d\n", k + 1);
 		if (pwrite(count, c, n, 0) != n)
 			return 1;
+		if (i == 2)
+			close(open_in(dir, "later", O_WRONLY | O_CREAT));
 		mapped[0] += 1;
 		total += mapped[0]; /* LINE:turn */
 	}
-	printf("total=%d mapped=%d\n", total, mapped[0]);
+	printf("total=%d mapped=%d early=%d\n", total, mapped[0], early);
 	return 0;
 }

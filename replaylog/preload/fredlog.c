@@ -1282,8 +1282,9 @@ EXPORT int dup3(int a, int b, int fl)
  * it when it restores a later snapshot (ckpt.Files). A replayed open with
  * O_TRUNC keeps what it is about to cut the same way. Files the program
  * has open at a snapshot are fred's to set back; this covers the ones it
- * opens after.
- * Entry: K_OPENW, uv dev, uv ino, uv size. */
+ * opens after. Its result is an input too: an open that failed then (a
+ * file the program made later did not exist yet) fails again.
+ * Entry: K_OPENW, sv 0 or -errno, then if 0: uv dev, uv ino, uv size. */
 static char cutdir[4096];
 /* keep_cut keeps the bytes of the file at dir/name from size on */
 static void keep_cut(int dir, const char *name, const struct stat *st, off_t size)
@@ -1309,25 +1310,37 @@ static void keep_cut(int dir, const char *name, const struct stat *st, off_t siz
 	if (out >= 0)
 		syscall(SYS_close, out);
 }
-static void opened(int fd, int flags)
+/* opened logs or replays an open for writing whose result is fd; it
+ * returns the result to give (-1 with errno: the open failed then; the
+ * caller closes fd) */
+static int opened(int fd, int flags)
 {
-	if (fd < 0 || (flags & O_ACCMODE) == O_RDONLY || (flags & O_TRUNC))
-		return;
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return fd;
 	int sv = errno;
 	struct stat st;
-	if (OFF || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (OFF || (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
 		errno = sv;
-		return;
+		return fd;
 	}
 	struct ent e;
 	inlib = 1;
 	lock();
 	if (start(K_OPENW, &e)) {
 		uint64_t at = e.at;
-		uint64_t dev = get_uv(&at), ino = get_uv(&at), size = get_uv(&at);
+		int64_t r = get_sv(&at);
+		uint64_t dev = 0, ino = 0, size = 0;
+		if (r >= 0)
+			dev = get_uv(&at), ino = get_uv(&at), size = get_uv(&at);
 		e.at = at;
 		done(&e);
-		if (dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino && (uint64_t)st.st_size > size) {
+		if (r < 0) {
+			/* it failed then (a file that did not exist yet): again */
+			fd = -1;
+			sv = (int)-r;
+		} else if (fd < 0) {
+			diverge(K_OPENW, K_OPENW, " (the file opened then cannot be opened now)");
+		} else if (!(flags & O_TRUNC) && dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino && (uint64_t)st.st_size > size) {
 			char link[64];
 			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 			keep_cut(AT_FDCWD, link, &st, (off_t)size);
@@ -1335,16 +1348,20 @@ static void opened(int fd, int flags)
 				say("could not set %d bytes of a file back for the replay: %s", (int)(st.st_size - size), strerror(errno));
 		}
 	} else {
-		unsigned char h[40];
+		unsigned char h[48];
 		h[0] = K_OPENW;
-		int n = 1 + put_uv(h + 1, (uint64_t)st.st_dev);
-		n += put_uv(h + n, (uint64_t)st.st_ino);
-		n += put_uv(h + n, (uint64_t)st.st_size);
+		int n = 1 + put_sv(h + 1, fd >= 0 ? 0 : -(int64_t)sv);
+		if (fd >= 0) {
+			n += put_uv(h + n, (uint64_t)st.st_dev);
+			n += put_uv(h + n, (uint64_t)st.st_ino);
+			n += put_uv(h + n, (uint64_t)st.st_size);
+		}
 		append(h, n, NULL, 0);
 	}
 	unlock();
 	inlib = 0;
 	errno = sv;
+	return fd;
 }
 /* to_trunc: before an open that truncates a file, while the log is
  * replayed (entries are left: a thread's own may not be the next, so this
@@ -1361,6 +1378,16 @@ static void to_trunc(int dir, const char *p, int flags)
 		keep_cut(dir, p, &st, 0);
 	errno = sv;
 }
+static int open_result(int fd, int flags)
+{
+	int r = opened(fd, flags);
+	if (r < 0 && fd >= 0) {
+		int sv = errno;
+		real_close(fd);
+		errno = sv;
+	}
+	return r;
+}
 /* the mode argument is there only with O_CREAT or O_TMPFILE */
 #define OPEN_MODE(flags, last) \
 	mode_t mode = 0;                                                  \
@@ -1375,36 +1402,28 @@ EXPORT int open(const char *p, int fl, ...)
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(AT_FDCWD, p, fl);
-	int fd = real_open(p, fl, mode);
-	opened(fd, fl);
-	return fd;
+	return open_result(real_open(p, fl, mode), fl);
 }
 EXPORT int open64(const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(AT_FDCWD, p, fl);
-	int fd = real_open64(p, fl, mode);
-	opened(fd, fl);
-	return fd;
+	return open_result(real_open64(p, fl, mode), fl);
 }
 EXPORT int openat(int dir, const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(dir, p, fl);
-	int fd = real_openat(dir, p, fl, mode);
-	opened(fd, fl);
-	return fd;
+	return open_result(real_openat(dir, p, fl, mode), fl);
 }
 EXPORT int openat64(int dir, const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(dir, p, fl);
-	int fd = real_openat64(dir, p, fl, mode);
-	opened(fd, fl);
-	return fd;
+	return open_result(real_openat64(dir, p, fl, mode), fl);
 }
 /* _FORTIFY_SOURCE's checked opens (no mode: they refuse O_CREAT without one) */
 EXPORT int __open_2(const char *p, int fl) { return open(p, fl); }
@@ -1425,23 +1444,28 @@ static int mode_flags(const char *m)
 	}
 	return O_RDONLY;
 }
+static FILE *fopened(FILE *f, const char *m)
+{
+	int sv = errno;
+	if (opened(f ? fileno(f) : -1, mode_flags(m)) < 0 && f) {
+		sv = errno;
+		fclose(f);
+		f = NULL;
+	}
+	errno = sv;
+	return f;
+}
 EXPORT FILE *fopen(const char *p, const char *m)
 {
 	READY();
 	to_trunc(AT_FDCWD, p, mode_flags(m));
-	FILE *f = real_fopen(p, m);
-	if (f)
-		opened(fileno(f), mode_flags(m));
-	return f;
+	return fopened(real_fopen(p, m), m);
 }
 EXPORT FILE *fopen64(const char *p, const char *m)
 {
 	READY();
 	to_trunc(AT_FDCWD, p, mode_flags(m));
-	FILE *f = real_fopen64(p, m);
-	if (f)
-		opened(fileno(f), mode_flags(m));
-	return f;
+	return fopened(real_fopen64(p, m), m);
 }
 
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
