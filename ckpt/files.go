@@ -64,6 +64,13 @@ const maxMapped = 256 << 20
 
 // NewFiles keeps bytes under dir; files under skip are not the program's.
 func NewFiles(dir, skip string) *Files {
+	// /proc's links name files by their real, absolute path.
+	if abs, err := filepath.Abs(skip); err == nil {
+		skip = abs
+	}
+	if real, err := filepath.EvalSymlinks(skip); err == nil {
+		skip = real
+	}
 	return &Files{dir: dir, skip: skip}
 }
 
@@ -108,7 +115,9 @@ func (f *Files) Mark(pid int) (*FileMarks, error) {
 	for sc.Scan() {
 		// 7f..-7f.. rw-s 00000000 08:01 1234   /path
 		fl := strings.Fields(sc.Text())
-		if len(fl) < 6 || fl[1][3] != 's' || fl[4] == "0" || !strings.HasPrefix(fl[5], "/") {
+		// Shared and writable: a read-only one may be another program's
+		// (sssd's cache), not the program's to set back.
+		if len(fl) < 6 || fl[1][1] != 'w' || fl[1][3] != 's' || fl[4] == "0" || !strings.HasPrefix(fl[5], "/") {
 			continue
 		}
 		span := strings.SplitN(fl[0], "-", 2)
@@ -141,11 +150,14 @@ func (f *Files) Mark(pid int) (*FileMarks, error) {
 			}
 			defer data.Close()
 		}
-		if err := copyRange(data, w.Path, off, n); err != nil {
-			continue // the mapping is not kept: the file is set back to its size only
+		got, err := copyRange(data, w.Path, off, n)
+		if got > 0 {
+			w.Mapped = append(w.Mapped, Extent{Off: off, Len: got, At: kept})
+			kept += got
 		}
-		w.Mapped = append(w.Mapped, Extent{Off: off, Len: n, At: kept})
-		kept += n
+		if err != nil {
+			continue // the rest is not kept: the file is set back to its size only
+		}
 	}
 	for _, k := range order {
 		m.Files = append(m.Files, *byKey[k])
@@ -192,14 +204,13 @@ func (f *Files) regular(link string) (string, *syscall.Stat_t, bool) {
 	return path, &st, true
 }
 
-func copyRange(to *os.File, path string, off, n int64) error {
+func copyRange(to *os.File, path string, off, n int64) (int64, error) {
 	from, err := os.Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer from.Close()
-	_, err = io.Copy(to, io.NewSectionReader(from, off, n))
-	return err
+	return io.Copy(to, io.NewSectionReader(from, off, n))
 }
 
 // PutBack sets the files of m as they were at its snapshot. A file that
@@ -231,7 +242,7 @@ func (f *Files) putBack(w *WrittenFile, data string) error {
 	switch {
 	case st.Size > w.Size:
 		// Keep what is cut off: a later snapshot may need it back.
-		if err := keepTail(file, f.cutPath(k), w.Size, st.Size); err != nil {
+		if err := f.keepTail(file, k, w.Size, st.Size); err != nil {
 			return err
 		}
 		if err := file.Truncate(w.Size); err != nil {
@@ -266,19 +277,41 @@ func (f *Files) putBack(w *WrittenFile, data string) error {
 	return nil
 }
 
-// keepTail writes the file's bytes [from, to) to path, headed by from.
-func keepTail(file *os.File, path string, from, to int64) error {
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+// keepTail keeps the file's bytes [from, to) as its cut, headed by from,
+// and after them what the cut before held past to: a restore of an
+// earlier snapshot after a replay that did not get as far must not lose
+// the bytes the replay has not written again yet.
+func (f *Files) keepTail(file *os.File, k fileKey, from, to int64) error {
+	path := f.cutPath(k)
+	out, err := os.CreateTemp(f.dir, ".cut-*")
 	if err != nil {
 		return err
 	}
+	defer os.Remove(out.Name()) // after the rename, nothing
 	defer out.Close()
 	if _, err := fmt.Fprintf(out, "%020d\n", from); err != nil {
 		return err
 	}
-	_, err = io.Copy(out, io.NewSectionReader(file, from, to-from))
-	return err
+	if _, err := io.Copy(out, io.NewSectionReader(file, from, to-from)); err != nil {
+		return err
+	}
+	if old, err := os.Open(path); err == nil {
+		defer old.Close()
+		var oldFrom int64
+		if _, err := fmt.Fscanf(old, "%d\n", &oldFrom); err == nil && oldFrom <= to {
+			if _, err := io.Copy(out, io.NewSectionReader(old, cutHeader+(to-oldFrom), 1<<62)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Rename(out.Name(), path)
 }
+
+// cutHeader is the length of a cut's first line: the offset it starts at.
+const cutHeader = 21
 
 // regrow brings a file from size have back to size want with the bytes
 // its latest cut took, or zeros where the cut does not reach.
@@ -287,7 +320,7 @@ func (f *Files) regrow(file *os.File, k fileKey, have, want int64) error {
 		defer c.Close()
 		var from int64
 		if _, err := fmt.Fscanf(c, "%d\n", &from); err == nil && from <= have {
-			body := io.NewSectionReader(c, 21+(have-from), want-have)
+			body := io.NewSectionReader(c, cutHeader+(have-from), want-have)
 			if _, err := io.Copy(io.NewOffsetWriter(file, have), body); err != nil {
 				return err
 			}

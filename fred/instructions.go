@@ -24,7 +24,7 @@ func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
 
 // prevInstruction is the moment one machine instruction before the end of
 // steps. nexti: a call is one instruction, so when the instruction before
-// was a return from a deeper frame, the moment is the call's. It counts
+// was a return, the moment is the call's: the last one in this frame. It counts
 // `stepi`s in the debugger, from the moment before a command to its end.
 func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step, error) {
 	if len(steps) <= r.m.first() {
@@ -36,15 +36,15 @@ func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step
 		// "stepi 5" is "stepi 4" then one more.
 		return stepisFrom(r, before, last.Cmd.Count-1, last.Bps), nil
 	}
-	pc, sp, fn, err := s.frameAt(r, steps)
+	here, err := s.frameAt(r, steps)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.countStepis(r, steps, pc, sp, sp, fn)
+	c, err := s.countStepis(r, steps, here, here)
 	if err != nil {
 		return nil, err
 	}
-	if !nexti || c.LastSP >= sp {
+	if !nexti || !c.Ret {
 		return stepisFrom(r, before, c.N-1, last.Bps), nil
 	}
 	// It returned from a call: back to the call, the last moment in this
@@ -56,11 +56,11 @@ func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step
 		if end = end[:len(end)-1]; len(end) <= r.m.first() {
 			return nil, ErrAtStart
 		}
-		epc, esp, _, err := s.frameAt(r, end)
+		there, err := s.frameAt(r, end)
 		if err != nil {
 			return nil, err
 		}
-		if c, err = s.countStepis(r, end, epc, esp, sp, fn); err != nil {
+		if c, err = s.countStepis(r, end, there, here); err != nil {
 			return nil, err
 		}
 	}
@@ -75,25 +75,26 @@ func stepisFrom(r *rewriter, t []Step, k int, bps []string) []Step {
 }
 
 // frameAt goes to moment t and says where the selected thread is.
-func (s *Session) frameAt(r *rewriter, t []Step) (pc, sp uint64, fn string, err error) {
+func (s *Session) frameAt(r *rewriter, t []Step) (P.Frame, error) {
 	if err := r.m.goTo(t); err != nil {
-		return 0, 0, "", err
+		return P.Frame{}, err
 	}
 	out, err := s.query(s.p.Stepper.Frame)
 	if err != nil {
-		return 0, 0, "", err
+		return P.Frame{}, err
 	}
 	return P.ParseFrame(out)
 }
 
 // countStepis counts the stepis of the last command of t, which ends at
-// pc and sp; the last of them in function fn at csp or above is Same.
-func (s *Session) countStepis(r *rewriter, t []Step, pc, sp, csp uint64, fn string) (P.StepisResult, error) {
+// frame end; the last of them in frame's function at its stack pointer or
+// above is Same.
+func (s *Session) countStepis(r *rewriter, t []Step, end, frame P.Frame) (P.StepisResult, error) {
 	before, last := t[:len(t)-1], t[len(t)-1]
 	if err := r.m.goTo(before); err != nil {
 		return P.StepisResult{}, err
 	}
-	out, err := s.queryFor(s.p.Stepper.Stepis(maxStepis, pc, sp, csp, fn), s.opt.Timeout+2*time.Minute)
+	out, err := s.queryFor(s.p.Stepper.Stepis(maxStepis, end, frame), s.opt.Timeout+2*time.Minute)
 	if err != nil {
 		return P.StepisResult{}, err
 	}
@@ -114,5 +115,5 @@ func (s *Session) countStepis(r *rewriter, t []Step, pc, sp, csp uint64, fn stri
 	case c.N > maxStepis:
 		return c, fmt.Errorf("'%s' ran more than %d instructions; going back one instruction over it is not supported", last.Cmd, maxStepis)
 	}
-	return c, fmt.Errorf("stepping the instructions of '%s' again did not get back to where it ended (pc 0x%x)", last.Cmd, pc)
+	return c, fmt.Errorf("stepping the instructions of '%s' again did not get back to where it ended (pc 0x%x)", last.Cmd, end.PC)
 }

@@ -419,5 +419,21 @@ func TestReverseStepiNexti(t *testing.T) {
 		if got := where(); got == seen[0] {
 			t.Fatalf("reverse-stepi from the call did not move: %s", got)
 		}
+		// A function called from a loop stops at the same pc and stack
+		// pointer each time: one instruction back from the second stop is
+		// the one before it, not the first stop.
+		ts.must("fred-restart 1", `main`)
+		ts.must("break square", `Breakpoint`)
+		ts.must("continue", `in square \(\)`)
+		ts.must("continue", `in square \(\)`)
+		second, x := where(), ts.value("$edi")
+		ts.must("fred-reverse-stepi", ``)
+		if got := where(); got == second || ts.value("$edi") != x {
+			t.Fatalf("reverse-stepi from square's second stop (%s, edi %s) is at %s, edi %s: not one instruction back", second, x, got, ts.value("$edi"))
+		}
+		ts.must("stepi", ``)
+		if got := where(); got != second {
+			t.Fatalf("stepi forward again: %s; the second stop was %s", got, second)
+		}
 	})
 }

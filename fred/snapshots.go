@@ -183,6 +183,11 @@ func (s *Session) sessionDir() (string, error) {
 		return s.dir, nil
 	}
 	if dir := s.opt.Dir; dir != "" {
+		// Absolute: the program (the replay library) and /proc's links
+		// name it from elsewhere.
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", fmt.Errorf("cannot create %s: %v", dir, err)
 		}

@@ -36,34 +36,46 @@ type Stepper struct {
 	// ended (a breakpoint, the end of the next), and the program stopped
 	// one step later; "unsupported": it did not run.
 	Steps func(max int, mode StepsMode) string
-	// Stepis, where set, runs at most max `stepi`s until the selected
-	// thread is at pc with stack pointer sp, and prints "FREDSTEPIS N
-	// SAME LASTSP": N stepis got there, SAME is the last of them (0 the
-	// start) that began in function fn with the stack pointer at csp or
-	// above (-1: none), and LASTSP the stack pointer before the last one;
-	// "FREDSTEPIS none N" when it did not get there.
-	Stepis func(max int, pc, sp, csp uint64, fn string) string
-	// Frame prints "FREDFRAME PC SP FUNCTION" for the selected thread
-	// ("-": a function without a name).
+	// Stepis, where set, runs at most max `stepi`s (breakpoints off)
+	// until the selected thread is at f (its registers: f.FP), at least
+	// one, and prints "FREDSTEPIS N SAME RET": N stepis got there, SAME is
+	// the last of them (0 the start) that began in function c.Fn with the
+	// stack pointer at c.SP or above (-1: none), and RET is 1 when the
+	// last one was a return; "FREDSTEPIS none N" when it did not get there.
+	Stepis func(max int, f, c Frame) string
+	// Frame prints "FREDFRAME PC SP REGS FUNCTION" for the selected
+	// thread ("-": a function without a name).
 	Frame string
 }
 
+// Frame is where a thread is, for counting instructions.
+type Frame struct {
+	PC, SP uint64
+	FP     string // the general registers but the flags
+	Fn     string
+}
+
 // ParseFrame reads the answer of Stepper.Frame.
-func ParseFrame(out string) (pc, sp uint64, fn string, err error) {
+func ParseFrame(out string) (Frame, error) {
 	rest, err := ParseTagged(out, "FREDFRAME ")
 	if err != nil {
-		return 0, 0, "", err
+		return Frame{}, err
 	}
-	if _, err := fmt.Sscanf(rest, "%d %d %s", &pc, &sp, &fn); err != nil {
-		return 0, 0, "", fmt.Errorf("bad answer from fred-frame: %q", rest)
+	var f Frame
+	if _, err := fmt.Sscanf(rest, "%d %d %s", &f.PC, &f.SP, &f.FP); err != nil {
+		return Frame{}, fmt.Errorf("bad answer from fred-frame: %q", rest)
 	}
-	return pc, sp, fn, nil
+	// The name is the rest of the line: C++ names have spaces.
+	if fl := strings.SplitN(rest, " ", 4); len(fl) == 4 {
+		f.Fn = fl[3]
+	}
+	return f, nil
 }
 
 // StepisResult is the answer of Stepper.Stepis.
 type StepisResult struct {
 	N, Same int
-	LastSP  uint64
+	Ret     bool // the last stepi was a return
 	Reached bool // false: the stepis did not get there (N ran)
 }
 
@@ -77,10 +89,11 @@ func ParseStepis(out string) (StepisResult, error) {
 	if _, err := fmt.Sscanf(rest, "none %d", &r.N); err == nil {
 		return r, nil
 	}
-	if _, err := fmt.Sscanf(rest, "%d %d %d", &r.N, &r.Same, &r.LastSP); err != nil {
+	var ret int
+	if _, err := fmt.Sscanf(rest, "%d %d %d", &r.N, &r.Same, &ret); err != nil {
 		return r, fmt.Errorf("bad answer from the counted stepi: %q", rest)
 	}
-	r.Reached = true
+	r.Ret, r.Reached = ret == 1, true
 	return r, nil
 }
 
@@ -341,27 +354,43 @@ FredHits()
 // above: a call's instructions run below it).
 const gdbStepisPy = `
 import gdb
+def fred_regs():
+    # The general registers but the flags and r11, where a system call
+    # saves them (a single step sets the trap flag a breakpoint stop has
+    # not), and the segment bases.
+    f = gdb.newest_frame()
+    return ':'.join('%x' % (int(f.read_register(r)) & 0xffffffffffffffff) for r in f.architecture().registers('general') if r.name not in ('eflags', 'r11', 'fs_base', 'gs_base'))
 class FredStepis(gdb.Command):
     def __init__(self):
         super().__init__('fred-stepis', gdb.COMMAND_RUNNING)
     def invoke(self, arg, tty):
-        a = arg.split(' ', 4)
-        mx, pc, sp, csp, fn = int(a[0]), int(a[1], 16), int(a[2], 16), int(a[3], 16), a[4]
-        n, same, last = 0, -1, 0
+        a = arg.split(' ', 5)
+        mx, pc, sp, fp, csp, fn = int(a[0]), int(a[1], 16), int(a[2], 16), a[3], int(a[4], 16), a[5]
+        n, same, last = 0, -1, None
+        # A stepi onto a breakpoint would count as its hit, and run its
+        # commands.
+        off = [b for b in (gdb.breakpoints() or ()) if b.enabled]
+        for b in off:
+            b.enabled = False
         try:
             while n <= mx:
                 f = gdb.newest_frame()
                 at, fsp = int(f.pc()), int(f.read_register('sp')) & 0xffffffffffffffff
-                if at == pc and fsp == sp:
-                    print('FREDSTEPIS %d %d %d' % (n, same, last))
+                if n > 0 and at == pc and fsp == sp and fred_regs() == fp:
+                    ret = last is not None and f.architecture().disassemble(last)[0]['asm'].split()[0].startswith('ret')
+                    print('FREDSTEPIS %d %d %d' % (n, same, 1 if ret else 0))
                     return
-                last = fsp
+                last = at
                 if fsp >= csp and (f.name() or '-') == fn:
                     same = n
                 gdb.execute('with suppress-cli-notifications on -- stepi', to_string=True)
                 n += 1
         except gdb.error:
             pass
+        finally:
+            for b in off:
+                if b.is_valid():
+                    b.enabled = True
         print('FREDSTEPIS none %d' % n)
 FredStepis()
 class FredFrame(gdb.Command):
@@ -369,7 +398,7 @@ class FredFrame(gdb.Command):
         super().__init__('fred-frame', gdb.COMMAND_DATA)
     def invoke(self, arg, tty):
         f = gdb.newest_frame()
-        print('FREDFRAME %d %d %s' % (int(f.pc()), int(f.read_register('sp')) & 0xffffffffffffffff, f.name() or '-'))
+        print('FREDFRAME %d %d %s %s' % (int(f.pc()), int(f.read_register('sp')) & 0xffffffffffffffff, fred_regs(), f.name() or '-'))
 FredFrame()
 `
 
@@ -392,11 +421,11 @@ var gdbStepper = &Stepper{
 	Fingerprint: "fred-fp",
 	Where:       "fred-where",
 	Hits:        func(addr uint64, k int) string { return fmt.Sprintf("fred-hits 0x%x %d", addr, k) },
-	Stepis: func(max int, pc, sp, csp uint64, fn string) string {
-		if fn == "" {
-			fn = "-"
+	Stepis: func(max int, f, c Frame) string {
+		if c.Fn == "" {
+			c.Fn = "-"
 		}
-		return fmt.Sprintf("fred-stepis %d 0x%x 0x%x 0x%x %s", max, pc, sp, csp, fn)
+		return fmt.Sprintf("fred-stepis %d 0x%x 0x%x %s 0x%x %s", max, f.PC, f.SP, f.FP, c.SP, c.Fn)
 	},
 	Frame: "fred-frame",
 }

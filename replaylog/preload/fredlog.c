@@ -1240,6 +1240,7 @@ EXPORT int pipe2(int fd[2], int fl)
 	return r;
 }
 static void set_own_sock(int fd, int v);
+static int sock_kind(int fd);
 EXPORT int close(int fd)
 {
 	READY();
@@ -1253,7 +1254,8 @@ EXPORT int dup2(int a, int b)
 	READY();
 	int r = real_dup2(a, b);
 	forget_fd(b);
-	set_own_sock(b, 0);
+	if (r >= 0 && a != b)
+		set_own_sock(b, sock_kind(a));
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -1263,7 +1265,8 @@ EXPORT int dup3(int a, int b, int fl)
 	READY();
 	int r = real_dup3(a, b, fl);
 	forget_fd(b);
-	set_own_sock(b, 0);
+	if (r >= 0)
+		set_own_sock(b, sock_kind(a));
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -1287,28 +1290,36 @@ EXPORT int dup3(int a, int b, int fl)
  * Entry: K_OPENW, sv 0 or -errno, then if 0: uv dev, uv ino, uv size. */
 static char cutdir[4096];
 /* keep_cut keeps the bytes of the file at dir/name from size on */
-static void keep_cut(int dir, const char *name, const struct stat *st, off_t size)
+static int keep_cut(int dir, const char *name, const struct stat *st, off_t size)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/cut-%llu-%llu", cutdir, (unsigned long long)st->st_dev,
 		 (unsigned long long)st->st_ino);
 	int in = (int)syscall(SYS_openat, dir, name, O_RDONLY | O_CLOEXEC);
 	int out = cutdir[0] ? (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
-	char b[65536];
-	int n = snprintf(b, sizeof b, "%020lld\n", (long long)size);
-	int ok = in >= 0 && out >= 0 && syscall(SYS_write, out, b, n) == n;
+	enum { BUF = 65536 }; /* not on the stack: threads' stacks may be small */
+	/* syscall, not mmap: the program's mmaps are the log's */
+	char *b = (char *)syscall(SYS_mmap, NULL, BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int ok = b != MAP_FAILED && in >= 0 && out >= 0;
+	if (ok) {
+		int n = snprintf(b, BUF, "%020lld\n", (long long)size);
+		ok = syscall(SYS_write, out, b, n) == n;
+	}
 	for (off_t at = size; ok && at < st->st_size;) {
-		ssize_t k = syscall(SYS_pread64, in, b, sizeof b, at);
+		ssize_t k = syscall(SYS_pread64, in, b, BUF, at);
 		if (k <= 0 || syscall(SYS_write, out, b, k) != k)
 			ok = 0;
 		at += k;
 	}
+	if (b != MAP_FAILED)
+		syscall(SYS_munmap, b, BUF);
 	if (!ok && out >= 0)
 		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 	if (in >= 0)
 		syscall(SYS_close, in);
 	if (out >= 0)
 		syscall(SYS_close, out);
+	return ok;
 }
 /* opened logs or replays an open for writing whose result is fd; it
  * returns the result to give (-1 with errno: the open failed then; the
@@ -1343,8 +1354,11 @@ static int opened(int fd, int flags)
 		} else if (!(flags & O_TRUNC) && dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino && (uint64_t)st.st_size > size) {
 			char link[64];
 			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-			keep_cut(AT_FDCWD, link, &st, (off_t)size);
-			if (ftruncate(fd, (off_t)size) != 0)
+			/* never cut what could not be kept: it would be lost */
+			if (!keep_cut(AT_FDCWD, link, &st, (off_t)size))
+				say("could not keep what a file held past %llu bytes; the replay writes it again after it",
+				    (unsigned long long)size);
+			else if (ftruncate(fd, (off_t)size) != 0)
 				say("could not set %d bytes of a file back for the replay: %s", (int)(st.st_size - size), strerror(errno));
 		}
 	} else {
@@ -1882,15 +1896,21 @@ static int neg(int64_t r)
  * own pipes are: their writes are made again. stdio's writes go through
  * libc's internal write, out of our sight.
  * Entry: K_SEND, uv fd+1, sv result. */
+/* own_sock: 1 an end of a socketpair the program made (written again);
+ * 2 the stand-in for a connection a replayed accept made (/dev/null: its
+ * sends are the log's) */
 static unsigned char own_sock[MAXPIPEFD];
 static void set_own_sock(int fd, int v)
 {
 	if (fd >= 0 && fd < MAXPIPEFD)
 		own_sock[fd] = (unsigned char)v;
 }
+static int sock_kind(int fd) { return fd >= 0 && fd < MAXPIPEFD ? own_sock[fd] : 0; }
 static int is_sock(int fd)
 {
-	if (fd < 0 || (fd < MAXPIPEFD && own_sock[fd]))
+	if (sock_kind(fd) == 2)
+		return 1;
+	if (fd < 0 || sock_kind(fd) == 1)
 		return 0;
 	int sv = errno;
 	struct stat st;
@@ -1997,6 +2017,7 @@ static int accept_common(struct acc *x)
 			dup2(nul, (int)r);
 			close(nul);
 		}
+		set_own_sock((int)r, 2);
 	}
 	return neg(r);
 }
@@ -2456,9 +2477,11 @@ EXPORT pid_t fork(void)
 		fredlog_active = 0;
 	/* a pipe shared with another process is not written again after a
 	 * restore: no pipe made so far is the threads' own */
-	if (r >= 0 && !fredlog_debugger)
+	if (r >= 0 && !fredlog_debugger) {
 		for (int fd = 0; fd < maxowed; fd++)
 			set_own(fd, 0);
+		memset(own_sock, 0, sizeof own_sock); /* socketpairs too */
+	}
 	return r;
 }
 
