@@ -1019,3 +1019,23 @@ func TestPDBThreads(t *testing.T) {
 		ts.Close()
 	}
 }
+
+// TestPerlPromptNumber: perl's prompt shows the number of the person's
+// next command, as perl -d does (DB<1>, DB<2>, ...; perl counts commands
+// longer than one character): fred's own commands are not counted.
+func TestPerlPromptNumber(t *testing.T) {
+	ts, _ := perlSession(t, "steps.pl", "fork")
+	if p := ts.Prompt(); p != "  DB<1> " {
+		t.Fatalf("first prompt %q; perl -d shows \"  DB<1> \"", p)
+	}
+	ts.must("p 1", `1`)
+	ts.must("fred-history", ``)
+	ts.must("n", ``)
+	ts.must("p 2", `2`)
+	if p := ts.Prompt(); p != "  DB<3> " {
+		t.Fatalf("prompt after p 1, n, p 2 (and fred's own) %q; perl -d shows \"  DB<3> \"", p)
+	}
+	if p := ts.Prompt(); p != "  DB<3> " {
+		t.Fatalf("asking again changed it: %q", p)
+	}
+}

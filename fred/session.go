@@ -250,7 +250,19 @@ func (s *Session) SnapshotBackend() string { return s.snapWhy }
 func (s *Session) Personality() *P.Personality { return s.p }
 
 // Prompt is what to show the person.
-func (s *Session) Prompt() string { return s.p.Prompt }
+func (s *Session) Prompt() string {
+	if s.p.PromptQuery != "" && s.ip != nil && s.proc != nil {
+		if out, err := s.query(s.p.PromptQuery); err == nil {
+			if _, p, ok := strings.Cut(out, "@fred prompt ["); ok {
+				p, _, _ = strings.Cut(p, "\n")
+				if p = strings.TrimRight(p, "\r"); strings.HasSuffix(p, "]") {
+					return strings.TrimSuffix(p, "]")
+				}
+			}
+		}
+	}
+	return s.p.Prompt
+}
 
 // Failed counts fred commands that failed.
 func (s *Session) Failed() int { return s.failed }

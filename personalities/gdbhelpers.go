@@ -196,6 +196,18 @@ def fred_on_exit(ev):
     fred_why[0] = 'exited'
 gdb.events.stop.connect(fred_on_stop)
 gdb.events.exited.connect(fred_on_exit)
+def fred_on_exiting(ev):
+    # gdb goes (fred was killed and the terminal hung up): a program it
+    # attached to (a restored snapshot) would run on untraced, and its
+    # own SIGHUP may have been lost in a stop gdb never answered.
+    for inf in gdb.inferiors():
+        if inf.pid > 0 and getattr(inf, 'was_attached', True):
+            try:
+                os.kill(inf.pid, 9)
+            except OSError:
+                pass
+if hasattr(gdb.events, 'gdb_exiting'):
+    gdb.events.gdb_exiting.connect(fred_on_exiting)
 def fred_run(cmd):
     fred_why[0] = None
     fred_hits.clear()

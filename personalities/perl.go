@@ -18,6 +18,8 @@ var Perl = &Personality{
 	Name:      "perl",
 	Debuggers: []string{"perl", "perl5"},
 	Prompt:    "  DB<> ",
+	// The number perl5db would show, fred's own commands not counted.
+	PromptQuery: perlDB + "fred_prompt_shown()",
 	StartHint: "'R' (perl -d starts it again from the top)",
 	Argv:      perlArgv,
 	Env:       seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
@@ -185,7 +187,7 @@ my $rl = \&DB::readline;
 *DB::readline = sub { my @a = @_; if ($fred_go) { my $c = $fred_go; $fred_go = 0; if ($fred_count[5] || $fred_sc) { $DB::trace |= 4; $fred_traced = 1 } return $c } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
   for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^(package DB; )?(DB::)?fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
-  $a[0] = $fred_prompt if defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/;
+  if (defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/) { ($DB::fred_shown = $a[0]) =~ s/(DB<+)\d+/$1 . ($#DB::hist + 1)/e; $a[0] = $fred_prompt }
   $rl->(@a) };
 my $restart = \&DB::restart;
 *DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
@@ -201,6 +203,7 @@ sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defin
   fred_out("\@fred at $l $d $fn\t$f\n"); }
 sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
 sub fred_pid { fred_out("\@fred pid $$\n") }
+our $fred_shown = "  DB<1> "; sub fred_prompt_shown { fred_out("\@fred prompt [$fred_shown]\n") }
 our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
 sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
   @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = "n"; return }

@@ -134,6 +134,10 @@ type Personality struct {
 	Debuggers []string
 	// Prompt is what the person sees as the prompt.
 	Prompt string
+	// PromptQuery, where set, asks the debugger for the prompt it would
+	// show now ("@fred prompt [  DB<3> ]"): perl's counts the person's
+	// commands.
+	PromptQuery string
 	// StartHint says how to (re)start the program in this debugger, for
 	// messages: "start it with %s".
 	StartHint string

@@ -323,6 +323,7 @@ func (t *terminal) loop() int {
 		return plainLoop(t.sess)
 	}
 	for {
+		t.rl.SetPrompt(t.sess.Prompt())
 		line, err := t.rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
 			fmt.Println("Quit")

@@ -1290,35 +1290,57 @@ EXPORT int dup3(int a, int b, int fl)
  * Entry: K_OPENW, sv 0 or -errno, then if 0: uv dev, uv ino, uv size. */
 static char cutdir[4096];
 /* keep_cut keeps the bytes of the file at dir/name from size on */
+/* copy_range copies in's bytes [at, to) (to < 0: to its end) to out */
+static int copy_range(int in, int out, off_t at, off_t to, char *b, size_t bn)
+{
+	while (to < 0 || at < to) {
+		size_t want = to < 0 || (off_t)bn < to - at ? bn : (size_t)(to - at);
+		ssize_t k = syscall(SYS_pread64, in, b, want, at);
+		if (k == 0 && to < 0)
+			return 1;
+		if (k <= 0 || syscall(SYS_write, out, b, k) != k)
+			return 0;
+		at += k;
+	}
+	return 1;
+}
+/* keep_cut keeps the bytes of the file at dir/name from size on, and after
+ * them what the older cut held past the file's end (ckpt.Files does the
+ * same); it returns 0 when it could not (the older cut stays) */
 static int keep_cut(int dir, const char *name, const struct stat *st, off_t size)
 {
-	char path[4200];
+	if (!cutdir[0])
+		return 0;
+	char path[4200], tmp[4210];
 	snprintf(path, sizeof path, "%s/cut-%llu-%llu", cutdir, (unsigned long long)st->st_dev,
 		 (unsigned long long)st->st_ino);
+	snprintf(tmp, sizeof tmp, "%s.new", path);
 	int in = (int)syscall(SYS_openat, dir, name, O_RDONLY | O_CLOEXEC);
-	int out = cutdir[0] ? (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	int out = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int old = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	enum { BUF = 65536 }; /* not on the stack: threads' stacks may be small */
 	/* syscall, not mmap: the program's mmaps are the log's */
 	char *b = (char *)syscall(SYS_mmap, NULL, BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int ok = b != MAP_FAILED && in >= 0 && out >= 0;
 	if (ok) {
 		int n = snprintf(b, BUF, "%020lld\n", (long long)size);
-		ok = syscall(SYS_write, out, b, n) == n;
+		ok = syscall(SYS_write, out, b, n) == n && copy_range(in, out, size, st->st_size, b, BUF);
 	}
-	for (off_t at = size; ok && at < st->st_size;) {
-		ssize_t k = syscall(SYS_pread64, in, b, BUF, at);
-		if (k <= 0 || syscall(SYS_write, out, b, k) != k)
-			ok = 0;
-		at += k;
+	if (ok && old >= 0 && syscall(SYS_pread64, old, b, 21, 0) == 21) {
+		b[20] = 0;
+		long long from = strtoll(b, NULL, 10);
+		if (from <= (long long)st->st_size)
+			ok = copy_range(old, out, 21 + (st->st_size - from), -1, b, BUF);
 	}
+	if (ok)
+		ok = syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path) == 0;
+	else if (out >= 0)
+		syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
 	if (b != MAP_FAILED)
 		syscall(SYS_munmap, b, BUF);
-	if (!ok && out >= 0)
-		syscall(SYS_unlinkat, AT_FDCWD, path, 0);
-	if (in >= 0)
-		syscall(SYS_close, in);
-	if (out >= 0)
-		syscall(SYS_close, out);
+	for (int *fd = (int[]){in, out, old}, i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			syscall(SYS_close, fd[i]);
 	return ok;
 }
 /* opened logs or replays an open for writing whose result is fd; it
