@@ -20,11 +20,11 @@ var Perl = &Personality{
 	Prompt:    "  DB<> ",
 	// The number perl5db would show, fred's own commands not counted.
 	PromptQuery: perlDB + "fred_prompt_shown()",
-	StartHint: "'R' (perl -d starts it again from the top)",
-	Argv:      perlArgv,
-	Env:       seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
-	Setup:     func(string) []string { return nil },
-	InProcess: true,
+	StartHint:   "'R' (perl -d starts it again from the top)",
+	Argv:        perlArgv,
+	Env:         seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
+	Setup:       func(string) []string { return nil },
+	InProcess:   true,
 	Commands: []Spec{
 		// next, step and quit are fred's aliases (perlBoot): fred sends
 		// those words to every debugger.
