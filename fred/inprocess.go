@@ -294,15 +294,13 @@ func (s *Session) restoreInProcess(sn *snap) error {
 		}
 	}
 	s.running, s.pid = false, 0
-	s.putBackFiles(sn)
-	got, err := sn.via.Restore(sn.Snapshot)
+	got, err := s.restoreImage(sn)
 	if err != nil {
 		// The debugger went with its process: the session is over.
 		s.ip.end()
 		return fmt.Errorf("%w; the debugger's process is gone, so the session ends", err)
 	}
 	s.adopted[got] = true
-	s.sayClosed(sn)
 	s.keeper.Watch(got, sn.Pid) // for the fork backend, sn.Pid is the fresh copy
 	s.ip.watch(got, waitExit(got))
 	// The restored process is stopped at the debugger's prompt, which it

@@ -429,8 +429,7 @@ func (s *Session) restore(sn *snap) error {
 	if _, ok := sn.via.(ckpt.ThroughDebugger); ok {
 		// The fork backend kills the program, attaches to the copy and
 		// settles it itself.
-		s.putBackFiles(sn)
-		got, err := sn.via.Restore(sn.Snapshot)
+		got, err := s.restoreImage(sn)
 		if err != nil {
 			s.running, s.pid = false, 0
 			return err
@@ -460,12 +459,10 @@ func (s *Session) restore(sn *snap) error {
 		return err
 	}
 	s.running, s.pid = false, 0
-	s.putBackFiles(sn)
-	got, err := sn.via.Restore(sn.Snapshot)
+	got, err := s.restoreImage(sn)
 	if err != nil {
 		return err
 	}
-	s.sayClosed(sn)
 	s.adopted[got] = true
 	s.keeper.Watch(got)
 	if s.p.Tracer != nil {
@@ -477,27 +474,26 @@ func (s *Session) restore(sn *snap) error {
 	return nil
 }
 
-// sayClosed names, once a snapshot, the sockets its restore closed: their
-// other end stayed with the program that ran on (ckpt.ExtSocket).
-func (s *Session) sayClosed(sn *snap) {
-	if sn.said || len(sn.Sockets) == 0 {
-		return
+// restoreImage has sn's backend restore it, every backend the same way:
+// first the files the program writes are set as they were at sn
+// (ckpt.Files), while no copy of the program runs; after, the sockets the
+// restore closed are named, once a snapshot (their other end stayed with
+// the program that ran on: ckpt.ExtSocket).
+func (s *Session) restoreImage(sn *snap) (int, error) {
+	if s.files != nil {
+		if err := s.files.PutBack(sn.files); err != nil {
+			s.Printf("%v; the replay writes that file again from where it is", err)
+		}
+	}
+	got, err := sn.via.Restore(sn.Snapshot)
+	if err != nil || sn.said {
+		return got, err
 	}
 	sn.said = true
 	for _, x := range sn.Sockets {
 		s.Printf("snapshot %d: the restored program's %s is closed; its replay reads what the socket gave from the log, then the end of file", sn.ID, x.Desc)
 	}
-}
-
-// putBackFiles sets the files the program writes as they were at sn
-// (ckpt.Files), while no copy of the program runs.
-func (s *Session) putBackFiles(sn *snap) {
-	if s.files == nil {
-		return
-	}
-	if err := s.files.PutBack(sn.files); err != nil {
-		s.Printf("%v; the replay writes that file again from where it is", err)
-	}
+	return got, nil
 }
 
 // freePid kills whoever holds pid and waits until it is reaped and gone:
