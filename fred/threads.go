@@ -182,6 +182,16 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			if err != nil {
 				return P.ThreadInfo{}, err
 			}
+			// Where a thread stopped running on stands depends on the
+			// machine's load: a snapshot right after its statement holds
+			// it, and replays go from there. Any other statement is
+			// replayed without the time limit, which a replay under load
+			// could reach where the search did not (a long line, single-
+			// stepped, takes seconds): the thread would stop elsewhere.
+			runningOn := stuck && !killed && stoppedRunningOn(th, out)
+			if !runningOn {
+				st = s.threadStep(fmt.Sprintf(th.Locked, th.Step, -1.0), P.OpStep)
+			}
 			if killed {
 				// gdb did not stop it: the snapshot holds what it did.
 				blocked[lwp] = true
@@ -221,8 +231,17 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				default:
 					spins++ // still running at the deadline
 				}
-				if len(now) == 1 && now[0] != here[0] {
+				// (one that ran on for the whole limit has done some of
+				// its statement: a long line, single-stepped, under load)
+				if runningOn || len(now) == 1 && now[0] != here[0] {
 					moved = true
+				}
+				if runningOn {
+					if _, err := s.Checkpoint(true); err != nil {
+						return P.ThreadInfo{}, err
+					}
+					w.st.snapshots++
+					snapAt = len(steps)
 				}
 				// (what it did before it blocked may be the change)
 				if v, err := w.evalHere(); err != nil {
@@ -322,6 +341,13 @@ func (s *Session) currentLWP(def int) int {
 		return c[0].LWP
 	}
 	return def
+}
+
+// stoppedRunningOn says whether a Threads.Locked command's output says its
+// thread was stopped still running at the time limit (not in a wait).
+func stoppedRunningOn(th *P.Threads, out string) bool {
+	m := th.Blocked.FindStringSubmatch(out)
+	return len(m) > 1 && m[1] != ""
 }
 
 // lockedRun runs line, a Threads.Locked command: it reports whether the

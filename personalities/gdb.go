@@ -61,7 +61,7 @@ var GDB = &Personality{
 		Continuing: "Continuing.",
 	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
-		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked\r?$`),
+		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked( running)?\r?$`),
 		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
@@ -617,7 +617,11 @@ const gdbLockedPy = `import os
 # sleeps in a wait (a futex, a read) for 0.1 s waits for one of them, and
 # one still running after limit seconds for one some other way: a SIGINT
 # to it (which gdb keeps from the program) stops it there, the same way
-# when the command is replayed. (The kernel says where it sleeps.)
+# when the command is replayed. (The kernel says where it sleeps.) Where a
+# thread running on is stopped depends on the machine's load, so a
+# negative limit watches for waits only: the replay of a command that was
+# not stopped running on (a long line single-stepped takes seconds).
+# '@fred blocked running' says which stop it was.
 import threading, ctypes, time
 _fred_tgkill, _fred_waits = {
     'x86_64': (234, {0, 7, 19, 23, 34, 43, 45, 47, 61, 128, 130, 202, 232, 247, 270, 271, 281, 288, 441, 449}),
@@ -632,13 +636,14 @@ def _fred_state(pid, lwp):
     except (OSError, ValueError, IndexError):
         return '', -1
 def _fred_watch(pid, lwp, limit, done, kicked):
-    end, since = time.monotonic() + limit, None
+    end, since = time.monotonic() + limit if limit > 0 else None, None
     while not done.wait(0.005):
         state, call = _fred_state(pid, lwp)
         now = time.monotonic()
         since = (since or now) if state == 'S' and call in _fred_waits else None
-        if (since and now - since >= 0.1) or (now >= end and state not in ('t', '')):
-            kicked.append(1)
+        running = end is not None and now >= end and state not in ('t', '')
+        if (since and now - since >= 0.1) or running:
+            kicked.append(' running' if running and not since else '')
             ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, 2)
             return
 def fred_locked(cmd, limit=0):
@@ -657,7 +662,7 @@ def fred_locked(cmd, limit=0):
             w.join()
         gdb.execute('set scheduler-locking ' + old)
         if kicked:
-            print('@fred blocked')
+            print('@fred blocked' + kicked[0])
 `
 
 // parseGDBBreakpoints reads -break-list: breakpoints (temporary ones too),

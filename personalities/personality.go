@@ -315,9 +315,12 @@ type Threads struct {
 	Current string // answers "@fred thread NUM LWP ..." for the selected thread
 	Select  string // with %d for the LWP
 	// Locked runs a command (%s) with the other threads held and the
-	// person's setting back after; a thread still running after the limit
-	// (%g, seconds) waits for a held one and is stopped, which Blocked
-	// matches in the output.
+	// person's setting back after. A thread asleep in a wait meanwhile
+	// waits for a held one, and one still running after the limit (%g,
+	// seconds; none if negative) some other way: either is stopped, which
+	// Blocked matches in the output; its first group is not empty for the
+	// second kind (where such a thread stops depends on the machine's
+	// speed, so a replay of the command stops it elsewhere).
 	Locked  string
 	Blocked *regexp.Regexp
 	// Step is one statement of the selected thread's own code, for
