@@ -33,14 +33,12 @@ testdata/bin/%: testdata/%.cpp
 deps:
 	@bash internal/deps/check.sh >/dev/null 2>&1 || bash internal/deps/install.sh
 
-# One package at a time (-p 1): fred's tests time native runs of the
-# program (the jump near a continue's stop, reverse-watch's probes), and on
-# two cores a package run beside them makes those runs uneven and the
-# tests slow.
+# Packages run side by side, as go test runs them: people's machines are
+# loaded, and fred's tests must hold when they are.
 test: deps
 	$(MAKE) all
 	$(GO) vet ./...
-	$(GO) test -p 1 -count=1 -timeout 60m ./...
+	$(GO) test -count=1 -timeout 60m ./...
 
 # DEMO=pdb or DEMO=perl for the other languages.
 DEMO ?= gdb
