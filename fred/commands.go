@@ -30,6 +30,9 @@ type Command struct {
 	// own reverse-next.
 	Repeat bool
 	Run    func(s *Session, args []string) error
+	// RunText, instead of Run, gets the text after the command's name as
+	// typed (an expression keeps its spaces: s == "a  b").
+	RunText func(s *Session, text string) error
 }
 
 var commands []*Command
@@ -165,7 +168,7 @@ func init() {
 			}},
 		{Name: "fred-reverse-watch", Aliases: []string{"fred-rw"}, Args: "[--from N] EXPR", NeedsHistory: true,
 			Help: "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed several times, fred finds one change into the value seen now, not necessarily the first.",
-			Run:  func(s *Session, args []string) error { return s.reverseWatch(args) }},
+			RunText: func(s *Session, text string) error { return s.reverseWatch(text) }},
 		{Name: "fred-undo", Repeat: true, Args: "[N]", NeedsHistory: true,
 			Help: "Undo the last N forward commands of the history (default 1).",
 			Run: func(s *Session, args []string) error {
@@ -272,6 +275,7 @@ func Completions() []string {
 
 func (s *Session) execFred(line string) error {
 	f := strings.Fields(line)
+	_, text := cutField(line)
 	c := lookup(f[0])
 	if c == nil {
 		return &UnknownCommandError{Name: f[0]}
@@ -292,17 +296,34 @@ func (s *Session) execFred(line string) error {
 		s.holdPrune = false
 		s.prune()
 	}()
-	if !c.NeedsHistory || !s.running {
+	run := func() error {
+		if c.RunText != nil {
+			return c.RunText(s, text)
+		}
 		return c.Run(s, f[1:])
 	}
+	if !c.NeedsHistory || !s.running {
+		return run()
+	}
 	mark, marked := s.logMark()
-	err := c.Run(s, f[1:])
+	err := run()
 	if err != nil && marked {
 		// The person is back where they were: what the command's
 		// replays recorded past that moment is no history of theirs.
 		s.logCutBack(mark)
 	}
 	return err
+}
+
+// cutField splits off text's first word: the word, and the rest as
+// typed, without the blanks around it.
+func cutField(text string) (word, rest string) {
+	text = strings.TrimLeft(text, " \t")
+	i := strings.IndexAny(text, " \t")
+	if i < 0 {
+		return text, ""
+	}
+	return text[:i], strings.TrimSpace(text[i:])
 }
 
 func cmdHelp(s *Session, args []string) error {

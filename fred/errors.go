@@ -44,3 +44,25 @@ func (e *NeedsProgramError) Error() string {
 }
 
 func (e *NeedsProgramError) Unwrap() error { return ErrNoProgram }
+
+// NotBackError is a command that failed (Err) and could not put the
+// person back where they were (Back): both stay visible to errors.Is and
+// errors.As, so a debugger that died on the way back ends the session
+// with its own message.
+type NotBackError struct{ Err, Back error }
+
+func (e *NotBackError) Error() string {
+	return fmt.Sprintf("%v; and going back to where you were failed: %v", e.Err, e.Back)
+}
+
+func (e *NotBackError) Unwrap() []error { return []error{e.Err, e.Back} }
+
+// InterruptedError is a command the person interrupted (Ctrl-C); they
+// are back where they were.
+type InterruptedError struct{ Cmd string }
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("'%s' interrupted; you are back where you were", e.Cmd)
+}
+
+func (e *InterruptedError) Unwrap() error { return ErrInterrupted }

@@ -1039,3 +1039,20 @@ func TestPerlPromptNumber(t *testing.T) {
 		t.Fatalf("asking again changed it: %q", p)
 	}
 }
+
+// TestPDBReverseWatchKeepsSpaces: the expression is the text the person
+// typed, its blanks too (split into words and joined again, "a  b"
+// became "a b", which s never is).
+func TestPDBReverseWatchKeepsSpaces(t *testing.T) {
+	ts, _ := pdbSession(t, "spaces.py", "fork")
+	ts.must("b 5", `Breakpoint 1`)
+	ts.must("c", `\(5\)<module>\(\)`)
+	out := ts.must(`fred-reverse-watch  --from  1   s == "a  b"`, `'s == "a  b"' is False here; the next step makes it True`)
+	if !strings.Contains(out, `-> s += w`) {
+		t.Fatalf("reverse-watch did not land at the loop's body:\n%s", out)
+	}
+	if v := ts.value("s"); v != `'a  '` {
+		t.Fatalf("landed with s = %s, want 'a  '", v)
+	}
+	ts.must("fred-reverse-watch --from x s", `"x" is not a snapshot number`)
+}

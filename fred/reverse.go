@@ -524,27 +524,13 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step)
 		t = next
 	}
 	if err != nil {
-		if errors.Is(err, ErrSessionOver) {
-			return err // nothing to go back to
-		}
-		// Put the person back where they were.
-		if gerr := s.goTo(orig, st); gerr != nil {
-			lost = true
-			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
-		}
-		if errors.Is(err, context.Canceled) {
-			if c := stopCause(ctx); c != nil {
-				return fmt.Errorf("%w; you are back where you were", c)
-			}
-			return fmt.Errorf("'%s' interrupted; you are back where you were", name)
-		}
-		return err
+		return s.rollback(ctx, name, err, orig, st, &lost)
 	}
 	if atStart && len(t) == len(orig) {
 		t = orig[:s.firstIndex()]
 	}
 	if err := s.goTo(t, st); err != nil {
-		return s.landingFailed(err, orig, st, &lost)
+		return s.rollback(ctx, name, err, orig, st, &lost)
 	}
 	if err := leave(); err != nil {
 		return err
@@ -559,18 +545,40 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step)
 	return nil
 }
 
-// landingFailed is a reverse command whose last move, to where it
-// landed, failed: the person goes back to orig (the present), and lost
-// says when that failed too.
-func (s *Session) landingFailed(err error, orig []Step, st *revStats, lost *bool) error {
+// rollback puts the person back at orig, where they were before a
+// command (name) failed with err, and says what happened: the
+// interrupt, err, or both err and the failure to go back (lost is set
+// then: keepPresent's snapshot is all that is left of the present). A
+// debugger that died needs no going back: the session is over.
+func (s *Session) rollback(ctx context.Context, name string, err error, orig []Step, st *revStats, lost *bool) error {
+	if gerr := s.goBack(err, orig, st, lost); gerr != nil {
+		return gerr
+	}
+	return backError(ctx, name, err)
+}
+
+// goBack is rollback's first half, for callers that look at err once
+// the person is back: nil when they are.
+func (s *Session) goBack(err error, orig []Step, st *revStats, lost *bool) error {
 	if errors.Is(err, ErrSessionOver) {
 		return err
 	}
 	if gerr := s.goTo(orig, st); gerr != nil {
 		*lost = true
-		return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		return &NotBackError{Err: err, Back: gerr}
 	}
-	return fmt.Errorf("%v; you are back where you were", err)
+	return nil
+}
+
+// backError is rollback's message once the person is back.
+func backError(ctx context.Context, name string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		if c := stopCause(ctx); c != nil {
+			return fmt.Errorf("%w; you are back where you were", c)
+		}
+		return &InterruptedError{Cmd: name}
+	}
+	return fmt.Errorf("%w; you are back where you were", err)
 }
 
 // maxUnwindSteps bounds the steps back from a post-mortem to the raising

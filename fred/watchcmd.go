@@ -383,12 +383,12 @@ func (q callSeq) At(i int) watch.Moment {
 // thread that did not stop) is made once more from where the person is,
 // as goTo replays such a stretch once more: the replay log does not order
 // everything the threads share.
-func (s *Session) reverseWatch(args []string) error {
-	err := s.reverseWatchTry(args, false)
+func (s *Session) reverseWatch(text string) error {
+	err := s.reverseWatchTry(text, false)
 	var again *againError
 	if errors.As(err, &again) {
 		s.Printf("%v; searching once more", again.err)
-		return s.reverseWatchTry(args, true)
+		return s.reverseWatchTry(text, true)
 	}
 	return err
 }
@@ -431,17 +431,17 @@ func (s *Session) hadThreads() bool {
 	return false
 }
 
-func (s *Session) reverseWatchTry(args []string, last bool) error {
+func (s *Session) reverseWatchTry(text string, last bool) error {
 	const usage = "fred-reverse-watch [--from N] EXPR"
-	from := 0
-	if len(args) >= 2 && args[0] == "--from" {
-		n, err := strconv.Atoi(args[1])
+	from, expr := 0, strings.TrimSpace(text)
+	if w, rest := cutField(expr); w == "--from" {
+		num, rest := cutField(rest)
+		n, err := strconv.Atoi(num)
 		if err != nil {
-			return &UsageError{Cmd: "fred-reverse-watch", Msg: fmt.Sprintf("%q is not a snapshot number", args[1]), Usage: usage}
+			return &UsageError{Cmd: "fred-reverse-watch", Msg: fmt.Sprintf("%q is not a snapshot number", num), Usage: usage}
 		}
-		from, args = n, args[2:]
+		from, expr = n, rest
 	}
-	expr := strings.TrimSpace(strings.Join(args, " "))
 	if expr == "" {
 		return &UsageError{Cmd: "fred-reverse-watch", Msg: "needs an expression", Usage: usage}
 	}
@@ -486,11 +486,10 @@ func (s *Session) reverseWatchTry(args []string, last bool) error {
 		err = lerr
 	}
 	var nt *watch.NoTransitionError
+	const name = "fred-reverse-watch"
 	if err != nil {
-		// The person goes back to where they were.
-		if gerr := s.goTo(orig, st); gerr != nil {
-			lost = true
-			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
+		if gerr := s.goBack(err, orig, st, &lost); gerr != nil {
+			return gerr
 		}
 		if s.mayAgain(err, last) {
 			return &againError{err}
@@ -498,17 +497,11 @@ func (s *Session) reverseWatchTry(args []string, last bool) error {
 		if errors.As(err, &nt) {
 			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %d moments fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, nt.Looked)
 		}
-		if errors.Is(err, context.Canceled) {
-			if c := stopCause(ctx); c != nil {
-				return fmt.Errorf("%w; you are back where you were", c)
-			}
-			return errors.New("'fred-reverse-watch' interrupted; you are back where you were")
-		}
-		return err
+		return backError(ctx, name, err)
 	}
 	landed := res.Landed.(moment)
 	if err := s.goTo(landed.steps, st); err != nil {
-		return s.landingFailed(err, orig, st, &lost)
+		return s.rollback(ctx, name, err, orig, st, &lost)
 	}
 	if s.p.Threads != nil {
 		// Another thread may have made the change while this one ran
@@ -530,28 +523,20 @@ func (s *Session) reverseWatchTry(args []string, last bool) error {
 			}
 			s.Printf("searching the threads: %v; this is where the history of %s changes it", err, s.threadHere())
 		case err != nil:
-			if gerr := s.goTo(orig, st); gerr != nil {
-				lost = true
-				return fmt.Errorf("searching the threads: %v; and going back to where you were failed: %v", err, gerr)
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("searching the threads: %w", err)
 			}
-			if errors.Is(err, context.Canceled) {
-				if c := stopCause(ctx); c != nil {
-					return fmt.Errorf("%w; you are back where you were", c)
-				}
-				return errors.New("'fred-reverse-watch' interrupted; you are back where you were")
+			if gerr := s.goBack(err, orig, st, &lost); gerr != nil {
+				return gerr
 			}
 			if s.mayAgain(err, last) {
-				return &againError{fmt.Errorf("searching the threads: %w", err)}
+				return &againError{err}
 			}
-			return fmt.Errorf("searching the threads: %w; you are back where you were", err)
+			return backError(ctx, name, err)
 		}
 	}
 	if err := w.confirm(landed, res.After); err != nil {
-		if gerr := s.goTo(orig, st); gerr != nil {
-			lost = true
-			return fmt.Errorf("%v; and going back to where you were failed: %v", err, gerr)
-		}
-		return fmt.Errorf("%v; you are back where you were", err)
+		return s.rollback(ctx, name, err, orig, st, &lost)
 	}
 	if err := s.show(); err != nil {
 		return err
