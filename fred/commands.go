@@ -180,10 +180,10 @@ func init() {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
-					if last := t[len(t)-1]; last.Synth && last.Cmd.Op == P.OpStep && last.Cmd.Count > 1 && s.canCountSteps() {
+					if last := t[len(t)-1]; last.Synth() && last.Cmd.Op == P.OpStep && last.Cmd.Count > 1 && s.canCountSteps() {
 						// Steps counted in the program (a long continue
 						// divided) are each a command of the history.
-						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps)))
+						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps).partOf(last)))
 					}
 					return r.resolve(t[:len(t)-1])
 				})
@@ -419,10 +419,7 @@ func (s *Session) writeList() {
 	fmt.Fprintf(w, "  %-4s %-40s %14s %9s\n", "id", "taken after", "size", "took")
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		after := "the start"
-		if n := len(sn.Steps); n > 0 {
-			after = fmt.Sprintf("%d commands ('%s')", n, sn.Steps[n-1].Label())
-		}
+		after := position(sn.Steps)
 		if sn.Auto {
 			after += ", auto"
 		}
@@ -430,7 +427,7 @@ func (s *Session) writeList() {
 	}
 	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the first stop, if it comes earlier), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
 	for name, b := range s.branches {
-		fmt.Fprintf(w, "  branch %-10s %d commands, ends after '%s'\n", name, len(b), b[len(b)-1].Label())
+		fmt.Fprintf(w, "  branch %-10s ends after %s\n", name, position(b))
 	}
 }
 

@@ -268,7 +268,7 @@ func (s *Session) runSoftHits(addr uint64, k int, bps []string, timeout time.Dur
 func hitsStep(addr uint64, k int, bps []string) Step {
 	a := "0x" + strconv.FormatUint(addr, 16)
 	return Step{Cmd: P.Command{Line: fmt.Sprintf("%s %s %d", opHits, a, k), Kind: P.Forward, Op: opHits, Count: k, Args: a},
-		Bps: bps, Stop: P.StopDone, Synth: true}
+		Bps: bps, Stop: P.StopDone, Origin: Hits}
 }
 
 // replayHits runs a fred-hits step again.
@@ -356,8 +356,8 @@ func (h *hit) key() string { return fmt.Sprintf("%d %x", len(h.anchor), h.addr) 
 func (w *watchProgram) hitMoment(h *hit, k int) moment {
 	nh := *h
 	nh.k = k
-	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16)))
-	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps)), then: &then, hit: &nh}
+	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16))).partOf(h.cont)
+	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps).partOf(h.cont)), then: &then, hit: &nh}
 }
 
 // hitsScan is Between once run times cannot divide a stretch further:

@@ -223,7 +223,7 @@ func TestPDBCheckpointRestart(t *testing.T) {
 		ts.must("p total", `NameError`)
 		ts.must("fred-restart 5", `there is no snapshot 5`)
 		out := ts.do("fred-list")
-		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("fred-list lacks %q:\n%s", want, out)
 			}
@@ -592,7 +592,7 @@ func TestPerlCheckpointRestart(t *testing.T) {
 		ts.must("fred-restart 1", `steps.pl:5\)`)
 		ts.must("fred-restart 5", `there is no snapshot 5`)
 		out := ts.do("fred-list")
-		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 commands ('continue')", "4 commands ('next')"} {
+		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("fred-list lacks %q:\n%s", want, out)
 			}

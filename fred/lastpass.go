@@ -72,7 +72,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 			return nil, true, err
 		}
 		if n > 0 {
-			cur = with(cur, s.synth(P.OpNext, n, last.Bps))
+			cur = with(cur, s.synth(P.OpNext, n, last.Bps).partOf(last))
 		}
 		if why != "limit" {
 			// One `next` from cur reaches the stop: the continue's
@@ -112,7 +112,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, s.hitCounts())
 			}
 			if n > 0 {
-				cur = with(cur, s.synth(P.OpNext, n, last.Bps))
+				cur = with(cur, s.synth(P.OpNext, n, last.Bps).partOf(last))
 			}
 			return cur, true, nil
 		}
@@ -214,7 +214,7 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 			break
 		}
 		total += passChunk
-		at := with(cur, hitsStep(pc, total, last.Bps))
+		at := with(cur, hitsStep(pc, total, last.Bps).partOf(last))
 		s.Timeline.Steps = at
 		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 		if s.snap != nil && s.worthSnapshot(passChunk) {

@@ -407,7 +407,7 @@ func (s *Session) fingerprint() (string, error) {
 // dirty says the live program no longer matches any history (an interrupt
 // may be pending): the next goTo restores a snapshot.
 func (s *Session) dirty(base []Step) {
-	s.Timeline.Steps = with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Synth: true})
+	s.Timeline.Steps = with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: Interrupted})
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 }
 
@@ -724,7 +724,7 @@ func (s *Session) newProbe(p *probe) ([]Step, error) {
 	s.nprobes++
 	p.id = s.nprobes
 	p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
-		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Synth: true}
+		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: Probe}.partOf(p.cont)
 	s.probes[p.id] = p
 	steps := with(p.base, p.step)
 	s.Timeline.Steps = steps
@@ -758,24 +758,24 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 		// runs): the continue's own stop, where the expression has its
 		// later value, ends the stretch instead. It is the last moment
 		// of the sequence, so the search never passes it.
-		then := s.synth(P.OpNext, 1, pb.cont.Bps)
-		return repeatSeq{s: s, op: P.OpNext, a: a, n: n + 1, bps: pb.cont.Bps, then: &then}, nil
+		then := s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont)
+		return repeatSeq{s: s, op: P.OpNext, a: a, n: n + 1, of: pb.cont, then: &then}, nil
 	}
 	if why != "done" {
 		return nil, fmt.Errorf("counting the statements up to %s: the program stopped (%s) after %d without reaching it again", pb.step.Cmd.Line, why, n)
 	}
 	if n == 1 {
 		// b is one `next` after a: refine that `next` as any other.
-		return w.refine(ctx, a, s.synth(P.OpNext, 1, pb.cont.Bps))
+		return w.refine(ctx, a, s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont))
 	}
 	// The program is at the probe: say so, so the next goTo need not
 	// restore if it wants the probe itself.
-	s.Timeline.Steps = with(a, s.synth(P.OpNext, n, pb.cont.Bps))
+	s.Timeline.Steps = with(a, s.synth(P.OpNext, n, pb.cont.Bps).partOf(pb.cont))
 	s.Timeline.Steps[len(s.Timeline.Steps)-1].At = pb.step.At
 	s.Timeline.Steps[len(s.Timeline.Steps)-1].Depth = pb.step.Depth
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
-	then := s.synth(P.OpNext, 1, pb.cont.Bps)
-	return repeatSeq{s: s, op: P.OpNext, a: a, n: n - 1, bps: pb.cont.Bps, then: &then}, nil
+	then := s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont)
+	return repeatSeq{s: s, op: P.OpNext, a: a, n: n - 1, of: pb.cont, then: &then}, nil
 }
 
 // hasSnapshotAt reports whether a snapshot of this run was taken at steps.

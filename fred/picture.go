@@ -31,7 +31,8 @@ type picture struct {
 // snapshot.
 type item struct {
 	cmd   string
-	count int
+	count int // shown as "x3"
+	steps int // of the history it stands for
 	snap  int // > 0: a snapshot, with its label
 	label string
 	via   []int // snapshots taken part way through a counted command
@@ -92,14 +93,35 @@ func (s *Session) picture() picture {
 	// The longest futures first, so that shorter ones on them are drawn
 	// with them.
 	sort.SliceStable(left, func(i, j int) bool { return len(left[i].Steps) > len(left[j].Steps) })
+	// Snapshots a search kept inside a command of the person's are no
+	// future of theirs: one line says where they are.
+	kept := map[int][]int{} // commands in common -> snapshots
 	for _, sn := range left {
 		if within(sn.Steps, lines) {
 			continue
 		}
 		k := common(sn.Steps, t.Steps)
+		if !sn.stood && fredsOwn(sn.Steps[k:]) {
+			kept[k] = append(kept[k], sn.ID)
+			continue
+		}
 		pic.sides = append(pic.sides, side{name: "left by going back", at: k, items: s.lineItems(sn.Steps, k, false)})
 		lines = append(lines, sn.Steps)
 	}
+	for k, ids := range kept {
+		sort.Ints(ids)
+		names := make([]string, len(ids))
+		for i, id := range ids {
+			names[i] = strconv.Itoa(id)
+		}
+		of := describe(s.snaps[ids[0]].Steps[k:k+1], nil)
+		if i := strings.Index(of, ":"); i >= 0 {
+			of = of[:i] // "inside 'run'"
+		}
+		pic.sides = append(pic.sides, side{name: fmt.Sprintf("kept by a search, %s", of), at: k,
+			items: []item{{cmd: fmt.Sprintf("%s %s", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(names, ", ")), count: 1}}})
+	}
+	sort.SliceStable(pic.sides, func(i, j int) bool { return pic.sides[i].at < pic.sides[j].at })
 	for _, id := range s.order {
 		if s.snaps[id].run == s.run {
 			pic.snaps++
@@ -139,15 +161,134 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 		if i == len(steps) {
 			break
 		}
+		if steps[i].Synth() {
+			// fred's pieces of one command of the person's, up to the
+			// next snapshot: one entry in the person's words.
+			// (a piece made without its command's name is taken for
+			// a piece of its neighbour's)
+			of := steps[i].Of
+			j := i + 1
+			for j < len(steps) && steps[j].Synth() && (steps[j].Of == "" || of == "" || steps[j].Of == of) && len(at[j]) == 0 {
+				if of == "" {
+					of = steps[j].Of
+				}
+				j++
+			}
+			var via []int
+			for k := i; k < j; k++ {
+				via = append(via, s.onTheWay(steps, k)...)
+			}
+			out = append(out, item{cmd: describe(steps[i:j], places(steps)), count: 1, steps: j - i, via: via})
+			i = j - 1
+			continue
+		}
 		c := steps[i].Label()
 		via := s.onTheWay(steps, i)
 		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
 			out[n-1].count++
+			out[n-1].steps++
 			continue
 		}
-		out = append(out, item{cmd: c, count: 1, via: via})
+		out = append(out, item{cmd: c, count: 1, steps: 1, via: via})
 	}
 	return out
+}
+
+// position says where a history ends, in the person's words: "3
+// commands ('next')", "1 command, then inside 'run': 2 stops by run
+// time".
+func position(steps []Step) string {
+	n := len(steps)
+	if n == 0 {
+		return "the start"
+	}
+	typed := 0
+	for _, a := range steps {
+		if !a.Synth() {
+			typed++
+		}
+	}
+	if !steps[n-1].Synth() {
+		return fmt.Sprintf("%s ('%s')", plural(typed, "command"), steps[n-1].Label())
+	}
+	i := n - 1
+	for i > 0 && steps[i-1].Synth() {
+		i--
+	}
+	if typed == 0 {
+		return describe(steps[i:], places(steps))
+	}
+	return fmt.Sprintf("%s, then %s", plural(typed, "command"), describe(steps[i:], places(steps)))
+}
+
+// fredsOwn: steps are all fred's (a search's moments), and some.
+func fredsOwn(steps []Step) bool {
+	for _, a := range steps {
+		if !a.Synth() {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// places is where the known steps of a history stopped, by pc: a hit
+// count's address is named by its line.
+func places(steps []Step) map[uint64]P.Location {
+	m := map[uint64]P.Location{}
+	for _, a := range steps {
+		if a.known() && a.At.PC != 0 {
+			m[a.At.PC] = a.At
+		}
+	}
+	return m
+}
+
+// describe says in the person's words what steps of fred's did (steps
+// made the same way, part of one command of theirs): "inside 'continue':
+// 2 stops by run time, 277 passes of update at watch.c:12, step, next 4".
+// at names addresses (nil: by their numbers).
+func describe(steps []Step, at map[uint64]P.Location) string {
+	var parts []string
+	for i := 0; i < len(steps); {
+		a := steps[i]
+		j := i + 1
+		for j < len(steps) && steps[j].Origin == a.Origin && (a.Origin == Probe || a.Origin == ThreadTurn) {
+			j++
+		}
+		n := j - i
+		switch a.Origin {
+		case Probe:
+			parts = append(parts, plural(n, "stop by run time", "stops by run time"))
+		case Hits:
+			of := a.Cmd.Args
+			if pc, err := strconv.ParseUint(strings.TrimPrefix(of, "0x"), 16, 64); err == nil && at[pc] != (P.Location{}) {
+				of = where(at[pc])
+			} else if a.known() && !a.Ended {
+				of = where(a.At)
+			}
+			parts = append(parts, fmt.Sprintf("%s of %s", plural(a.Cmd.Count, "pass", "passes"), of))
+		case ThreadTurn:
+			k := 0
+			for _, t := range steps[i:j] {
+				if t.Cmd.Op == P.OpStep {
+					k++
+				}
+			}
+			parts = append(parts, plural(k, "statement")+" of one thread at a time")
+		case Interrupted:
+			parts = append(parts, "interrupted")
+		default:
+			parts = append(parts, a.Cmd.String())
+		}
+		i = j
+	}
+	what := strings.Join(parts, ", ")
+	for _, a := range steps {
+		if a.Of != "" {
+			return fmt.Sprintf("inside '%s': %s", a.Of, what)
+		}
+	}
+	return "fred's " + what
 }
 
 // onTheWay is the snapshots taken part way through steps[i], a counted
@@ -266,9 +407,9 @@ func (pic picture) writeText(w io.Writer, colour bool) {
 			fmt.Fprintf(w, "  %s\n", paint(cSnap, fmt.Sprintf("(%d) %s", it.snap, it.label)))
 			continue
 		}
-		drawSides(n, n+it.count, "|\\_")
+		drawSides(n, n+it.steps, "|\\_")
 		fmt.Fprintf(w, "   |  %s\n", it.text())
-		n += it.count
+		n += it.steps
 	}
 	fmt.Fprintf(w, "  %s\n", paint(cNow, ">>> you are here: "+pic.now))
 	drawSides(n, n+1, ":  ")
@@ -303,9 +444,9 @@ func (pic picture) writeSVG(w io.Writer) error {
 		if it.snap > 0 {
 			rows = append(rows, row{y, "snap", it.label})
 		} else {
-			addSides(n, n+it.count)
+			addSides(n, n+it.steps)
 			rows = append(rows, row{y, "cmd", it.text()})
-			n += it.count
+			n += it.steps
 		}
 		y += rowH
 	}
@@ -371,9 +512,14 @@ func (s *Session) history(svg string) error {
 	return nil
 }
 
-func plural(n int, what string) string {
+// plural is "1 pass", "277 passes": the second form only if it differs
+// from the first with an "s".
+func plural(n int, one string, many ...string) string {
 	if n == 1 {
-		return "1 " + what
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + what + "s"
+	if len(many) > 0 {
+		return strconv.Itoa(n) + " " + many[0]
+	}
+	return strconv.Itoa(n) + " " + one + "s"
 }

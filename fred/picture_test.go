@@ -3,11 +3,14 @@ package fred
 import (
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -61,4 +64,41 @@ func TestTimelineGolden(t *testing.T) {
 	}
 	ts.must("fred-history --svg", `usage: fred-history \[--svg FILE\]`)
 	ts.must("fred-history --svg /nonexistent/dir/x.svg", `no such file or directory`)
+}
+
+// TestDescribe: fred's pieces of a command of the person's read as part
+// of it, in words; nothing of fred's internal command names shows.
+func TestDescribe(t *testing.T) {
+	cont := Step{Cmd: P.GDB.Classify("continue")}
+	loop := P.Location{Function: "main", File: "/src/loop.c", Line: 20, PC: 0x401136}
+	probe := func(id int) Step {
+		return Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, id), Op: opProbe, Count: 1}, At: loop, Origin: Probe}.partOf(cont)
+	}
+	steps := []Step{
+		{Cmd: P.GDB.Classify("run"), At: P.Location{Function: "main", File: "/src/loop.c", Line: 10}},
+		probe(1), probe(2),
+		hitsStep(0x401136, 277, nil).partOf(cont),
+		synthStep(P.GDB.Classify, P.OpStep, 1, nil).partOf(cont),
+		synthStep(P.GDB.Classify, P.OpNext, 4, nil).partOf(cont),
+	}
+	got := describe(steps[1:], places(steps))
+	want := "inside 'continue': 2 stops by run time, 277 passes of main at loop.c:20, step, next 4"
+	if got != want {
+		t.Errorf("describe:\n got %q\nwant %q", got, want)
+	}
+	if got, want := position(steps), "1 command, then "+want; got != want {
+		t.Errorf("position:\n got %q\nwant %q", got, want)
+	}
+	if got, want := position(steps[:1]), "1 command ('run')"; got != want {
+		t.Errorf("position of the person's command: %q, want %q", got, want)
+	}
+	// A piece of a piece is part of the person's command still.
+	if got := synthStep(P.GDB.Classify, P.OpNext, 2, nil).partOf(steps[5]).Label(); got != "inside 'continue': next 2" {
+		t.Errorf("a piece of a piece: %q", got)
+	}
+	// fred's own steps, part of nothing of the person's.
+	turn := Step{Cmd: P.Command{Line: "t", Op: P.OpStep}, Origin: ThreadTurn}
+	if got := describe([]Step{turn, turn, turn}, nil); got != "fred's 3 statements of one thread at a time" {
+		t.Errorf("thread turns: %q", got)
+	}
 }

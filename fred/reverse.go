@@ -115,9 +115,9 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 		part := steps[bestAt]
 		if part.Cmd.Op == opHits {
 			addr, _ := strconv.ParseUint(strings.TrimPrefix(part.Cmd.Args, "0x"), 16, 64)
-			rest = append(rest, hitsStep(addr, part.Cmd.Count-bestDone, part.Bps))
+			rest = append(rest, hitsStep(addr, part.Cmd.Count-bestDone, part.Bps).partOf(part))
 		} else {
-			rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps))
+			rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps).partOf(part))
 		}
 		bestAt++
 	}
@@ -391,7 +391,7 @@ func (s *Session) forward(line string, bps []string, st *revStats) (Step, error)
 		return Step{}, err
 	}
 	st.replayed++
-	step := Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Synth: true}
+	step := Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Origin: Refined}
 	loc, err := s.location()
 	if errors.Is(err, P.ErrNotRunning) {
 		step.Ended, step.Stop = true, P.StopEnded

@@ -69,7 +69,7 @@ func synthStep(classify func(string) P.Command, op string, k int, bps []string) 
 	if k > 1 {
 		line += " " + strconv.Itoa(k)
 	}
-	return Step{Cmd: classify(line), Bps: bps, Synth: true}
+	return Step{Cmd: classify(line), Bps: bps, Origin: Refined}
 }
 
 // countNexts runs `next`s from before until one ends where the command
@@ -164,10 +164,10 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		// "next 5" is "next 4" then "next": the debugger replays the first
 		// part in one command.
 		if k > 1 {
-			before = with(before, r.repeat(last.Cmd.Op, k-1, last.Bps))
+			before = with(before, r.repeat(last.Cmd.Op, k-1, last.Bps).partOf(last))
 		}
 		stop := last.Stop
-		last = r.repeat(last.Cmd.Op, 1, last.Bps)
+		last = r.repeat(last.Cmd.Op, 1, last.Bps).partOf(last)
 		last.Stop = stop
 	}
 	if sc, ok := r.m.(stepCounter); ok && (last.Cmd.Op == P.OpContinue || last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpFinish) {
@@ -177,7 +177,7 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 			return nil, err
 		}
 		if ok && n > 1 {
-			return with(before, r.repeat(P.OpStep, n-1, last.Bps)), nil
+			return with(before, r.repeat(P.OpStep, n-1, last.Bps).partOf(last)), nil
 		}
 		if ok {
 			return before, nil
@@ -221,11 +221,11 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		switch {
 		case last.Cmd.Op == P.OpContinue && n > 0:
 			// Long: one "next n" the debugger replays in one command.
-			before = with(before, r.repeat(P.OpNext, n, last.Bps))
+			before = with(before, r.repeat(P.OpNext, n, last.Bps).partOf(last))
 		default:
 			// Within a function: single steps, each one for fred-undo.
 			for i := 0; i < n; i++ {
-				before = with(before, r.repeat(P.OpNext, 1, last.Bps))
+				before = with(before, r.repeat(P.OpNext, 1, last.Bps).partOf(last))
 			}
 		}
 		return r.lastInside(before, last.Bps)

@@ -125,7 +125,7 @@ func (p *simProg) goTo(steps []Step) error {
 
 func (p *simProg) forward(op string, bps []string) (Step, error) {
 	st := p.exec(P.GDB.Classify(op))
-	st.Synth = true
+	st.Origin = Refined
 	p.steps = append(p.steps, st)
 	return st, nil
 }

@@ -416,6 +416,7 @@ func (s *Session) inStep() error {
 // command passed through untouched.
 func (s *Session) Exec(line string) error {
 	defer s.replayLogNotice()
+	defer s.markStood()
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" && s.lastFred != "" {
 		trimmed = s.lastFred

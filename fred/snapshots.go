@@ -29,6 +29,9 @@ type snap struct {
 	threads int
 	files   *ckpt.FileMarks // the files it wrote, as they were then
 	said    bool            // its restore's closed sockets were named
+	// stood: the person stood at its moment after a command (a search
+	// keeps snapshots where they never were).
+	stood bool
 }
 
 // ErrNoSnapshots means no snapshot backend is available in this session.
@@ -598,6 +601,15 @@ func (s *Session) drop(id int) {
 		}
 	}
 	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+}
+
+// markStood notes the snapshots of the moment the person is at.
+func (s *Session) markStood() {
+	for _, sn := range s.snaps {
+		if !sn.stood && sn.run == s.run && len(sn.Steps) == len(s.Timeline.Steps) && isPrefix(sn.Steps, s.Timeline.Steps) {
+			sn.stood = true
+		}
+	}
 }
 
 // keepPresent takes a snapshot of the moment the person is at, unless one

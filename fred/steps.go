@@ -108,7 +108,7 @@ func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
 	if !ok || err != nil || n <= stepsNearEnd*2 {
 		return n, ok, err
 	}
-	near := with(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps))
+	near := with(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).partOf(last))
 	if err := s.goTo(near, m.st); err != nil {
 		return 0, false, err
 	}
@@ -146,7 +146,7 @@ func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
 	for i := j; i < len(steps); i++ {
 		c := steps[i]
 		switch {
-		case c.Cmd.Op == P.OpStep && (c.Synth || c.Cmd.Count <= 1) && c.Stop == P.StopDone:
+		case c.Cmd.Op == P.OpStep && (c.Synth() || c.Cmd.Count <= 1) && c.Stop == P.StopDone:
 			total += max(c.Cmd.Count, 1)
 		default:
 			n, ok, err := s.stepsOf(m.ctx, steps[:i], c, m.st)
@@ -204,13 +204,13 @@ type repeatSeq struct {
 	a    []Step
 	op   string
 	n    int
-	bps  []string
+	of   Step // the command whose pieces these are (its breakpoints)
 	then *Step
 }
 
 func (q repeatSeq) Len() int { return q.n }
 func (q repeatSeq) At(i int) watch.Moment {
-	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.bps)), then: q.then}
+	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.of.Bps).partOf(q.of)), then: q.then}
 }
 
 // longWalk is how many `next`s fred counts inside a call before it takes
@@ -293,7 +293,7 @@ func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
 			if p := s.probeOf(steps[:k+1]); p != nil {
 				bps = p.cont.Bps // a probe: a moment inside that continue
 			}
-			if !st.Synth || !contains(bps, ret) || st.known() && st.Depth < d {
+			if !st.Synth() || !contains(bps, ret) || st.known() && st.Depth < d {
 				return nil, false
 			}
 		}

@@ -67,7 +67,7 @@ func (s *Session) threads() ([]P.ThreadInfo, error) {
 // threadStep is a step the round-robin search made: select a thread (by
 // its kernel id), or run a statement of the selected one alone.
 func (s *Session) threadStep(line, op string) Step {
-	return Step{Cmd: P.Command{Line: line, Kind: P.Mutate, Op: op, Count: 1}, Synth: true}
+	return Step{Cmd: P.Command{Line: line, Kind: P.Mutate, Op: op, Count: 1}, Origin: ThreadTurn}
 }
 
 // whichThread runs the round-robin search from the live moment (the

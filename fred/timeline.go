@@ -17,16 +17,48 @@ type Step struct {
 	// must see those and no others.
 	Bps  []string
 	Took time.Duration
-	// Synth steps were made by fred refining the history (a reverse
-	// command), not typed by the person.
-	Synth bool
+	// Origin says who made the step: the person, or fred refining the
+	// history (a reverse command), and how.
+	Origin Origin
+	// Of is the person's command that a step of fred's is part of, as
+	// they typed it ("" if fred ran the step on its own account).
+	Of string
 	// Shown is what the person typed when fred ran another command in its
 	// place (a run replayed as a continue from main's first line).
 	Shown string
 }
 
-// Label is the step's command in the person's words.
+// Origin is who made a step of the history, and how.
+type Origin uint8
+
+const (
+	Typed       Origin = iota // the person's command
+	Refined                   // a piece of a command: next k, step k, a continue to a call's return
+	Probe                     // a stop by run time inside a command (a native probe)
+	Hits                      // the Kth pass of an address inside a command
+	ThreadTurn                // the thread search: select a thread, one statement of it alone
+	Interrupted               // where an interrupted command stopped
+)
+
+// Synth reports whether fred made the step (refining the history).
+func (a Step) Synth() bool { return a.Origin != Typed }
+
+// partOf makes a step of fred's part of p's command (p: the step it
+// refines, itself the person's or part of theirs).
+func (a Step) partOf(p Step) Step {
+	a.Of = p.Of
+	if p.Origin == Typed {
+		a.Of = p.Label()
+	}
+	return a
+}
+
+// Label is the step's command in the person's words: theirs as typed,
+// fred's as a piece of it (Words, alone).
 func (a Step) Label() string {
+	if a.Origin != Typed {
+		return describe([]Step{a}, nil)
+	}
 	if a.Shown != "" {
 		return a.Shown
 	}

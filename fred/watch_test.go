@@ -32,6 +32,19 @@ func testReverseWatchGDB(t *testing.T, backend string) {
 	if v := ts.value("sum >= 0"); v != "0" {
 		t.Fatalf("one step after the landing, sum >= 0 is %s, want 0", v)
 	}
+	// The history says what the person did, what fred did inside it in
+	// the person's words, and the search's snapshots on one line; none of
+	// fred's internal command names.
+	hist := ts.must("fred-history", `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`)
+	list := ts.must("fred-list", `inside 'continue': `)
+	for _, out := range []string{hist, list} {
+		if strings.Contains(out, "fred-") || strings.Contains(out, "(interrupted)") {
+			t.Errorf("fred's internal steps show:\n%s", out)
+		}
+	}
+	if n := strings.Count(hist, "left by going back"); n > 1 {
+		t.Errorf("the search's snapshots show as %d lines left by going back:\n%s", n, hist)
+	}
 	// The same value at both ends.
 	ts.must("fred-reverse-watch data[0] == 0", `is 1 both at the start of the search .* and now, and at the [1-6] moments fred looked at in between: no change to find`)
 	// An expression that cannot be evaluated: a message, and the person is

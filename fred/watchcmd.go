@@ -29,7 +29,7 @@ func (m moment) String() string {
 		return "the start"
 	}
 	last := m.steps[len(m.steps)-1]
-	return fmt.Sprintf("after %d commands (last '%s'%s)", len(m.steps), last.Cmd, atString(last))
+	return fmt.Sprintf("after %s%s", position(m.steps), atString(last))
 }
 
 func atString(st Step) string {
@@ -215,7 +215,7 @@ func (s *Session) callerPC() (uint64, error) {
 func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq, error) {
 	s := w.s
 	single := func(op string) *Step {
-		st := s.synth(op, 1, c.Bps)
+		st := s.synth(op, 1, c.Bps).partOf(c)
 		return &st
 	}
 	if c.Cmd.Count <= 1 && (c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpFinish) {
@@ -226,18 +226,18 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 				w.stepLeaf = err == nil
 				return nil, err
 			}
-			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, bps: c.Bps, then: single(P.OpStep)}, nil
+			return repeatSeq{s: s, a: a, op: P.OpStep, n: n - 1, of: c, then: single(P.OpStep)}, nil
 		}
 	}
 	switch {
 	case c.Cmd.Kind != P.Forward:
-		if !c.Synth {
+		if !c.Synth() {
 			w.leafCmd = c.Cmd.Line
 		}
 		return nil, nil // set var and friends: one statement's worth
 	case (c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpStep) && c.Cmd.Count > 1:
 		// Lazy: a count can be millions.
-		return repeatSeq{s: s, a: a, op: c.Cmd.Op, n: c.Cmd.Count - 1, bps: c.Bps, then: single(c.Cmd.Op)}, nil
+		return repeatSeq{s: s, a: a, op: c.Cmd.Op, n: c.Cmd.Count - 1, of: c, then: single(c.Cmd.Op)}, nil
 	case c.Cmd.Op == P.OpStep:
 		w.stepLeaf = true
 		return nil, nil
@@ -301,7 +301,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			return nil, err
 		}
 		seq := callSeq{head: moment{steps: base, then: single(P.OpNext)},
-			nexts: repeatSeq{s: s, op: P.OpNext, a: base, n: n, bps: c.Bps, then: single(P.OpNext)}}
+			nexts: repeatSeq{s: s, op: P.OpNext, a: base, n: n, of: c, then: single(P.OpNext)}}
 		if why == "done" {
 			// The next that left the call's frame: back in a's frame at
 			// another statement of a's line (two calls on one line), the
@@ -309,7 +309,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			loc, lerr := s.location()
 			dr, derr := s.depth()
 			if lerr == nil && derr == nil && dr == d && loc.Line == at.At.Line && loc.File == at.At.File && loc.Function == at.At.Function {
-				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps)), then: single(P.OpNext)}
+				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps).partOf(c)), then: single(P.OpNext)}
 			}
 		}
 		return seq, nil
@@ -326,7 +326,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 				return nil, err
 			}
 			if why != "limit" {
-				return repeatSeq{s: s, op: P.OpNext, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+				return repeatSeq{s: s, op: P.OpNext, a: a, n: n, of: c, then: single(P.OpNext)}, nil
 			}
 			end, ok, err := s.callToReturn(ctx, a, c.Bps, false, w.st)
 			if err != nil {
@@ -342,9 +342,9 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err != nil {
 			return nil, err
 		}
-		return repeatSeq{s: s, op: P.OpNext, a: a, n: n, bps: c.Bps, then: single(P.OpNext)}, nil
+		return repeatSeq{s: s, op: P.OpNext, a: a, n: n, of: c, then: single(P.OpNext)}, nil
 	}
-	if !c.Synth {
+	if !c.Synth() {
 		w.leafCmd = c.Cmd.Line
 	}
 	return nil, nil // until, advance, stepi...: not refined
@@ -604,7 +604,7 @@ func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
 		return 0, err
 	}
 	st.replayed++
-	s.Timeline.Steps = append(s.Timeline.Steps, Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Synth: true})
+	s.Timeline.Steps = append(s.Timeline.Steps, Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Origin: Refined})
 	stop := s.stopOf(out)
 	if stop == P.StopEnded {
 		s.running = false
