@@ -1,6 +1,7 @@
 package personalities
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -442,228 +443,37 @@ func miQuote(s string) string {
 // blocking call (a lock, condition or semaphore wait, join, sleep, I/O,
 // or the replay log's wait for a thread's turn), judged by the functions
 // below that frame; and its name.
-const gdbThreadsPy = `import os, re, json
-_fred_wait = re.compile(r'futex|lll_lock_wait|lock_wait|pthread_cond_(timed|clock)?wait|pthread_join|clockwait|sem_(timed|clock)?wait|poll|select|epoll_wait|nanosleep|pause|sigsuspend|sigwait|^(__libc_)?read$|accept|recv|wait_turn|take_turn|^syscall$')
-def fred_where_thread(t):
-    t.switch()
-    f, i, waiting, top = gdb.newest_frame(), 0, 0, None
-    while f is not None and i < 64 and top is None:
-        n = f.name() or '??'
-        sal = f.find_sal()
-        if sal.symtab and os.path.exists(sal.symtab.fullname()):
-            top = (n, sal.symtab.fullname(), sal.line)
-        elif _fred_wait.search(n):
-            waiting = 1
-        f, i = f.older(), i + 1
-    top = top or ('??', '??', 0)
-    name = json.dumps(t.name or '')
-    return '@fred thread %d %d %d %s %s %s:%d' % (t.num, t.ptid[1], waiting, name, top[0], top[1], top[2])
-def fred_threads():
-    try:
-        cur = gdb.selected_thread()
-    except SystemError:
-        cur = None  # it has exited
-    out = [fred_where_thread(t) for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)]
-    if cur is not None and cur.is_valid():
-        cur.switch()
-    print('\n'.join(out))
-def fred_thread_now():
-    try:
-        t = gdb.selected_thread()
-    except SystemError:
-        return  # it has exited
-    if t is not None:
-        print(fred_where_thread(t))
-def fred_thread(lwp):
-    for t in gdb.selected_inferior().threads():
-        if t.ptid[1] == lwp:
-            t.switch()
-            return
-    raise gdb.GdbError('no thread with LWP %d' % lwp)
-`
+//
+//go:embed scripts/gdb_threads.py
+var gdbThreadsPy string
 
 // gdbRoundRobinPy is fred's round-robin statement (Threads.Step). It is a
 // command of its own: a terminal line holds at most 4095 characters.
-const gdbRoundRobinPy = `import os
-# One statement of the selected thread for fred's round-robin: it runs
-# until it stands in the program's own code again. A thread in a wait or
-# in library code returns from there ('finish' out of the library function
-# the program called); one in the program's code runs a line ('step') and
-# returns from any library function the line stepped into, whose own lines
-# are no statements of the program. A thread not yet in the program's code
-# (a new one) goes by instructions until it is, returning from the library
-# functions it calls on the way: 'step' would run a start function without
-# line information, and the program's code it calls, to the end. A stop by
-# a signal (fred's SIGINT to a thread that blocks) ends it where it is:
-# resuming would block again.
-_fred_signalled = [False]
-def _fred_on_stop(ev):
-    if isinstance(ev, gdb.SignalEvent):
-        _fred_signalled[0] = True
-gdb.events.stop.connect(_fred_on_stop)
-def fred_own_frame():
-    f, i = gdb.newest_frame(), 0
-    while f is not None and i < 64:
-        sal = f.find_sal()
-        if sal.symtab and os.path.exists(sal.symtab.fullname()):
-            return f, i
-        f, i = f.older(), i + 1
-    return None, -1
-def fred_own_step(most=20000):
-    _fred_signalled[0] = False
-    f, i = fred_own_frame()
-    if i == 0:
-        gdb.execute('step')
-    try:
-        for _ in range(most):
-            t = gdb.selected_thread()
-            if _fred_signalled[0] or t is None or not t.is_valid():
-                return
-            f, i = fred_own_frame()
-            if i == 0:
-                return
-            if i > 0:
-                f.newer().select()
-                gdb.execute('finish')
-                continue
-            # (quiet: each would print where it stopped)
-            f = gdb.newest_frame()
-            if f.find_sal().symtab and f.older() is not None and f.older().older() is not None:
-                gdb.execute('with suppress-cli-notifications on -- finish', to_string=True)
-            else:
-                gdb.execute('with suppress-cli-notifications on -- stepi', to_string=True)
-    except (gdb.error, SystemError):
-        pass  # the thread has exited, or the program
-    finally:
-        fred_after_exit()
-# A thread that exits leaves none selected: the lowest-numbered one is,
-# the same on every replay.
-def fred_after_exit():
-    try:
-        gdb.selected_thread().num
-        return
-    except (SystemError, AttributeError):
-        pass
-    ts = sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)
-    if ts:
-        ts[0].switch()
-        print('@fred the thread exited')
-`
+//
+//go:embed scripts/gdb_round_robin.py
+var gdbRoundRobinPy string
 
 // gdbBreakPy makes a stop condition again for a replay (BreakAt), from a
 // Bp.Where: a breakpoint or watchpoint of fred's own (internal: the
 // person's numbering is untouched), or a catchpoint, which Python cannot
 // make internal: it takes the next number.
-const gdbBreakPy = `import gdb
-def fred_break(spec):
-    s = spec.split(" if ", 1)
-    w = s[0].split(" ", 1)
-    if w[0] == "catch":
-        gdb.execute(s[0], to_string=True)
-        b = gdb.breakpoints()[-1]
-    elif w[0] in ("watch", "rwatch", "awatch") and len(w) > 1:
-        b = gdb.Breakpoint(w[1], gdb.BP_WATCHPOINT, {"watch": gdb.WP_WRITE, "rwatch": gdb.WP_READ, "awatch": gdb.WP_ACCESS}[w[0]], internal=True)
-    else:
-        b = gdb.Breakpoint(s[0], internal=True)
-    b.condition = s[1] if len(s) > 1 else None
-    fred_bp[b.number] = b
-    print("Breakpoint %d at" % b.number)
-`
+//
+//go:embed scripts/gdb_break.py
+var gdbBreakPy string
 
 // gdbScopePy evaluates a watched expression in the frame it was watched
 // from (ScopeCmd), as gdb's watchpoints do: a local of main's is main's
 // also while a callee runs. A frame is known by its function and the
 // stack address its caller resumes at; when it is not on the selected
 // thread's stack, the selected frame is used (a global needs none).
-const gdbScopePy = `import gdb
-fred_scope = None
-def _fred_frame_key(f):
-    o = f.older()
-    return (f.name(), int((o or f).read_register('sp')))
-def fred_scope_here():
-    global fred_scope
-    fred_scope = _fred_frame_key(gdb.selected_frame())
-def _fred_scope_frame():
-    try:
-        f = gdb.newest_frame() if fred_scope else None
-        while f is not None and _fred_frame_key(f) != fred_scope:
-            f = f.older()
-        return f
-    except gdb.error:
-        return None  # no frames (the program is gone): gdb's own answer says so
-def fred_scope_where():
-    f = _fred_scope_frame()
-    print('FREDSCOPE %d %s' % (f.level(), f.name()) if f else 'FREDSCOPE -1')
-def fred_eval_scoped(q):
-    f = _fred_scope_frame()
-    if f is None:
-        return gdb.execute('with scheduler-locking on -- interpreter-exec mi ' + q)
-    level = gdb.selected_frame().level()
-    f.select()
-    try:
-        gdb.execute('with scheduler-locking on -- interpreter-exec mi ' + q)
-    finally:
-        g = gdb.newest_frame()
-        for _ in range(level):
-            g = g.older() or g
-        g.select()
-`
+//
+//go:embed scripts/gdb_scope.py
+var gdbScopePy string
 
 // gdbLockedPy runs a command with scheduler locking (Threads.Locked).
-const gdbLockedPy = `import os
-# gdb's "with scheduler-locking on -- CMD" puts the setting back as soon
-# as the program is resumed, before CMD's stepping is over; from Python the
-# command runs to its end first. With the others held, a thread that
-# sleeps in a wait (a futex, a read) for 0.1 s waits for one of them, and
-# one still running after limit seconds for one some other way: a SIGINT
-# to it (which gdb keeps from the program) stops it there, the same way
-# when the command is replayed. (The kernel says where it sleeps.) Where a
-# thread running on is stopped depends on the machine's load, so a
-# negative limit watches for waits only: the replay of a command that was
-# not stopped running on (a long line single-stepped takes seconds).
-# '@fred blocked running' says which stop it was.
-import threading, ctypes, time
-_fred_tgkill, _fred_waits = {
-    'x86_64': (234, {0, 7, 19, 23, 34, 43, 45, 47, 61, 128, 130, 202, 232, 247, 270, 271, 281, 288, 441, 449}),
-    'aarch64': (131, {22, 63, 65, 72, 73, 95, 98, 133, 137, 202, 207, 212, 242, 260, 441, 449}),
-}.get(os.uname().machine, (None, set()))
-def _fred_state(pid, lwp):
-    d = '/proc/%d/task/%d/' % (pid, lwp)
-    try:
-        st = open(d + 'stat').read()
-        sc = open(d + 'syscall').read().split()
-        return st[st.rindex(')') + 2], int(sc[0]) if sc[0].isdigit() else -1
-    except (OSError, ValueError, IndexError):
-        return '', -1
-def _fred_watch(pid, lwp, limit, done, kicked):
-    end, since = time.monotonic() + limit if limit > 0 else None, None
-    while not done.wait(0.005):
-        state, call = _fred_state(pid, lwp)
-        now = time.monotonic()
-        since = (since or now) if state == 'S' and call in _fred_waits else None
-        running = end is not None and now >= end and state not in ('t', '')
-        if (since and now - since >= 0.1) or running:
-            kicked.append(' running' if running and not since else '')
-            ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, 2)
-            return
-def fred_locked(cmd, limit=0):
-    old = gdb.parameter('scheduler-locking')
-    gdb.execute('set scheduler-locking on')
-    done, kicked, w = threading.Event(), [], None
-    if limit and _fred_tgkill:
-        pid, lwp = gdb.selected_inferior().pid, gdb.selected_thread().ptid[1]
-        w = threading.Thread(target=_fred_watch, args=(pid, lwp, limit, done, kicked), daemon=True)
-        w.start()
-    try:
-        gdb.execute(cmd)
-    finally:
-        done.set()
-        if w:
-            w.join()
-        gdb.execute('set scheduler-locking ' + old)
-        if kicked:
-            print('@fred blocked' + kicked[0])
-`
+//
+//go:embed scripts/gdb_locked.py
+var gdbLockedPy string
 
 // parseGDBBreakpoints reads -break-list: breakpoints (temporary ones too),
 // watchpoints and catchpoints, each with a Where that fred_break makes

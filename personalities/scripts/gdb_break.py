@@ -1,0 +1,14 @@
+import gdb
+def fred_break(spec):
+    s = spec.split(" if ", 1)
+    w = s[0].split(" ", 1)
+    if w[0] == "catch":
+        gdb.execute(s[0], to_string=True)
+        b = gdb.breakpoints()[-1]
+    elif w[0] in ("watch", "rwatch", "awatch") and len(w) > 1:
+        b = gdb.Breakpoint(w[1], gdb.BP_WATCHPOINT, {"watch": gdb.WP_WRITE, "rwatch": gdb.WP_READ, "awatch": gdb.WP_ACCESS}[w[0]], internal=True)
+    else:
+        b = gdb.Breakpoint(s[0], internal=True)
+    b.condition = s[1] if len(s) > 1 else None
+    fred_bp[b.number] = b
+    print("Breakpoint %d at" % b.number)

@@ -1,0 +1,416 @@
+import pdb, types
+def _fred(prompt):
+    import os, sys, bdb, ast, dis, inspect, traceback
+    P = pdb.Pdb
+    P.use_rawinput = False
+    P._fred_pending = P._fred_ended = P._fred_restarting = False
+    P._fred_hit = P._fred_runs = 0
+    def wrap(name, w):
+        o = getattr(P, name)
+        setattr(P, name, lambda self, *a, **k: w(o, self, *a, **k))
+    # The first stop of a run that pdb started because the last one ended
+    # (not because the person said "run") is "ended" for fred, until the
+    # next command moves it. Nothing of fred's sits between pdb and the
+    # program: tracebacks stay pdb's.
+    def reset(o, self):
+        f = sys._getframe(2)
+        if f.f_code.co_name == 'run' and f.f_code.co_filename == bdb.__file__:
+            self._fred_pending = self._fred_runs > 0 and not self._fred_restarting
+            self._fred_runs += 1
+            self._fred_restarting = False
+        return o(self)
+    def restart(o, self, arg):
+        self._fred_restarting = True
+        return o(self, arg)
+    # Where the program stopped, whatever frame up and down select since.
+    def setup(o, self, f, tb):
+        r = o(self, f, tb)
+        self._fred_at = self.curindex
+        return r
+    # fred's replay log (replaylog/) must not record what pdb itself asks
+    # the system for while the person uses it, and the program's other
+    # threads wait meanwhile: tell its library so (the call does nothing
+    # without it). PyDLL keeps the GIL across the call, so that no other
+    # thread holds it when they are told to wait.
+    try:
+        import ctypes
+        logsys = ctypes.PyDLL(None).syscall
+    except Exception:
+        logsys = lambda *a: 0
+    def interaction(o, self, frame, tb):
+        self._fred_ended = frame is not None and self._fred_pending
+        if frame is not None:
+            self._fred_pending = False
+        said = None
+        c, lc = self._fred_count, self._fred_lc
+        if lc is not None:
+            said = 'FREDNEXTS %d %s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3])
+            steps_off(self, frame)
+        elif c is not None:
+            why = counted(self, frame, c)
+            if why is None:
+                return
+            self._fred_count, said = None, 'FREDNEXTS %d %s' % (c[1], why)
+        logsys(0x46524544, 1)
+        try:
+            if said:
+                self.message(said)
+            return o(self, frame, tb)
+        finally:
+            # after quit the rest of the run is pdb's (2): not logged,
+            # and the program's threads may end
+            logsys(0x46524544, 2 if self._fred_quit else 0)
+    # After quit, the way out (BdbQuit, the interpreter's exit) is not the
+    # program's: in a replayed stretch it would differ from the log.
+    P._fred_quit = False
+    def quit(o, self, arg):
+        self._fred_quit = True
+        return o(self, arg)
+    for name in ('do_quit', 'do_q', 'do_exit', 'do_EOF'):
+        wrap(name, quit)
+    # fred_nexts MAX [shallower]: up to MAX nexts without a prompt between
+    # them (a round trip each costs more than the statement), then one
+    # line "FREDNEXTS N WHY", as gdb's fred-nexts.
+    P._fred_count, P._fred_sigint = None, False
+    def sigint(o, self, *a):
+        self._fred_sigint = True
+        return o(self, *a)
+    wrap('sigint_handler', sigint)
+    def depth(f):
+        n = 0
+        while f is not None:
+            n, f = n + 1, f.f_back
+        return n
+    def counted(self, frame, c):
+        mx, n, shallower, d0, runs = c
+        if frame is None:
+            return 'signal'
+        if self._fred_ended or self._fred_runs != runs:
+            return 'exited'
+        ev = getattr(self, '_fred_event', '')
+        if hit_at(self, frame):
+            return 'breakpoint'
+        if self._fred_sigint or ev == 'exception' and frame.f_locals.get('__exception__', (None,))[0] is KeyboardInterrupt:
+            return 'signal'  # Ctrl-C
+        if shallower and depth(frame) < d0:
+            return 'done'
+        c[1] = n = n + 1
+        if n >= mx:
+            return 'limit'
+        self.set_next(frame)
+        return None
+    def nexts(self, arg):
+        a = arg.split()
+        f = self.stack[getattr(self, '_fred_at', len(self.stack) - 1)][0] if self.stack else self.curframe
+        self._fred_count, self._fred_sigint = [int(a[0]), 0, len(a) > 1 and a[1] == 'shallower', depth(f), self._fred_runs], False
+        self.set_next(f)
+        return 1
+    # fred_steps MAX [bps] [next|finish]: MAX steps (or up to the first
+    # breakpoint a continue would stop at, with bps; or to where a next or
+    # a return from here would stop), counted by a trace
+    # function of fred's that does nothing else: about 0.1 us an event,
+    # where pdb's own dispatch costs ten times that. A step stops at every
+    # call, line, return and exception event (bdb's stop_here with no
+    # stopframe), so that is what it counts; the last event goes to pdb's
+    # dispatch in step mode, which stops there as step does.
+    P._fred_lc = None
+    GEN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    def steps(self, arg):
+        a = arg.split()
+        mx, lines = int(a[0]), set()
+        if 'bps' in a:
+            lines = {ln for _, ln in bdb.Breakpoint.bplist}
+        until = 'next' if 'next' in a else 'finish' if 'finish' in a else ''
+        f0 = self.stack[getattr(self, '_fred_at', len(self.stack) - 1)][0] if self.stack else self.curframe
+        if until and getattr(self, '_fred_event', '') == 'return' and getattr(self, '_fred_evframe', None) is f0:
+            # From a --Return-- stop, pdb's next is a step, its return
+            # stops in the caller.
+            if until == 'next':
+                until, mx = '', 1
+            else:
+                until, f0 = 'next', f0.f_back
+        done = 'return' if until == 'finish' else 'next' if until else ''
+        # With track: the last step at each depth (0: f0's, the start
+        # counted as step 0), to name where the end's frame was called.
+        track, depth, last = 'track' in a, [0], {0: 0}
+        st = self._fred_lc = [0, None, self._fred_runs, '']
+        self._fred_sigint = False
+        skip, brk = self.skip, self.break_here
+        def tr(f, ev, arg):
+            if self._fred_lc is not st:
+                return P.trace_dispatch(self, f, ev, arg)
+            if ev == 'exception' and f.f_code.co_flags & GEN and arg[0] is StopIteration and arg[2] is None:
+                return tr
+            if skip and self.is_skipped_module(f.f_globals.get('__name__')):
+                return tr
+            st[0] += 1
+            if track:
+                if ev == 'call':
+                    depth[0] += 1
+                last[depth[0]] = st[0]
+                d = depth[0]
+                if ev == 'return':
+                    depth[0] -= 1
+            if self._fred_sigint:
+                st[1] = 'signal'
+            elif done and f is f0 and (ev == 'return' if done == 'return' else ev != 'call'):
+                st[1] = 'done'  # before the breakpoints: pdb does not look there
+            elif lines and ev == 'line' and (f.f_lineno in lines or f.f_code.co_firstlineno in lines) and brk(f):
+                st[1] = 'breakpoint'
+            elif st[0] >= mx:
+                st[1] = 'limit'
+            else:
+                return tr
+            if track:
+                st[3] = ' %d' % max((i for k, i in last.items() if k < d), default=-1)
+            cb = self.currentbp
+            steps_off(self, f)
+            self._fred_lc = st
+            self.set_step()
+            self.currentbp = cb
+            return self.trace_dispatch(f, ev, arg)
+        self.trace_dispatch = tr
+        f = f0
+        while f is not None and f is not self.botframe:
+            f.f_trace = tr
+            f = f.f_back
+        sys.settrace(tr)
+        return 1
+    def steps_off(self, frame):
+        # pdb's dispatch again, for new frames and the live ones.
+        self._fred_lc = None
+        self.__dict__.pop('trace_dispatch', None)
+        sys.settrace(self.trace_dispatch)
+        while frame is not None and frame is not self.botframe:
+            frame.f_trace = self.trace_dispatch
+            frame = frame.f_back
+    def bp_commands(o, self, frame):
+        self._fred_hit = getattr(self, 'currentbp', 0)
+        return o(self, frame)
+    def set_stopinfo(o, self, *a):
+        self._fred_hit = self.currentbp = 0
+        return o(self, *a)
+    def event(name):
+        def w(o, self, *a):
+            self._fred_event, self._fred_evframe = name, a[0] if a else None
+            return o(self, *a)
+        wrap('user_' + name, w)
+    for name in ('line', 'call', 'return', 'exception'):
+        event(name)
+    # A stop on a line with a breakpoint is at the breakpoint, as in gdb,
+    # also when pdb got there by stepping and did not look.
+    def bp_at(self, f):
+        fn, ln, code = self.canonic(f.f_code.co_filename), f.f_lineno, f.f_code
+        for b in bdb.Breakpoint.bpbynumber:
+            if not b or not b.enabled or b.ignore or b.file != fn:
+                continue
+            if b.funcname:
+                try:
+                    first = first_line(b)
+                except Exception:
+                    first = 0
+                if code.co_name != b.funcname or ln != first:
+                    continue
+            elif b.line != ln:
+                continue
+            if b.cond:
+                try:
+                    if not eval(b.cond, f.f_globals, f.f_locals):
+                        continue
+                except Exception:
+                    pass
+            return b.number
+        return 0
+    def hit_at(self, f):
+        # The breakpoint pdb stopped at, or one on the line stepped to.
+        if self._fred_hit:
+            return self._fred_hit
+        if f is not None and getattr(self, '_fred_event', '') == 'line':
+            return bp_at(self, f)
+        return 0
+    def stop(self, arg):
+        self.message('@fred stop %d' % hit_at(self, self.stack[self._fred_at][0] if self.stack else None))
+    def init(o, self, *a, **k):
+        o(self, *a, **k)
+        self.prompt = prompt
+    wrap('__init__', init)
+    wrap('setup', setup)
+    wrap('interaction', interaction)
+    wrap('reset', reset)
+    wrap('do_run', restart)
+    wrap('do_restart', restart)
+    wrap('bp_commands', bp_commands)
+    wrap('_set_stopinfo', set_stopinfo)
+    def where(self, arg):
+        st = self.stack
+        if self._fred_ended or not st:
+            return self.message('@fred ended')
+        c = self.canonic
+        at = min(getattr(self, '_fred_at', len(st) - 1), len(st) - 1)
+        i0 = next((i for i, (f, _) in enumerate(st[:at + 1]) if c(f.f_code.co_filename) == self.mainpyfile), at + 1)
+        f, n = st[at]
+        fn = c(f.f_code.co_filename)
+        if i0 > at:
+            fn = '<%s>' % fn  # pdb's own frames, below the program: no place to land
+        ev = getattr(self, '_fred_event', '') if f is getattr(self, '_fred_evframe', None) else ''
+        self.message('@fred at %d %d %s\t%s\t%s' % (n, at + 1 - i0, f.f_code.co_name, fn, ev))
+    def ev(self, arg):
+        try:
+            v = repr(eval(arg, self.curframe.f_globals, self.curframe_locals))
+        except BaseException as e:
+            return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
+        self.message('@fred value ' + v.replace('\n', '\\n'))
+    # A breakpoint on a function stops at its first line: fred's own
+    # breakpoints are on that line, found in the compiled source.
+    def first_line(b):
+        if b.func_first_executable_line:
+            return b.func_first_executable_line
+        import linecache
+        todo = [compile(''.join(linecache.getlines(b.file)), b.file, 'exec')]
+        while todo:
+            c = todo.pop()
+            if c.co_name == b.funcname and c.co_firstlineno == b.line:
+                return min((l for _, l in dis.findlinestarts(c) if l and l > c.co_firstlineno), default=b.line)
+            todo.extend(k for k in c.co_consts if hasattr(k, 'co_firstlineno'))
+        return b.line
+    def bps(self, arg):
+        for b in bdb.Breakpoint.bpbynumber:
+            if b:
+                ln = b.line
+                if b.funcname:
+                    try:
+                        ln = first_line(b)
+                    except Exception:
+                        pass
+                # An ignore count is part of what a continue ran with:
+                # its replay needs the count it started from.
+                self.message('@fred bp %d %d%s %s:%d%s%s' % (b.number, b.enabled, 't' if b.temporary else '', b.file, ln, ' ignore %d' % b.ignore if b.ignore else '', ' if ' + b.cond if b.cond else ''))
+    def brk(self, arg):
+        spec, _, cond = ast.literal_eval(arg).partition(' if ')
+        spec, _, ign = spec.partition(' ignore ')
+        f, _, ln = spec.rpartition(':')
+        err = self.set_break(f, int(ln), cond=cond or None)
+        if not err and ign:
+            bdb.Breakpoint.bpbynumber[bdb.Breakpoint.next - 1].ignore = int(ign)
+        self.message('@fred error %s' % err if err else '@fred bp %d' % (bdb.Breakpoint.next - 1))
+    def delete(self, arg):
+        n, B = int(arg), bdb.Breakpoint
+        self.clear_bpbynumber(n)
+        if n == B.next - 1 and len(B.bpbynumber) == n + 1:
+            B.next = n
+            B.bpbynumber.pop()
+    def save(self, arg):
+        B = bdb.Breakpoint
+        bps = [b and (b.file, b.line, b.temporary, b.cond, b.funcname, b.enabled, b.ignore, b.hits, b.func_first_executable_line) for b in B.bpbynumber]
+        with open(arg, 'w') as f:
+            f.write(repr((bps, B.next, self.commands, self.commands_doprompt, self.commands_silent, self.aliases)))
+    def load(self, arg):
+        with open(arg) as f:
+            bps, nxt, self.commands, self.commands_doprompt, self.commands_silent, self.aliases = ast.literal_eval(f.read())
+        B = bdb.Breakpoint
+        B.bplist, B.bpbynumber, self.breaks = {}, [None], {}
+        for i, t in enumerate(bps[1:], 1):
+            if t is None:
+                B.bpbynumber.append(None)
+                continue
+            B.next = i
+            b = B(*t[:5])
+            b.enabled, b.ignore, b.hits, b.func_first_executable_line = t[5:]
+            ls = self.breaks.setdefault(t[0], [])
+            if t[1] not in ls:
+                ls.append(t[1])
+        B.next = nxt
+    # Fork snapshots (see personalities.Personality.Fork): copy() forks
+    # twice so that the copy is fred's child, and returns 0 in the copy.
+    # The copy ignores the terminal's signals from its first instant: the
+    # live process's end hangs the terminal up.
+    import signal
+    sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
+    def copy():
+        for f in (sys.stdout, sys.stderr):
+            f.flush()
+        # The random module reseeds itself in a forked child (at-fork
+        # hook): a copy keeps the state the program had.
+        rnd = sys.modules.get('random')
+        st = rnd.getstate() if rnd is not None and hasattr(rnd, 'getstate') else None
+        saved = [signal.signal(n, signal.SIG_IGN) for n in sigs]
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid:
+            for n, h in zip(sigs, saved):
+                signal.signal(n, h)
+            os.close(w)
+            got = os.read(r, 32)
+            os.close(r)
+            os.waitpid(pid, 0)
+            return int(got or b'-1')
+        try:
+            os.close(r)
+            g = os.fork()
+            if g:
+                os.write(w, str(g).encode())
+                os._exit(0)
+            os.close(w)
+            if st is not None:
+                rnd.setstate(st)
+            return 0
+        except BaseException:
+            os._exit(1)
+    def fork(self, fifo):
+        import fcntl, termios
+        saved = [signal.getsignal(n) for n in sigs]
+        g = copy()
+        if g:
+            self.message('@fred fork %d' % g)
+            return
+        try:
+            while True:
+                # Only fred writes to the FIFO, and holds it open: a read
+                # with no byte and no writer means fred is gone.
+                fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    os.set_blocking(fd, True)
+                    b = os.read(fd, 1)
+                finally:
+                    os.close(fd)
+                if not b:
+                    os._exit(0)
+                g = copy()
+                if g:
+                    break
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        except BaseException:
+            os._exit(1)
+        for n, h in zip(sigs, saved):
+            if h is not None:
+                signal.signal(n, h)
+        self.message('@fred fork %d' % g)
+    P.do_fred_fork = fork
+    P.do_fred_nexts = nexts
+    P.do_fred_steps = steps
+    P.do_fred_where = where
+    P.do_fred_stop = stop
+    P.do_fred_pid = lambda self, arg: self.message('@fred pid %d' % os.getpid())
+    # A stop shown as pdb shows it when it stops there.
+    def frame(self, arg):
+        ev = getattr(self, '_fred_event', '')
+        if self.curindex == getattr(self, '_fred_at', -1):
+            exc = self.curframe_locals.get('__exception__')
+            if ev in ('call', 'return'):
+                self.message('--%s--' % ev.capitalize())
+            elif ev == 'exception' and exc:
+                self.message(traceback.format_exception_only(*exc)[-1].strip())
+        self.print_stack_entry(self.stack[self.curindex])
+    P.do_fred_frame = frame
+    P.do_fred_eval = ev
+    P.do_fred_echo = lambda self, arg: self.message(ast.literal_eval(arg))
+    P.do_fred_bps = bps
+    P.do_fred_break = brk
+    P.do_fred_delete = delete
+    P.do_fred_save = save
+    P.do_fred_load = load
+    names = P.get_names
+    P.get_names = lambda self: [n for n in names(self) if 'fred_' not in n]
+types.FunctionType(_fred.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(FRED_PROMPT)
+pdb.main()

@@ -1,0 +1,94 @@
+BEGIN { require "perl5db.pl"; }
+BEGIN { package DB; no warnings qw(redefine once);
+our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
+push @$DB::pre, "package DB; syscall(0x46524544, 1)"; push @$DB::post, "package DB; syscall(0x46524544, 0)";
+$DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
+open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
+my $rl = \&DB::readline;
+*DB::readline = sub { my @a = @_; if ($fred_go) { my $c = $fred_go; $fred_go = 0; if ($fred_count[5] || $fred_sc) { $DB::trace |= 4; $fred_traced = 1 } return $c } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
+  for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^(package DB; )?(DB::)?fred_\w+\(|FREDSYNC/ }
+  $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
+  if (defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/) { ($DB::fred_shown = $a[0]) =~ s/(DB<+)\d+/$1 . ($#DB::hist + 1)/e; $a[0] = $fred_prompt }
+  $rl->(@a) };
+my $restart = \&DB::restart;
+*DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
+my $brk = \&DB::_DB__determine_if_we_should_break;
+*DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; $fred_sig = ($s & 1) ? 1 : 0; };
+sub fred_here { my $i = 0; my @c; while (@c = caller($i++)) { last if $c[3] eq "DB::DB" } return unless @c;
+  my ($pkg, $file, $line) = @c; my @f = caller($i); my $fn = @f ? $f[3] : "$pkg\::"; my $d = 1;
+  while (@f = caller($i++)) { $d++ if $f[3] !~ /^DB::/ && $f[3] ne "(eval)" } return ($file, $line, $fn, $d) }
+sub fred_out { $DB::onetimeDump = "fred"; local $\ = ""; print $DB::OUT @_ }
+sub fred_w { my ($f) = @_; $f =~ s/([\x00-\x1f"\$\@\\\x7f])/sprintf("\\x%02x", ord $1)/ge; $f }
+sub fred_unw { my ($f) = @_; $f =~ s/\\x([0-9a-f]{2})/chr hex $1/ge; $f }
+sub fred_where { my ($f, $l, $fn, $d) = fred_here(); if ($DB::finished || !defined $f) { fred_out("\@fred ended\n"); return }
+  fred_out("\@fred at $l $d $fn\t$f\n"); }
+sub fred_stop { fred_out("\@fred stop ", ($fred_hit ? 1 : $fred_sig ? "signal" : 0), "\n") }
+sub fred_pid { fred_out("\@fred pid $$\n") }
+our $fred_shown = "  DB<1> "; sub fred_prompt_shown { fred_out("\@fred prompt [$fred_shown]\n") }
+our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
+sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
+  @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = "n"; return }
+our ($fred_sc, $fred_sn, $fred_swhy, $fred_su, $fred_sd, $fred_st, %fred_last, %fred_bpl); my $db = \&DB::DB; my $fast;
+sub fred_handover { *DB::DB = $db; $DB::signal = 0; $DB::single = 1 }
+$fast = sub { my $l = (caller)[2]; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st;
+  if ($fred_su && $DB::stack_depth <= $fred_sd || exists $fred_bpl{$l} && fred_bpline(caller)) { $fred_swhy = "passed"; return fred_handover() }
+  if ($fred_sn >= $fred_sc - 1) { $fred_swhy = "limit"; $fred_sn++; fred_handover() } return };
+sub fred_bpline { my ($p, $f, $l) = @_; return 0 unless ${"main::_<$f"}{$l}; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
+  local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l); local $DB::usercontext = DB::_calc_usercontext($p); my $s = $DB::signal; $DB::signal = 0; &DB::_DB__determine_if_we_should_break; my $hit = $DB::signal & 1; $DB::signal = $s;
+  my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } $hit }
+sub fred_steps { return fred_out("FREDNEXTS 0 unsupported\n") if @DB::to_watch || $DB::trace & 1; ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st) = ($_[0], 0, undef, "s", $_[1], $_[2]); %fred_last = ($DB::stack_depth => 0);
+  %fred_bpl = (); for my $k (grep { /^_</ } keys %main::) { my $h = \%{ $main::{$k} }; $fred_bpl{$_} = 1 for grep { $h->{$_} } keys %$h }
+  $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
+sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $DB::trace &= ~4;
+  if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
+END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0 } syscall(0x46524544, 1) if $DB::fall_off_end || $DB::finished }
+sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit ? "breakpoint" : $fred_sig ? "signal" : "exited");
+    my $sh = ""; if ($fred_st) { my $k = -1; for my $d (keys %fred_last) { $k = $fred_last{$d} if $d < $DB::stack_depth && $fred_last{$d} > $k && $fred_last{$d} < $fred_sn } $sh = " $k" }
+    fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
+  return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
+  if (!defined $w) { if ($DB::finished) { $w = "exited" } elsif ($fred_hit) { $w = "breakpoint" } elsif ($fred_sig) { $w = "signal" } else { $n++; $w = "limit" } }
+  @fred_count = (); $fred_why = undef; fred_out("FREDNEXTS $n $w\n") }
+sub watchfunction { return fred_first() if $fred_sc && !$fred_sn; return 0 unless @fred_count && $fred_count[5] && !defined $fred_why && !$DB::signal && !$DB::finished; my $d = (fred_here())[3] // 0;
+  if ($d <= $fred_count[4]) { if ($fred_count[2] && $d < $fred_count[3]) { $fred_why = "done"; $DB::single = 2; return 0 }
+    if (++$fred_count[1] >= $fred_count[0]) { $fred_why = "limit"; $DB::single = 2; return 0 } $fred_count[4] = $d }
+  $DB::single = 0; return $DB::action ? 0 : 1 }
+sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
+  pipe(my $r, my $w) or return -1; my $p = CORE::fork(); return -1 unless defined $p;
+  if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
+  close $r; my $g = CORE::fork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
+sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
+  my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return }
+  while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
+    my $n; do { $n = sysread($f, my $c, 1) } until defined $n || $! != POSIX::EINTR(); close $f; POSIX::_exit(0) unless $n; $g = fred_copy(); last if $g }
+  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); fred_out("\@fred fork $g\n") }
+sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
+  my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
+sub fred_eval { my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
+sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
+sub fred_bps { fred_out();
+  for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+    for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
+      fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w($c eq "1" ? "$f:$l" : "$f:$l if $c"), "\n"); } }
+  for my $e (@DB::to_watch) { my $w = fred_w("w $e"); fred_out("\@fred bp ", $w =~ s/ /\\x20/gr, " 1 $w\n") } }
+sub fred_watch { my ($e, $on) = @_; my @k = grep { $DB::to_watch[$_] ne $e } 0 .. $#DB::to_watch;
+  @DB::old_watch = @DB::old_watch[@k]; @DB::to_watch = @DB::to_watch[@k]; if ($on) { push @DB::to_watch, $e; $DB::evalarg = $e;
+    my ($v) = join(" ", &DB::eval); push @DB::old_watch, defined $v ? "'$v'" : "undef" } $DB::trace = @DB::to_watch ? $DB::trace | 2 : $DB::trace & ~2;
+  $DB::otrace = $DB::trace }
+sub fred_break { if (fred_unw($_[0]) =~ /^w (.*)$/s) { fred_out(); fred_watch($1, 1); fred_out("\@fred bp ", $_[0], "\n"); return }
+  my ($w, $c) = split / if /, fred_unw($_[0]), 2; my ($f, $l) = $w =~ /^(.*):(\d+)$/;
+  if (eval { DB::break_on_filename_line($f, $l, defined $c ? $c : 1); 1 }) { fred_out("\@fred bp ", fred_w("$f:$l"), "\n") } else { fred_out("\@fred error $@") } }
+sub fred_delete { fred_out(); return fred_watch($1, 0) if fred_unw($_[0]) =~ /^w (.*)$/s; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; local *dbline = $main::{"_<$f"};
+  my ($c, $a) = split /\0/, $dbline{$l}; if (defined $a && $a ne "") { $dbline{$l} = "\0$a" } else { delete $dbline{$l} }
+  DB::_delete_breakpoint_data_ref($f, $l); }
+sub fred_enable { fred_out(); return fred_watch($1, $_[1]) if fred_unw($_[0]) =~ /^w (.*)$/s; my ($f, $l) = fred_unw($_[0]) =~ /^(.*):(\d+)$/; DB::_set_breakpoint_enabled_status($f, $l, $_[1]); }
+sub fred_save { fred_out(); local $DB::trace = $DB::trace & ~2; my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
+    for my $l (grep { /^\d+$/ } keys %$h) { push @b, [$f, $l, $h->{$l}, DB::_is_breakpoint_enabled($f, $l) ? 1 : 0] } }
+  require Data::Dumper; local $Data::Dumper::Useqq = 1; local $Data::Dumper::Terse = 1;
+  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}, [@DB::to_watch]]); close $fh; }
+sub fred_load { fred_out(); my $s = do { local $DB::trace = $DB::trace & ~2; do $_[0] } or die "$_[0]: $@$!"; my ($b, $al) = @$s;
+  for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); local *dbline = $main::{$k};
+    for my $l (grep { /^\d+$/ } keys %dbline) { delete $dbline{$l}; DB::_delete_breakpoint_data_ref($f, $l) } }
+  for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
+    $dbline{$l} = $v; DB::_set_breakpoint_enabled_status($f, $l, $en); $DB::had_breakpoints{$f} |= 1 }
+  %DB::alias = %$al; @DB::to_watch = @DB::old_watch = (); fred_watch($_, 1) for @{ $s->[2] || [] }; }
+}

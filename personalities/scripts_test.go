@@ -1,0 +1,53 @@
+package personalities
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+)
+
+// TestScriptsCompile: fred's Python and Perl, kept as files of their own
+// (scripts/), are what the debuggers get, and each compiles: a syntax
+// error shows here, not as a debugger that will not start.
+func TestScriptsCompile(t *testing.T) {
+	testutil.Require(t, "python3")
+	testutil.Require(t, "perl")
+	pys, _ := filepath.Glob("scripts/*.py")
+	pls, _ := filepath.Glob("scripts/*.pl")
+	if len(pys) < 10 || len(pls) < 1 {
+		t.Fatalf("scripts/ holds %d Python and %d Perl files", len(pys), len(pls))
+	}
+	embedded := map[string]string{
+		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
+		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
+		"gdb_commands.py": gdbCommandsPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
+		"pdb_boot.py": pdbBoot, "perl_boot.pl": perlBootSrc,
+	}
+	for _, f := range append(pys, pls...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if embedded[filepath.Base(f)] != string(b) {
+			t.Errorf("%s is not what fred sends (not embedded?)", f)
+		}
+		var cmd *exec.Cmd
+		if strings.HasSuffix(f, ".py") {
+			cmd = exec.Command("python3", "-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", f)
+		} else {
+			// (its BEGIN blocks load perl5db.pl, which greets a terminal)
+			cmd = exec.Command("perl", "-c", f)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s does not compile: %v\n%s", f, err, out)
+		}
+	}
+	// perl pastes PERL5DB before the program: one line.
+	if strings.Contains(perlBoot, "\n") {
+		t.Errorf("perlBoot is not one line")
+	}
+}
