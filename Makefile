@@ -13,9 +13,9 @@ all: build fixtures
 
 build: bin/fred
 
-# The C libraries fred loads into programs are embedded in it: their
-# sources count too.
-bin/fred: $(shell find cmd fred personalities ckpt replaylog watch internal \( -name '*.go' -not -name '*_test.go' -o -name '*.c' -not -path '*/testdata/*' \) 2>/dev/null) go.mod go.sum
+# The C libraries fred loads into programs and the debuggers' scripts
+# are embedded in it: their sources count too.
+bin/fred: $(shell find cmd fred personalities ckpt replaylog watch internal \( -name '*.go' -not -name '*_test.go' -o -name '*.c' -not -path '*/testdata/*' -o -path '*/scripts/*' \) 2>/dev/null) go.mod go.sum
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/fred
 
 fixtures: $(FIXTURES)

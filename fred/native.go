@@ -375,12 +375,23 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 		// One signal only: a second could still be pending when gdb
 		// reports the first, and stop a later command.
 		fired.Store(true)
-		_ = syscall.Tgkill(pid, pid, syscall.SIGINT)
+		_ = syscall.Tgkill(pid, pid, interruptSignal(pid))
 	}()
 	out, err := s.queryFor("continue", timeout)
 	close(done)
 	wg.Wait()
 	return fired.Load(), out, err
+}
+
+// interruptSignal is how fred stops the program for gdb: SIGINT, which
+// gdb reports as a stop and does not pass on; SIGTRAP, which it does not
+// pass on either, where the program blocks SIGINT (a server that takes
+// it in a signal thread of its own would never show it to gdb).
+func interruptSignal(pid int) syscall.Signal {
+	if proc.Blocks(pid, pid, syscall.SIGINT) {
+		return syscall.SIGTRAP
+	}
+	return syscall.SIGINT
 }
 
 // settle brings an interrupted program to a statement boundary and says

@@ -109,6 +109,9 @@ type Session struct {
 	mu        sync.Mutex
 	cancel    context.CancelFunc // stops the fred command in progress
 	passing   bool               // a person's command is running
+	passGen   int                // counts the person's commands: a nudge is for one
+	passPid   int                // the program's pid as the command began
+	nudged    bool               // Ctrl-C did not stop it: fred's SIGTRAP did
 	closeMu   sync.Mutex
 	lastFred  string  // the last line, when it was a fred command: Enter repeats it
 	sourcing  int     // fred-source nesting
@@ -152,7 +155,44 @@ func (s *Session) Interrupt() {
 	s.mu.Unlock()
 	if passing {
 		s.Input([]byte{3})
+		s.nudgeLater()
 	}
+}
+
+// nudgeWait is how long a Ctrl-C has to stop the program before fred
+// stops it itself.
+var nudgeWait = 3 * time.Second
+
+// nudgeLater stops the program with a SIGTRAP if the Ctrl-C just passed
+// has not stopped it in nudgeWait. gdb's Ctrl-C is a SIGINT to the
+// program, and a program that takes SIGINT itself (a server's signal
+// thread in sigwait, a signalfd: mariadbd without --gdb) never shows it
+// to gdb, which then waits for ever. gdb keeps a SIGTRAP from the
+// program (handle SIGTRAP nopass).
+func (s *Session) nudgeLater() {
+	s.mu.Lock()
+	gen, pid := s.passGen, s.passPid
+	s.mu.Unlock()
+	if pid <= 0 {
+		return
+	}
+	time.AfterFunc(nudgeWait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.passing && s.passGen == gen && s.trapProgram(pid) {
+			s.nudged = true
+		}
+	})
+}
+
+// trapProgram stops a running program for gdb with a SIGTRAP, which gdb
+// keeps from it, when a Ctrl-C (a SIGINT) did not stop it. Not under pdb
+// and perl, which take Ctrl-C in the program's own thread.
+func (s *Session) trapProgram(pid int) bool {
+	if s.p.InProcess || pid <= 0 || proc.Stopped(pid) {
+		return false
+	}
+	return unix.Tgkill(pid, pid, unix.SIGTRAP) == nil
 }
 
 // Start starts the debugger and waits for its first prompt.
@@ -398,7 +438,12 @@ func (s *Session) catchUp() error {
 		return ErrSessionOver
 	}
 	time.Sleep(100 * time.Millisecond)
-	if err := s.echoSync("(catching up)", s.opt.Timeout, nil); err != nil {
+	err = s.echoSync("(catching up)", nudgeWait, nil)
+	if errors.As(err, &te) && s.trapProgram(s.pid) {
+		// A program that takes SIGINT itself: see nudgeLater.
+		err = s.echoSync("(catching up)", s.opt.Timeout, nil)
+	}
+	if err != nil {
 		return fmt.Errorf("the debugger does not answer, even after Ctrl-C (%v): %w", err, ErrSessionOver)
 	}
 	return nil
@@ -621,8 +666,17 @@ func (s *Session) Printf(format string, args ...any) {
 func (s *Session) setPassing(on bool) {
 	s.mu.Lock()
 	s.passing = on
+	nudged := s.nudged
+	s.nudged = false
+	if on {
+		s.passGen++
+		s.passPid = s.pid
+	}
 	s.mu.Unlock()
 	s.opt.Forwarding(on)
+	if nudged {
+		s.Printf("the program did not stop at Ctrl-C (it takes SIGINT itself: a signal thread, a signalfd); fred stopped it with a SIGTRAP, which gdb keeps from it")
+	}
 }
 
 // execBlock sends a multi-line command whole and waits for the prompt that

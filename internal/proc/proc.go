@@ -173,6 +173,43 @@ func Alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
+// Stopped reports whether every thread of pid is stopped (by a tracer
+// or a signal): a debugger has it.
+func Stopped(pid int) bool {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue // it ended meanwhile
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) || (s[i+2] != 't' && s[i+2] != 'T') {
+			return false
+		}
+	}
+	return true
+}
+
+// Blocks reports whether thread tid of pid blocks signal sig (a server's
+// threads block SIGINT and take it in a signal thread of their own).
+func Blocks(pid, tid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(l, "SigBlk:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
+}
+
 // KillSession sends SIGKILL to every process left in session sid (a
 // debugger's session holds its program even when the debugger is gone).
 func KillSession(sid int) {
