@@ -270,10 +270,18 @@ func TestThreadsReverseInWorker(t *testing.T) {
 // restore, the main thread too, which ran CRIU's parasite during the dump
 // (its debug status made gdb ignore its stops).
 func TestThreadsBlockedThreadStops(t *testing.T) {
+	// (threads that block SIGINT, as a server's do, are stopped with a
+	// SIGTRAP)
+	for _, arg := range []string{"", "sigint"} {
+		t.Run("args="+arg, func(t *testing.T) { testThreadsBlockedThreadStops(t, arg) })
+	}
+}
+
+func testThreadsBlockedThreadStops(t *testing.T, arg string) {
 	ts := gdbSession(t, "mt_block", "criu")
 	th := ts.p.Threads
-	ts.must("break 12", `Breakpoint 1`)
-	ts.must("run", `Breakpoint 1, waiter`)
+	ts.must("break 16", `Breakpoint 1`)
+	ts.must(strings.TrimSpace("run "+arg), `Breakpoint 1, waiter`)
 	ts.must("fred-checkpoint", `snapshot 2 taken`)
 	check := func(when string) {
 		t.Helper()

@@ -4,7 +4,8 @@ import os
 # command runs to its end first. With the others held, a thread that
 # sleeps in a wait (a futex, a read) for 0.1 s waits for one of them, and
 # one still running after limit seconds for one some other way: a SIGINT
-# to it (which gdb keeps from the program) stops it there, the same way
+# to it (which gdb keeps from the program; a SIGTRAP where it blocks
+# SIGINT) stops it there, the same way
 # when the command is replayed. (The kernel says where it sleeps.) Where a
 # thread running on is stopped depends on the machine's load, so a
 # negative limit watches for waits only: the replay of a command that was
@@ -32,8 +33,23 @@ def _fred_watch(pid, lwp, limit, done, kicked):
         running = end is not None and now >= end and state not in ('t', '')
         if (since and now - since >= 0.1) or running:
             kicked.append(' running' if running and not since else '')
-            ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, 2)
+            sig = 5 if _fred_blocks_sigint(pid, lwp) else 2
+            if sig == 5:
+                # (gdb may take a SIGTRAP for its own step's: the round
+                # robin's statement ends at gdb's next stop all the same)
+                globals().get('_fred_signalled', [False])[0] = True
+            ctypes.CDLL(None).syscall(_fred_tgkill, pid, lwp, sig)
             return
+# A server's threads may block SIGINT (a signal thread of its own takes
+# it): they get a SIGTRAP, which gdb keeps from the program too.
+def _fred_blocks_sigint(pid, lwp):
+    try:
+        for l in open('/proc/%d/task/%d/status' % (pid, lwp)):
+            if l.startswith('SigBlk:'):
+                return int(l.split()[1], 16) & 2 != 0
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 def fred_locked(cmd, limit=0):
     old = gdb.parameter('scheduler-locking')
     gdb.execute('set scheduler-locking on')
