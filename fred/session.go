@@ -4,6 +4,7 @@
 package fred
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -155,7 +156,6 @@ func (s *Session) Interrupt() {
 	s.mu.Unlock()
 	if passing {
 		s.Input([]byte{3})
-		s.nudgeLater()
 	}
 }
 
@@ -317,12 +317,16 @@ func (s *Session) Running() bool { return s.running }
 // with fred's own ("pecho"); it is for the next prompt.
 func (s *Session) Input(b []byte) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.passing {
+		s.mu.Unlock()
 		return false
 	}
 	s.ipInput(b)
 	_ = s.conn.sendRaw(b)
+	s.mu.Unlock()
+	if bytes.IndexByte(b, 3) >= 0 {
+		s.nudgeLater() // Ctrl-C typed at a terminal in raw mode
+	}
 	return true
 }
 
