@@ -34,7 +34,7 @@ func TestReverseStepAfterVeryLongContinue(t *testing.T) {
 		}
 		ts := loopAtDone(t, n, backend)
 		backOverLoop(t, ts, n, func() {
-			if h := ts.do("fred-history"); !strings.Contains(h, opProbe) {
+			if h := ts.do("fred-history"); !strings.Contains(h, " by run time") {
 				t.Fatalf("the history names no native probe:\n%s", h)
 			}
 		})

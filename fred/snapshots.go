@@ -626,8 +626,8 @@ func (s *Session) keepPresent() int {
 	if s.snap == nil || !s.running || s.pid == 0 {
 		return 0
 	}
-	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies &&
-		(proc.Threads(s.pid) < 2 || s.Timeline.Now().Stop == P.StopSignal) {
+	_, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger)
+	if !copies && (proc.Threads(s.pid) < 2 || s.Timeline.Now().Stop == P.StopSignal) {
 		return 0
 	}
 	for _, sn := range s.snaps {
@@ -635,7 +635,14 @@ func (s *Session) keepPresent() int {
 			return 0
 		}
 	}
+	leave := func() error { return nil }
+	if !copies {
+		leave = s.enterLeanFor(s.Timeline.Steps) // for the attach after the dump, as fred-checkpoint
+	}
 	sn, err := s.Checkpoint(true)
+	if lerr := leave(); lerr != nil {
+		debugf("keeping the present, symbols back: %v", lerr)
+	}
 	if err != nil {
 		debugf("keeping the present: %v", err)
 		return 0
