@@ -614,20 +614,18 @@ func (s *Session) markStood() {
 
 // keepPresent takes a snapshot of the moment the person is at, unless one
 // names it already: a reverse command that fails brings them back by
-// restoring it, not by replaying their commands, which can diverge. Where
-// a snapshot is a copy (fork copies, pdb's and perl's), which costs
-// milliseconds; with CRIU, which costs a dump, only where a replay may
-// well diverge (threads: the replay log orders their locks, not what
-// they share without them, as a server's own futex locks), and not at a
-// signal, which a program does not survive a dump in. It returns the
-// snapshot, to drop with dropPresent once the command succeeded (0: none
-// taken).
+// restoring it, not by replaying their commands, which can diverge. Only
+// where a snapshot is a copy (fork copies, pdb's and perl's), which costs
+// milliseconds; CRIU's would cost a dump, and a program stopped at a
+// signal does not survive one. (Tried for threaded programs under CRIU,
+// whose replays may diverge: the restore after it found the program's
+// pid still taken, now and then; not kept.) It returns the snapshot, to
+// drop with dropPresent once the command succeeded (0: none taken).
 func (s *Session) keepPresent() int {
 	if s.snap == nil || !s.running || s.pid == 0 {
 		return 0
 	}
-	_, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger)
-	if !copies && (proc.Threads(s.pid) < 2 || s.Timeline.Now().Stop == P.StopSignal) {
+	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
 		return 0
 	}
 	for _, sn := range s.snaps {
@@ -635,14 +633,7 @@ func (s *Session) keepPresent() int {
 			return 0
 		}
 	}
-	leave := func() error { return nil }
-	if !copies {
-		leave = s.enterLeanFor(s.Timeline.Steps) // for the attach after the dump, as fred-checkpoint
-	}
 	sn, err := s.Checkpoint(true)
-	if lerr := leave(); lerr != nil {
-		debugf("keeping the present, symbols back: %v", lerr)
-	}
 	if err != nil {
 		debugf("keeping the present: %v", err)
 		return 0
