@@ -113,7 +113,7 @@ func (s *Session) countStepis(r *rewriter, t []Step, end, frame P.Frame) (P.Step
 	case c.Reached:
 		return c, nil
 	case c.N > maxStepis:
-		return c, fmt.Errorf("'%s' ran more than %d instructions; going back one instruction over it is not supported", last.Cmd, maxStepis)
+		return c, fmt.Errorf("'%s' ran more than %d instructions; going back one instruction over it is not supported", last.Label(), maxStepis)
 	}
-	return c, fmt.Errorf("stepping the instructions of '%s' again did not get back to where it ended (pc 0x%x)", last.Cmd, end.PC)
+	return c, fmt.Errorf("stepping the instructions of '%s' again did not get back to where it ended (pc 0x%x)", last.Label(), end.PC)
 }

@@ -112,7 +112,7 @@ const sameMoment = 20 * time.Microsecond
 type ProbeGoneError struct{ Line string }
 
 func (e *ProbeGoneError) Error() string {
-	return fmt.Sprintf("the snapshot for '%s' (a moment inside a 'continue') is gone; that moment cannot be reached again", e.Line)
+	return fmt.Sprintf("the snapshot of a moment found by run time (%s) is gone; that moment cannot be reached again", e.Line)
 }
 
 // probeOf is the probe a history ends at, or nil.
@@ -773,7 +773,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 		return repeatSeq{s: s, op: P.OpNext, a: a, n: n + 1, of: pb.cont, then: &then}, nil
 	}
 	if why != "done" {
-		return nil, fmt.Errorf("counting the statements up to %s: the program stopped (%s) after %d without reaching it again", pb.step.Cmd.Line, why, n)
+		return nil, fmt.Errorf("counting the statements up to %s: the program stopped (%s) after %d without reaching it again", pb.step.Label(), why, n)
 	}
 	if n == 1 {
 		// b is one `next` after a: refine that `next` as any other.

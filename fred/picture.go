@@ -114,11 +114,14 @@ func (s *Session) picture() picture {
 		for i, id := range ids {
 			names[i] = strconv.Itoa(id)
 		}
-		of := describe(s.snaps[ids[0]].Steps[k:k+1], nil)
-		if i := strings.Index(of, ":"); i >= 0 {
-			of = of[:i] // "inside 'run'"
+		name := "kept by a search"
+		for _, a := range s.snaps[ids[0]].Steps[k:] {
+			if a.Of != "" {
+				name += ", inside '" + a.Of + "'"
+				break
+			}
 		}
-		pic.sides = append(pic.sides, side{name: fmt.Sprintf("kept by a search, %s", of), at: k,
+		pic.sides = append(pic.sides, side{name: name, at: k,
 			items: []item{{cmd: fmt.Sprintf("%s %s", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(names, ", ")), count: 1}}})
 	}
 	sort.SliceStable(pic.sides, func(i, j int) bool { return pic.sides[i].at < pic.sides[j].at })
@@ -282,7 +285,22 @@ func describe(steps []Step, at map[uint64]P.Location) string {
 		}
 		i = j
 	}
-	what := strings.Join(parts, ", ")
+	// The same piece again and again reads once, counted (a walk of
+	// single nexts: "next x30").
+	var runs []string
+	for i := 0; i < len(parts); {
+		j := i + 1
+		for j < len(parts) && parts[j] == parts[i] {
+			j++
+		}
+		if j-i > 1 {
+			runs = append(runs, fmt.Sprintf("%s x%d", parts[i], j-i))
+		} else {
+			runs = append(runs, parts[i])
+		}
+		i = j
+	}
+	what := strings.Join(runs, ", ")
 	for _, a := range steps {
 		if a.Of != "" {
 			return fmt.Sprintf("inside '%s': %s", a.Of, what)

@@ -124,7 +124,7 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 	rest = append(rest, steps[bestAt:]...)
 	for _, step := range rest {
 		if step.Cmd.Op == opProbe {
-			return &ProbeGoneError{Line: step.Cmd.Line}
+			return &ProbeGoneError{Line: step.Label()}
 		}
 	}
 	done := steps[:bestAt]

@@ -110,7 +110,7 @@ func (r *rewriter) countNexts(before []Step, last Step) (int, error) {
 			return n, nil
 		}
 	}
-	return 0, fmt.Errorf("'%s' covers more than %d statements; going back over it is not supported yet", last.Cmd, maxWalk)
+	return 0, fmt.Errorf("'%s' covers more than %d statements; going back over it is not supported yet", last.Label(), maxWalk)
 }
 
 // prevStatement is the moment before the last statement executed in the

@@ -170,27 +170,41 @@ var nudgeWait = 3 * time.Second
 // to gdb, which then waits for ever. gdb keeps a SIGTRAP from the
 // program (handle SIGTRAP nopass).
 func (s *Session) nudgeLater() {
+	if s.p.InProcess || !s.ptySignals() {
+		return // pdb and perl take Ctrl-C in the program's own thread
+	}
 	s.mu.Lock()
 	gen, pid := s.passGen, s.passPid
 	s.mu.Unlock()
-	if pid <= 0 {
-		return
-	}
 	time.AfterFunc(nudgeWait, func() {
+		if pid <= 0 && s.proc != nil && s.proc.Cmd != nil && s.proc.Cmd.Process != nil {
+			// The first run: the program is the debugger's child.
+			pid = proc.OnlyChild(s.proc.Cmd.Process.Pid)
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.passing && s.passGen == gen && s.trapProgram(pid) {
-			s.nudged = true
+		if s.passing && s.passGen == gen && !s.nudged && s.trapProgram(pid) {
+			s.nudged = true // one SIGTRAP a command
 		}
 	})
+}
+
+// ptySignals: the debugger's terminal turns Ctrl-C into a signal (a
+// program that puts it in raw mode reads Ctrl-C as a key).
+func (s *Session) ptySignals() bool {
+	if s.proc == nil || s.proc.Slave == nil {
+		return false
+	}
+	t, err := unix.IoctlGetTermios(int(s.proc.Slave.Fd()), unix.TCGETS)
+	return err == nil && t.Lflag&unix.ISIG != 0
 }
 
 // trapProgram stops a running program for gdb with a SIGTRAP, which gdb
 // keeps from it, when a Ctrl-C (a SIGINT) did not stop it. Not under pdb
 // and perl, which take Ctrl-C in the program's own thread.
 func (s *Session) trapProgram(pid int) bool {
-	if s.p.InProcess || pid <= 0 || proc.Stopped(pid) {
-		return false
+	if s.p.InProcess || pid <= 0 || !proc.Traced(pid) || proc.Stopped(pid) {
+		return false // (a SIGTRAP would kill a program no debugger holds)
 	}
 	return unix.Tgkill(pid, pid, unix.SIGTRAP) == nil
 }
@@ -443,8 +457,10 @@ func (s *Session) catchUp() error {
 	}
 	time.Sleep(100 * time.Millisecond)
 	err = s.echoSync("(catching up)", nudgeWait, nil)
-	if errors.As(err, &te) && s.trapProgram(s.pid) {
-		// A program that takes SIGINT itself: see nudgeLater.
+	if errors.As(err, &te) {
+		// A program that takes SIGINT itself gets a SIGTRAP (see
+		// nudgeLater); either way gdb gets its full time.
+		s.trapProgram(s.pid)
 		err = s.echoSync("(catching up)", s.opt.Timeout, nil)
 	}
 	if err != nil {

@@ -231,9 +231,11 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				default:
 					spins++ // still running at the deadline
 				}
-				// (one that ran on for the whole limit has done some of
-				// its statement: a long line, single-stepped, under load)
-				if runningOn || len(now) == 1 && now[0] != here[0] {
+				// (one that ran on for the whole limit may have done some
+				// of its statement, a long line single-stepped under load,
+				// or wait in a spin for a held thread: it moved only if it
+				// stands elsewhere, and gets its next turn after the others)
+				if len(now) == 1 && now[0] != here[0] {
 					moved = true
 				}
 				if runningOn {

@@ -187,11 +187,63 @@ func Stopped(pid int) bool {
 		}
 		s := string(b)
 		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) || (s[i+2] != 't' && s[i+2] != 'T') {
+		if i < 0 || i+2 >= len(s) {
+			return false
+		}
+		switch s[i+2] {
+		case 't', 'T', 'Z', 'X': // (a thread that ended does not run)
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// Traced reports whether a debugger (a tracer) holds process pid.
+func Traced(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "TracerPid:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return false
+}
+
+// OnlyChild is the one child process of ppid (0 if it has none or
+// several).
+func OnlyChild(ppid int) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	found := 0
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			if found != 0 {
+				return 0
+			}
+			found = pid
+		}
+	}
+	return found
 }
 
 // Blocks reports whether thread tid of pid blocks signal sig (a server's
