@@ -9,9 +9,9 @@ package ckpt
 import (
 	"errors"
 	"fmt"
+	"github.com/fred-debugger/fred/internal/proc"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -142,16 +142,10 @@ func checkExec(p, from string) (string, error) {
 // ProcState returns the state letter of process pid from /proc/pid/stat
 // ('R', 'S', 'T' stopped, 't' traced, 'Z' zombie, ...).
 func ProcState(pid int) (byte, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
+	if st := proc.State(pid); st != 0 {
+		return st, nil
 	}
-	// pid (comm) S ...; comm may contain spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	return b[i+2], nil
+	return 0, fmt.Errorf("no state for pid %d in /proc", pid)
 }
 
 // WaitStopped waits until process pid is in the stopped state ('T'), as it

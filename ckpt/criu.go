@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fred-debugger/fred/internal/proc"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -185,7 +185,7 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 	if _, ok := c.snaps[id]; ok {
 		return nil, fmt.Errorf("ckpt: take: snapshot %d already exists", id)
 	}
-	if tracer := tracerPid(pid); tracer > 0 {
+	if tracer := proc.TracerPid(pid); tracer > 0 {
 		return nil, fmt.Errorf("ckpt: take: process %d is ptraced by %d: detach it first (CRIU cannot dump a traced process)", pid, tracer)
 	}
 	dir := c.snapDir(id)
@@ -381,21 +381,6 @@ func (c *criuSnapshotter) Restore(s *Snapshot) (int, error) {
 		return pid, fmt.Errorf("ckpt: restore: %w", err)
 	}
 	return pid, nil
-}
-
-// tracerPid returns the TracerPid of pid, 0 if none or unknown.
-func tracerPid(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "TracerPid:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
 }
 
 func dupNoCloexec(f *os.File) (int, error) {

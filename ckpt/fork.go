@@ -218,7 +218,7 @@ func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	tracer := tracerPid(pid)
+	tracer := proc.TracerPid(pid)
 	if tracer == 0 {
 		return nil, fmt.Errorf("fork snapshots: pid %d is not traced by gdb", pid)
 	}
@@ -422,7 +422,7 @@ func (f *Fork) Restore(s *Snapshot) (int, error) {
 		return 0, fmt.Errorf("fork snapshots: gdb could not attach to the copy %d: %s", sn.pid, lastLineOf(out))
 	}
 	// A fresh copy stays behind as the snapshot; this one takes the pty.
-	next, err := f.call(sn.pid, tracerPid(sn.pid), sn.cttyFd)
+	next, err := f.call(sn.pid, proc.TracerPid(sn.pid), sn.cttyFd)
 	if err != nil {
 		return 0, err
 	}

@@ -326,6 +326,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 // window w, unless it stops first; it says whether it sent the interrupt.
 func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (bool, string, error) {
 	var fired atomic.Bool
+	sig := interruptSignal(pid) // (not on the timed path)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -375,7 +376,7 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration) (
 		// One signal only: a second could still be pending when gdb
 		// reports the first, and stop a later command.
 		fired.Store(true)
-		_ = syscall.Tgkill(pid, pid, interruptSignal(pid))
+		_ = syscall.Tgkill(pid, pid, sig)
 	}()
 	out, err := s.queryFor("continue", timeout)
 	close(done)

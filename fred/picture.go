@@ -150,6 +150,7 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 		}
 	}
 	var out []item
+	var named map[uint64]P.Location // where hit counts' addresses are
 	for i := from; i <= len(steps); i++ {
 		for _, id := range at[i] {
 			label := "snapshot " + strconv.Itoa(id)
@@ -181,7 +182,10 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 			for k := i; k < j; k++ {
 				via = append(via, s.onTheWay(steps, k)...)
 			}
-			out = append(out, item{cmd: describe(steps[i:j], places(steps)), count: 1, steps: j - i, via: via})
+			if named == nil {
+				named = places(steps) // once a line
+			}
+			out = append(out, item{cmd: describe(steps[i:j], named), count: 1, steps: j - i, via: via})
 			i = j - 1
 			continue
 		}

@@ -203,7 +203,7 @@ func (s *Session) ptySignals() bool {
 // keeps from it, when a Ctrl-C (a SIGINT) did not stop it. Not under pdb
 // and perl, which take Ctrl-C in the program's own thread.
 func (s *Session) trapProgram(pid int) bool {
-	if s.p.InProcess || pid <= 0 || !proc.Traced(pid) || proc.Stopped(pid) {
+	if s.p.InProcess || pid <= 0 || proc.TracerPid(pid) == 0 || proc.Stopped(pid) {
 		return false // (a SIGTRAP would kill a program no debugger holds)
 	}
 	return unix.Tgkill(pid, pid, unix.SIGTRAP) == nil

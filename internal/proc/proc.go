@@ -162,15 +162,60 @@ func (p *PTYProcess) Stop(grace time.Duration) error {
 	return p.waitErr
 }
 
-// Alive reports whether pid exists and is not a zombie.
-func Alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// statFields is /proc/PATH/stat after the command name: state ppid pgrp
+// session tty_nr ... (nil if it cannot be read). The name may hold spaces
+// and parentheses, hence the last ')'.
+func statFields(path string) []string {
+	b, err := os.ReadFile("/proc/" + path + "/stat")
 	if err != nil {
-		return false
+		return nil
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+// statusField is the value of KEY in /proc/PATH/status ("" if none).
+func statusField(path, key string) string {
+	b, err := os.ReadFile("/proc/" + path + "/status")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, key+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// eachProcess calls f with every process's pid and stat fields.
+func eachProcess(f func(pid int, fields []string)) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if fl := statFields(e.Name()); fl != nil {
+				f(pid, fl)
+			}
+		}
+	}
+}
+
+// State is process pid's state letter (R, S, t, T, Z...), 0 if it is gone.
+func State(pid int) byte {
+	if f := statFields(strconv.Itoa(pid)); len(f) > 0 && f[0] != "" {
+		return f[0][0]
+	}
+	return 0
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	st := State(pid)
+	return st != 0 && st != 'Z' && st != 'X'
 }
 
 // Stopped reports whether every thread of pid is stopped (by a tracer
@@ -181,17 +226,12 @@ func Stopped(pid int) bool {
 		return false
 	}
 	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
-		if err != nil {
+		f := statFields(strconv.Itoa(pid) + "/task/" + t.Name())
+		if f == nil {
 			continue // it ended meanwhile
 		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) {
-			return false
-		}
-		switch s[i+2] {
-		case 't', 'T', 'Z', 'X': // (a thread that ended does not run)
+		switch f[0] {
+		case "t", "T", "Z", "X": // (a thread that ended does not run)
 		default:
 			return false
 		}
@@ -199,49 +239,23 @@ func Stopped(pid int) bool {
 	return true
 }
 
-// Traced reports whether a debugger (a tracer) holds process pid.
-func Traced(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "TracerPid:"); ok {
-			return strings.TrimSpace(v) != "0"
-		}
-	}
-	return false
+// TracerPid is the debugger (tracer) that holds process pid, 0 if none.
+func TracerPid(pid int) int {
+	n, _ := strconv.Atoi(statusField(strconv.Itoa(pid), "TracerPid"))
+	return n
 }
 
 // OnlyChild is the one child process of ppid (0 if it has none or
 // several).
 func OnlyChild(ppid int) int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	found := 0
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
+	found, n := 0, 0
+	eachProcess(func(pid int, f []string) {
 		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
-			if found != 0 {
-				return 0
-			}
-			found = pid
+			found, n = pid, n+1
 		}
+	})
+	if n != 1 {
+		return 0
 	}
 	return found
 }
@@ -249,17 +263,8 @@ func OnlyChild(ppid int) int {
 // Blocks reports whether thread tid of pid blocks signal sig (a server's
 // threads block SIGINT and take it in a signal thread of their own).
 func Blocks(pid, tid int, sig syscall.Signal) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
-	if err != nil {
-		return false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if hex, ok := strings.CutPrefix(l, "SigBlk:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-			return err == nil && mask&(1<<(uint(sig)-1)) != 0
-		}
-	}
-	return false
+	mask, err := strconv.ParseUint(statusField(fmt.Sprintf("%d/task/%d", pid, tid), "SigBlk"), 16, 64)
+	return err == nil && mask&(1<<(uint(sig)-1)) != 0
 }
 
 // KillSession sends SIGKILL to every process left in session sid (a
@@ -282,21 +287,11 @@ func KillTTY(tty *os.File) {
 // fields after the command name (state ppid pgrp session tty_nr ...)
 // match.
 func killWhere(match func(fields []string) bool) {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && match(strings.Fields(s[i+1:])) {
+	eachProcess(func(pid int, f []string) {
+		if pid != os.Getpid() && match(f) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-	}
+	})
 }
 
 // BecomeSubreaper makes fred the parent of orphaned descendants, so that a
