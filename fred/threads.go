@@ -100,12 +100,21 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 	// this one was replayed: a snapshot fixes it, so that going back to a
 	// moment of the search replays only statements run one thread at a
 	// time, which come out the same every time.
-	if _, err := s.Checkpoint(true); err != nil {
+	steps := append([]Step(nil), s.Timeline.Steps...)
+	snapAt := 0
+	// snapHere takes a snapshot of the search's moment now: replays of
+	// the search start there.
+	snapHere := func() error {
+		if _, err := s.Checkpoint(true); err != nil {
+			return err
+		}
+		w.st.snapshots++
+		snapAt = len(steps)
+		return nil
+	}
+	if err := snapHere(); err != nil {
 		return P.ThreadInfo{}, err
 	}
-	w.st.snapshots++
-	steps := append([]Step(nil), s.Timeline.Steps...)
-	snapAt := len(steps)
 	giveUp := time.Now().Add(rrTotal)
 	selected := start.LWP
 	gone, blocked := map[int]bool{}, map[int]bool{}
@@ -129,11 +138,9 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			// each time the statement that creates it is replayed, and
 			// the search selects threads by their ids: one taken now
 			// keeps this one's.
-			if _, err := s.Checkpoint(true); err != nil {
+			if err := snapHere(); err != nil {
 				return P.ThreadInfo{}, err
 			}
-			w.st.snapshots++
-			snapAt = len(steps)
 		}
 		moved := false
 		for _, lwp := range order {
@@ -168,11 +175,9 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				s.Timeline.Steps = steps
 			}
 			if len(steps)-snapAt >= rrSnapEvery {
-				if _, err := s.Checkpoint(true); err != nil {
+				if err := snapHere(); err != nil {
 					return P.ThreadInfo{}, err
 				}
-				w.st.snapshots++
-				snapAt = len(steps)
 			}
 			// Threads in a wait or in library code run too: the thread
 			// that makes the change may stand in one (a semaphore wait
@@ -239,11 +244,9 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 					moved = true
 				}
 				if runningOn {
-					if _, err := s.Checkpoint(true); err != nil {
+					if err := snapHere(); err != nil {
 						return P.ThreadInfo{}, err
 					}
-					w.st.snapshots++
-					snapAt = len(steps)
 				}
 				// (what it did before it blocked may be the change)
 				if v, err := w.evalHere(); err != nil {
