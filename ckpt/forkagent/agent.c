@@ -373,8 +373,22 @@ HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd, long flags)
 	if (!(pend & chld))
 		SYS(SYS_rt_sigtimedwait, &chld, 0, zero, 8);
 	r = r == sizeof copy ? copy : -EIO;
-	if (r > 0 && cttyfd >= 0)
+	if (r > 0 && cttyfd >= 0) {
 		SYS(SYS_ioctl, cttyfd, TIOCSCTTY, 0);
+		/*
+		 * The live program dies with fred. gdb lets go of a process it
+		 * attached to when it dies, and the pty's hang-up reaches the
+		 * program only if gdb, the session leader, did not first take
+		 * the terminal back: without this a kill -9 of fred and its
+		 * keeper could leave the program running. Its parent is fred's
+		 * first thread (a subreaper's orphans go to the first thread
+		 * alive), which Go never ends. Never inherited by copies, and
+		 * the fork backend's programs never go through CRIU.
+		 */
+		SYS(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+		if (SYS(SYS_getppid, 0) != fredpid)
+			SYS(SYS_kill, SYS(SYS_getpid, 0), SIGKILL); /* fred went already */
+	}
 	if (r > 0 && (flags & FREDFORK_UNSHARE))
 		unshare_pages(!(flags & FREDFORK_NO_SCAN));
 out:

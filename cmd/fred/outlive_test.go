@@ -164,6 +164,10 @@ type outliveCase struct {
 	first  string      // what the first prompt follows
 	steps  [][2]string // lines and what they print; hup stands for hup
 	hup    string      // makes the program ignore SIGHUP
+	// hupToo: the program ignores SIGHUP even when the keeper is killed
+	// as well: it dies with fred by other means (a live fork copy's
+	// PR_SET_PDEATHSIG), not by the pty's hang-up.
+	hupToo bool
 	goOn   string      // the last line: the program runs on, and on
 	least  int         // processes of the session before the kill, at least
 }
@@ -200,14 +204,14 @@ func outliveCases(t *testing.T) []outliveCase {
 	}
 	return []outliveCase{
 		// fred, its keeper, gdb, the program, two paused copies.
-		{"gdb", []string{"gdb", "-q", prog}, `\(gdb\) `, ``, gdbSteps, gdbHup, "continue", 6},
+		{"gdb", []string{"gdb", "-q", prog}, `\(gdb\) `, ``, gdbSteps, gdbHup, true, "continue", 6},
 		// CRIU's snapshots: a restored program is fred's child, not gdb's.
-		{"gdb-criu", []string{"--snapshots=criu", "gdb", "-q", prog}, `\(gdb\) `, `snapshots: CRIU`, gdbSteps, gdbHup, "continue", 4},
+		{"gdb-criu", []string{"--snapshots=criu", "gdb", "-q", prog}, `\(gdb\) `, `snapshots: CRIU`, gdbSteps, gdbHup, false, "continue", 4},
 		// fred, its keeper, the interpreter, two paused copies.
 		{"pdb", []string{"python3", "-m", "pdb", py}, `\(Pdb\) `, `snapshot 1 taken`, inProcess(`\n-> `),
-			"import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN)", "c", 5},
+			"import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN)", false, "c", 5},
 		{"perl", []string{"perl", "-d", pl}, `DB<\d*> `, `snapshot 1 taken`, inProcess(`main::\(`),
-			"$SIG{HUP} = 'IGNORE'", "c", 5},
+			"$SIG{HUP} = 'IGNORE'", false, "c", 5},
 	}
 }
 
@@ -237,7 +241,8 @@ func spinning(t *testing.T, mark string) {
 // and the keeper has removed the session directory. With the keeper
 // killed as well (as a kill of every process of the user would), the
 // debugger, the program and the paused copies still go by themselves
-// (the program does not ignore SIGHUP then), and the next fred removes
+// (the program does not ignore SIGHUP then, except a live fork copy under
+// gdb, which dies by PR_SET_PDEATHSIG), and the next fred removes
 // the directory left behind.
 func TestKill9LeavesNothing(t *testing.T) {
 	testutil.Require(t, "gdb", "gcc", "python3", "perl")
@@ -257,7 +262,7 @@ func TestKill9LeavesNothing(t *testing.T) {
 					switch {
 					case st[0] != hup:
 						s.do(st[0], st[1])
-					case !keeperToo:
+					case !keeperToo || tc.hupToo:
 						s.do(tc.hup, st[1])
 					}
 				}
