@@ -51,6 +51,11 @@ type watchProgram struct {
 	gallop   time.Duration            // the next probe's distance when b is too far back to compare
 	lastSpan time.Duration            // the last stretch whose run time was measured
 	noNative bool
+	// timed counts the probes found by run time, longest is the longest
+	// stretch measured; late: SecondLook aims them later (native.go).
+	timed   int
+	longest time.Duration
+	late    bool
 	// hitEnds are the counts from a hit count's anchor to the end of its
 	// continue, once a scan ran there; scanStep the next scan's step
 	// (hits.go).
@@ -82,6 +87,21 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 		return "", err
 	}
 	v, err := w.evalHere()
+	if errors.Is(err, P.ErrCallStopped) {
+		// A signal stopped a call the expression made: one a probe left
+		// pending, or the call's own crash. The program stands inside
+		// the call: from the moment again, once; the same stop again is
+		// the call's own, and the expression has no value here.
+		debugf("eval at %v: %v; once more", mm, err)
+		w.s.dirty(mm.steps)
+		if err := w.s.goTo(mm.steps, w.st); err != nil {
+			return "", err
+		}
+		if v, err = w.evalHere(); errors.Is(err, P.ErrCallStopped) {
+			w.s.dirty(mm.steps)
+			err = &watch.NoValueError{Err: err}
+		}
+	}
 	debugf("eval at %v: %q %v", mm, v, err)
 	if err != nil && w.s.lean && w.s.leanAttached && w.leave != nil {
 		// It may need symbols a lean attach left out.
@@ -132,7 +152,7 @@ func (w *watchProgram) evalHere() (string, error) {
 	}
 	w.st.evals++
 	v, err := w.s.p.ParseEval(out)
-	if err != nil && !errors.Is(err, P.ErrNotRunning) {
+	if err != nil && !errors.Is(err, P.ErrNotRunning) && !errors.Is(err, P.ErrCallStopped) {
 		// The debugger answered, without a value: out of scope, memory
 		// not mapped yet. The search counts it as another value.
 		return "", &watch.NoValueError{Err: err}

@@ -350,6 +350,9 @@ func parseMIResult(out string) (map[string]string, error) {
 		if msg == "No registers." || strings.Contains(msg, "not being run") || strings.Contains(msg, "No stack") || strings.Contains(msg, "No thread selected") {
 			return nil, ErrNotRunning
 		}
+		if strings.Contains(msg, "while in a function called from GDB") {
+			return nil, fmt.Errorf("%w: gdb: %s", ErrCallStopped, msg)
+		}
 		return nil, fmt.Errorf("gdb: %s", msg)
 	}
 	return nil, fmt.Errorf("unexpected MI record %q", rec)

@@ -1755,3 +1755,15 @@ func TestGDBStopReason(t *testing.T) {
 		}
 	}
 }
+
+// A call in the watched expression that a signal stopped is its own
+// error: the program stands inside the call, and fred must restore it.
+func TestGDBParseEvalCallStopped(t *testing.T) {
+	out := "^error,msg=\"The program being debugged was signaled while in a function called from GDB.\\nGDB remains in the frame where the signal was received.\"\r\n"
+	if _, err := GDB.ParseEval(out); !errors.Is(err, ErrCallStopped) {
+		t.Fatalf("ParseEval(%q) = %v, want ErrCallStopped", out, err)
+	}
+	if _, err := GDB.ParseEval("^error,msg=\"No symbol \\\"y\\\" in current context.\"\r\n"); err == nil || errors.Is(err, ErrCallStopped) {
+		t.Fatalf("a name not in scope: %v", err)
+	}
+}

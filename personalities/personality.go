@@ -127,6 +127,10 @@ const (
 // ErrNotRunning means the debugger has no live program to answer about.
 var ErrNotRunning = errors.New("the program is not running")
 
+// ErrCallStopped means a function the expression called was stopped, by
+// a signal or a breakpoint, and the debugger left the program inside it.
+var ErrCallStopped = errors.New("a function the expression called was stopped")
+
 // Personality is the data and parsers for one debugger.
 type Personality struct {
 	Name string

@@ -57,26 +57,35 @@ func (s *search) run(start, end Moment) (Result, error) {
 		return Result{}, err
 	}
 	a, b := start, end
+	var found *bracket // a bracket inside a Seq, when another found it there
 	if before == after {
 		// The start has the value too: look for a later moment without it.
-		m, v, mb, looked, err := s.another(start, end, after)
+		br, looked, err := s.another(start, end, after)
+		if sl, ok := s.bisector.(SecondLooker); ok && err == nil && br == nil && sl.SecondLook() {
+			var more int
+			br, more, err = s.another(start, end, after)
+			looked += more
+		}
 		if err != nil {
 			return Result{}, err
 		}
-		if m == nil {
+		if br == nil {
 			return Result{}, &NoTransitionError{Value: after, Looked: looked}
 		}
-		a, before, b = m, v, mb
+		a, before, b = br.a, br.before, br.b
+		if br.seq != nil {
+			found = br
+		}
 		if s.keeper != nil {
 			s.stats.Keeps++
-			s.keeper.Keep(m)
+			s.keeper.Keep(a)
 		}
 	}
 	// Invariant: EXPR(a) == before != after, EXPR(b) == after. Each value
 	// is evaluated once; the ends of the bracket are never probed again.
 	for {
 		// Halve the stretch by run time while the Program can.
-		for s.bisector != nil {
+		for s.bisector != nil && found == nil {
 			m, err := s.between(a, b)
 			if err != nil {
 				return Result{}, err
@@ -99,20 +108,28 @@ func (s *search) run(start, end Moment) (Result, error) {
 				s.keeper.Keep(m)
 			}
 		}
-		seq, err := s.split(a, b)
-		if err != nil {
-			return Result{}, err
+		// The points a, seq[0..n-1], b, numbered 0..n+1: lo a point with
+		// EXPR != after, hi one with EXPR == after.
+		var seq Seq
+		lo, hi := 0, 0
+		if found != nil {
+			// a and b are moments of one Seq, not neighbours: bisect
+			// between them there (Split takes neighbours only).
+			seq, lo, hi, found = found.seq, found.lo, found.hi, nil
+		} else {
+			var err error
+			if seq, err = s.split(a, b); err != nil {
+				return Result{}, err
+			}
+			n := 0
+			if seq != nil {
+				n = seq.Len()
+			}
+			if n == 0 {
+				return Result{Landed: a, Next: b, Before: before, After: after}, nil
+			}
+			lo, hi = 0, n+1
 		}
-		n := 0
-		if seq != nil {
-			n = seq.Len()
-		}
-		if n == 0 {
-			return Result{Landed: a, Next: b, Before: before, After: after}, nil
-		}
-		// Bisect the points a, seq[0..n-1], b, numbered 0..n+1, keeping
-		// lo a point with EXPR != after and hi one with EXPR == after.
-		lo, hi := 0, n+1
 		for hi-lo > 1 {
 			mid := lo + (hi-lo)/2
 			m := seq.At(mid - 1)
@@ -165,6 +182,17 @@ func shown(v string) string {
 	return v
 }
 
+// bracket is what another found: a with a value other than END's
+// (before), and b, the nearest moment after it looked at that has END's
+// value. When both are moments of seq (found by counting), lo and hi
+// number them as the search's bisection does: seq.At(k-1) is point k.
+type bracket struct {
+	a, b   Moment
+	before string
+	seq    Seq
+	lo, hi int
+}
+
 // another looks for a moment between start and end where EXPR does not
 // have its END value, when start has it: the last change into that value
 // may lie after a stretch where the value was another (an invariant that
@@ -172,10 +200,9 @@ func shown(v string) string {
 // then three and seven eighths of the way (the later, the likelier the
 // change found is the last one), then a quarter, an eighth and three
 // eighths: at most 6 evaluations, each between moments the search can
-// come back to. It returns the first moment with another value, that
-// value, and the nearest moment after it that has END's value (the
-// bracket's end); nil if none, with how many it looked at.
-func (s *search) another(start, end Moment, after string) (Moment, string, Moment, int, error) {
+// come back to. It returns the first moment with another value as a
+// bracket; nil if none, with how many it looked at.
+func (s *search) another(start, end Moment, after string) (*bracket, int, error) {
 	// Positions, in the order probed, as (from, to) of the stretch each
 	// halves: 0 is start, 1 end, k+2 the k-th probe.
 	plan := [][2]int{{0, 1}, {2, 1}, {3, 1}, {0, 2}, {0, 5}, {5, 2}}
@@ -194,14 +221,14 @@ func (s *search) another(start, end Moment, after string) (Moment, string, Momen
 		if seq == nil && s.bisector != nil {
 			var err error
 			if m, err = s.between(at[x], at[y]); err != nil {
-				return nil, "", nil, looked, err
+				return nil, looked, err
 			}
 		}
 		if m == nil && (seq != nil || x == 0 && y == 1) {
 			if seq == nil {
 				q, err := s.split(start, end)
 				if err != nil {
-					return nil, "", nil, looked, err
+					return nil, looked, err
 				}
 				if q == nil || q.Len() == 0 {
 					break
@@ -220,10 +247,14 @@ func (s *search) another(start, end Moment, after string) (Moment, string, Momen
 		looked++
 		v, err := s.eval(m)
 		if err != nil {
-			return nil, "", nil, looked, err
+			return nil, looked, err
 		}
 		if v != after {
-			return m, v, at[y], looked, nil
+			br := &bracket{a: m, b: at[y], before: v}
+			if seq != nil {
+				br.seq, br.lo, br.hi = seq, i+1, idx[y]+1
+			}
+			return br, looked, nil
 		}
 		// A later probe may start from here: the Program must be able to
 		// come back to it.
@@ -232,7 +263,7 @@ func (s *search) another(start, end Moment, after string) (Moment, string, Momen
 			s.keeper.Keep(m)
 		}
 	}
-	return nil, "", nil, looked, nil
+	return nil, looked, nil
 }
 
 func (s *search) split(a, b Moment) (Seq, error) {

@@ -856,3 +856,82 @@ func TestBisectorNonMonotone(t *testing.T) {
 		mustSearch(t, s, b)
 	}
 }
+
+// early is a Bisector whose probes all land just after a, as run-time
+// probes of a short program under load do (its fixed costs eat the time),
+// until SecondLook makes it aim better.
+type early struct {
+	*sim
+	recounter bool
+	aimed     bool
+}
+
+func (e *early) Between(ctx context.Context, a, c Moment) (Moment, error) {
+	x, y := a.(mom).pos, c.(mom).pos
+	if y-x < 2 {
+		return nil, nil
+	}
+	at := x + 1
+	if e.aimed {
+		at = x + (y-x)/2
+	}
+	e.run(x, at)
+	e.last = -1
+	e.probes++
+	return e.m(at), nil
+}
+
+type earlyLooking struct{ *early }
+
+func (e earlyLooking) SecondLook() bool {
+	if e.aimed {
+		return false
+	}
+	e.aimed = true
+	return true
+}
+
+// The invariant built after START, with run-time probes that all land
+// early: without SecondLook the search finds no other value; with it, it
+// looks again and lands on the change.
+func TestBisectorSecondLook(t *testing.T) {
+	prog := func(v *vm) {
+		for i := 0; i < 50; i++ {
+			v.stmt(2, func() { v.g["total"] += 200 })
+		}
+		for i := 0; i < 300; i++ {
+			v.stmt(3, func() {
+				if i == 270 {
+					v.g["total"] -= 1
+				}
+			})
+		}
+		v.stmt(4, nil)
+	}
+	expr := func(v *vm) (string, error) { return strconv.FormatBool(v.g["total"] == 10000), nil }
+	for _, second := range []bool{false, true} {
+		s := newSim(t, prog, expr)
+		s.snap()
+		s.cont(4)
+		e := &early{sim: s}
+		var p Program = e
+		if second {
+			p = earlyLooking{e}
+		}
+		r, err := s.search(context.Background(), p)
+		var nt *NoTransitionError
+		if !second {
+			if !errors.As(err, &nt) {
+				t.Fatalf("probes that all land early found %v, %v; want no transition", r.Landed, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLanding(t, s, r)
+		if l := r.Landed.(mom); l.line != 3 || l.pos != 50+270 {
+			t.Fatalf("landed at %v, want the 271st line 3 (stop %d)", l, 50+270)
+		}
+	}
+}

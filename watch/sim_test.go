@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"testing"
 )
 
@@ -281,6 +282,11 @@ func (s *sim) Split(ctx context.Context, a, b Moment) (Seq, error) {
 		s.lens = append(s.lens, 0)
 		return nil, nil
 	}
+	if s.probes == 0 && !s.boundary(x) && int(s.next[x]) < y {
+		// fred's Split refines the one `next` from a: b further on is
+		// a search that lost track of its level.
+		s.t.Errorf("Split(%v, %v): not neighbours (a `next` from a ends at %d)", a, b, s.next[x])
+	}
 	first := int(s.next[x])
 	if first >= y { // a `next` would pass b: b is inside the call at a
 		first = x + 1
@@ -291,6 +297,12 @@ func (s *sim) Split(ctx context.Context, a, b Moment) (Seq, error) {
 	}
 	s.lens = append(s.lens, n)
 	return &chain{s: s, first: first, n: n}, nil
+}
+
+// boundary says whether p is a snapshot, a command's end or the start:
+// a moment that Split may refine a whole command from.
+func (s *sim) boundary(p int) bool {
+	return p == s.start || slices.Contains(s.snaps, p) || slices.Contains(s.cmds, p)
 }
 
 func (s *sim) Keep(m Moment) {

@@ -156,6 +156,18 @@ type Bisector interface {
 	Between(ctx context.Context, a, b Moment) (Moment, error)
 }
 
+// SecondLooker is an optional interface of a Bisector whose moments come
+// from run time. A short program's fixed costs (the page faults after a
+// restore, a loaded machine) can make such probes land well short of
+// where they aimed, all of them before the data the expression reads is
+// built, say. When START has END's value and no probe found another,
+// Search calls SecondLook before it gives up: if it returns true, the
+// Bisector aims differently from then on (later in each stretch) and
+// Search looks once more.
+type SecondLooker interface {
+	SecondLook() bool
+}
+
 // Localizer is the extension point for multi-threaded programs (paper 3.3),
 // not implemented yet by any Program. In a multi-threaded program, one
 // `step` of the foreground thread may contain steps of other threads, so
