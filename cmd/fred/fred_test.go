@@ -115,6 +115,24 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("fred-history", `step x2\s+\|  next x2\s+>>> you are here`)
 }
 
+// On a dumb terminal (Emacs' shell, M-x gdb) fred reads plain lines: no
+// escape codes as the person types, the terminal's own line editing, and
+// Ctrl-C at the prompt drops the line as gdb's Quit does.
+func TestDumbTerminalPlainLines(t *testing.T) {
+	s := startFred(t, "gdb", "-q", testutil.Fixture(t, "steps"))
+	s.send("print 6*")
+	s.send("8\x7f7\r") // a mistake, erased by the terminal's own backspace
+	if out := s.expect(`\$1 = 42(?s).*\(gdb\) `); strings.Contains(out, "\x1b") {
+		t.Errorf("escape codes at a dumb terminal: %q", out)
+	}
+	s.send("print 1")
+	s.send("\x03")
+	s.expect(`Quit\s+\(gdb\) `)
+	if out := s.do("print 2", `\$2 = 2`); strings.Contains(out, "\x1b") || strings.Contains(out, "$2 = 12") {
+		t.Errorf("after Ctrl-C at the prompt: %q", out)
+	}
+}
+
 func TestCtrlCInterruptsProgram(t *testing.T) {
 	prog := testutil.Fixture(t, "spin")
 	s := startFred(t, "gdb", "-q", prog)

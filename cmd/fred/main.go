@@ -200,6 +200,11 @@ type terminal struct {
 	interactive bool
 	sess        *fred.Session
 	rl          *readline.Instance
+	// lines, on a dumb terminal (Emacs' shell, M-x gdb), reads plain lines
+	// in place of readline, which would draw each key with escape codes
+	// there; the terminal edits the line itself. atPrompt: fred waits there.
+	lines    *bufio.Reader
+	atPrompt bool
 
 	mu      sync.Mutex
 	toPTY   bool
@@ -244,7 +249,15 @@ func (t *terminal) start() {
 				case syscall.SIGINT:
 					// Outside raw mode (stdin not a terminal, or during a
 					// fred command) Ctrl-C stops the fred command or
-					// interrupts the program.
+					// interrupts the program; at a dumb terminal's
+					// prompt it drops the line, as gdb's Quit.
+					t.mu.Lock()
+					atPrompt := t.atPrompt
+					t.mu.Unlock()
+					if atPrompt {
+						fmt.Print("Quit\n" + t.sess.Prompt())
+						continue
+					}
 					t.sess.Interrupt()
 				case syscall.SIGWINCH:
 					if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
@@ -269,6 +282,11 @@ func (t *terminal) start() {
 	}
 	pr, pw := io.Pipe()
 	t.pw = pw
+	if os.Getenv("TERM") == "dumb" {
+		t.lines = bufio.NewReader(pr)
+		go t.readStdin(pw)
+		return
+	}
 	cfg := &readline.Config{
 		Prompt:          t.sess.Prompt(),
 		HistoryFile:     historyFile(),
@@ -289,25 +307,29 @@ func (t *terminal) start() {
 		return
 	}
 	t.rl = rl
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := os.Stdin.Read(b)
-			if n > 0 {
-				t.mu.Lock()
-				toPTY := t.toPTY
-				t.mu.Unlock()
-				if !toPTY || !t.sess.Input(b[:n]) {
-					// At the prompt, or typed as the command ended.
-					_, _ = pw.Write(append([]byte(nil), b[:n]...))
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
+	go t.readStdin(pw)
+}
+
+// readStdin hands what the person types to the debugger's pty while a
+// command runs, and to the prompt's reader (pw) otherwise.
+func (t *terminal) readStdin(pw *io.PipeWriter) {
+	b := make([]byte, 4096)
+	for {
+		n, err := os.Stdin.Read(b)
+		if n > 0 {
+			t.mu.Lock()
+			toPTY := t.toPTY
+			t.mu.Unlock()
+			if !toPTY || !t.sess.Input(b[:n]) {
+				// At the prompt, or typed as the command ended.
+				_, _ = pw.Write(append([]byte(nil), b[:n]...))
 			}
 		}
-	}()
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+	}
 }
 
 func (t *terminal) stop() {
@@ -319,6 +341,9 @@ func (t *terminal) stop() {
 }
 
 func (t *terminal) loop() int {
+	if t.lines != nil {
+		return t.dumbLoop()
+	}
 	if t.rl == nil {
 		return plainLoop(t.sess)
 	}
@@ -338,6 +363,76 @@ func (t *terminal) loop() int {
 			return exitStatus(t.sess)
 		} else if err != nil {
 			fmt.Printf("fred: %v\n", err)
+		}
+	}
+}
+
+// dumbLoop is loop on a dumb terminal: the prompt and plain lines.
+func (t *terminal) dumbLoop() int {
+	for {
+		t.mu.Lock()
+		t.atPrompt = true
+		t.mu.Unlock()
+		fmt.Print(t.sess.Prompt())
+		line, err := readLine(t.lines)
+		t.mu.Lock()
+		t.atPrompt = false
+		t.mu.Unlock()
+		if errors.Is(err, errQuit) {
+			fmt.Println("Quit")
+			continue
+		}
+		if err != nil && line == "" {
+			// Ctrl-D: quit as gdb does, without asking.
+			fmt.Println("quit")
+			_ = t.sess.Close()
+			return exitStatus(t.sess)
+		}
+		if err := t.sess.Exec(line); errors.Is(err, fred.ErrSessionOver) {
+			return exitStatus(t.sess)
+		} else if err != nil {
+			fmt.Printf("fred: %v\n", err)
+		}
+	}
+}
+
+// errQuit is Ctrl-C typed at the prompt.
+var errQuit = errors.New("Quit")
+
+// readLine reads a line ended by a newline, a carriage return or both:
+// a dumb terminal in cooked mode sends the first, one in raw mode (no
+// line discipline) the second. A backspace there erases a character.
+func readLine(r *bufio.Reader) (string, error) {
+	var line []rune
+	for {
+		c, _, err := r.ReadRune()
+		if err != nil {
+			return string(line), err
+		}
+		switch c {
+		case '\r':
+			if r.Buffered() > 0 {
+				if n, _ := r.Peek(1); n[0] == '\n' {
+					_, _ = r.ReadByte()
+				}
+			}
+			return string(line), nil
+		case '\n':
+			return string(line), nil
+		case 3:
+			// Ctrl-C in raw mode, where it is no signal.
+			return "", errQuit
+		case 4:
+			// Ctrl-D in raw mode, on an empty line: the end.
+			if len(line) == 0 {
+				return "", io.EOF
+			}
+		case 0x7f, '\b':
+			if len(line) > 0 {
+				line = line[:len(line)-1]
+			}
+		default:
+			line = append(line, c)
 		}
 	}
 }

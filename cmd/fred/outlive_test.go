@@ -168,8 +168,8 @@ type outliveCase struct {
 	// as well: it dies with fred by other means (a live fork copy's
 	// PR_SET_PDEATHSIG), not by the pty's hang-up.
 	hupToo bool
-	goOn   string      // the last line: the program runs on, and on
-	least  int         // processes of the session before the kill, at least
+	goOn   string // the last line: the program runs on, and on
+	least  int    // processes of the session before the kill, at least
 }
 
 const hup = "HUP"
