@@ -437,11 +437,10 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		// The continue ended first: now the count to its end is known.
 		w.hitEnds[h.key()] = h.k + r.n
 		if r.stop == P.StopBreakpoint {
-			s.Timeline.Steps = with(h.base, h.cont)
+			s.standAt(with(h.base, h.cont))
 		} else {
 			s.dirty(h.anchor)
 		}
-		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 		if r.stop == P.StopEnded {
 			s.running = false
 		}

@@ -110,7 +110,10 @@ func waitExit(pid int) <-chan struct{} {
 // ipInput notes that the person typed to the running program (Ctrl-C
 // aside).
 func (s *Session) ipInput(b []byte) {
-	if s.ip != nil && len(b) > 0 && !(len(b) == 1 && b[0] == 3) {
+	if s.ip == nil || len(b) == 0 {
+		return
+	}
+	if c, ok := s.interruptChar(); !(len(b) == 1 && ok && b[0] == c) {
 		s.ip.mu.Lock()
 		s.ip.typed = true
 		s.ip.mu.Unlock()

@@ -104,11 +104,10 @@ func (s *Session) countStepis(r *rewriter, t []Step, end, frame P.Frame) (P.Step
 	}
 	// The program is where the stepis left it.
 	if c.Reached {
-		s.Timeline.Steps = append([]Step(nil), t...)
+		s.standAt(append([]Step(nil), t...))
 	} else {
-		s.Timeline.Steps = stepisFrom(r, before, c.N, last.Bps)
+		s.standAt(stepisFrom(r, before, c.N, last.Bps))
 	}
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	switch {
 	case c.Reached:
 		return c, nil

@@ -80,8 +80,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 			return cur, true, nil
 		}
 		// The program stands after exactly those n.
-		s.Timeline.Steps = append([]Step(nil), cur...)
-		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+		s.standAt(append([]Step(nil), cur...))
 		if far >= 2*nearMin {
 			// Still far in run time: jump again before counting.
 			near, rest, err := s.nearStop(m.ctx, cur, last, m.st)
@@ -215,8 +214,7 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 		}
 		total += passChunk
 		at := with(cur, hitsStep(pc, total, last.Bps).partOf(last))
-		s.Timeline.Steps = at
-		s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+		s.standAt(at)
 		if s.snap != nil && s.worthSnapshot(passChunk) {
 			_, _ = s.Checkpoint(true)
 		}

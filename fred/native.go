@@ -431,8 +431,7 @@ func (s *Session) fingerprint() (string, error) {
 // dirty says the live program no longer matches any history (an interrupt
 // may be pending): the next goTo restores a snapshot.
 func (s *Session) dirty(base []Step) {
-	s.Timeline.Steps = with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: Interrupted})
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.standAt(with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: Interrupted}))
 }
 
 // nexts counts `next`s in the debugger itself, in chunks so that Ctrl-C
@@ -478,8 +477,7 @@ func (s *Session) nextsUpTo(ctx context.Context, from []Step, bps []string, mode
 	}
 	last := s.synth(P.OpNext, total+1, bps)
 	last.Stop = P.StopBreakpoint // not a finished count: along() must not extend it
-	s.Timeline.Steps = with(from, last)
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.standAt(with(from, last))
 	if why == "exited" {
 		s.running = false
 	}
@@ -667,8 +665,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			if r.fired || r.stop != P.StopBreakpoint {
 				s.dirty(st.base)
 			} else {
-				s.Timeline.Steps = with(st.base, st.cont)
-				s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+				s.standAt(with(st.base, st.cont))
 			}
 			if r.stop == P.StopEnded {
 				s.running = false
@@ -778,8 +775,7 @@ func (s *Session) newProbe(p *probe) ([]Step, error) {
 		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: Probe}.partOf(p.cont)
 	s.probes[p.id] = p
 	steps := with(p.base, p.step)
-	s.Timeline.Steps = steps
-	s.Timeline.Marks = s.marksFor(steps)
+	s.standAt(steps)
 	return steps, nil
 }
 
@@ -821,10 +817,9 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 	}
 	// The program is at the probe: say so, so the next goTo need not
 	// restore if it wants the probe itself.
-	s.Timeline.Steps = with(a, s.synth(P.OpNext, n, pb.cont.Bps).partOf(pb.cont))
-	s.Timeline.Steps[len(s.Timeline.Steps)-1].At = pb.step.At
-	s.Timeline.Steps[len(s.Timeline.Steps)-1].Depth = pb.step.Depth
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	at := with(a, s.synth(P.OpNext, n, pb.cont.Bps).partOf(pb.cont))
+	at[len(at)-1].At, at[len(at)-1].Depth = pb.step.At, pb.step.Depth
+	s.standAt(at)
 	then := s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont)
 	return repeatSeq{s: s, op: P.OpNext, a: a, n: n - 1, of: pb.cont, then: &then}, nil
 }

@@ -142,8 +142,7 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 		done = steps[:len(steps)-len(rest)+i+1]
 		st.replayed++
 	}
-	s.Timeline.Steps = append([]Step(nil), steps...)
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.standAt(append([]Step(nil), steps...))
 	if n := len(s.Timeline.Steps); n > 0 {
 		last := &s.Timeline.Steps[n-1]
 		if !last.known() {
@@ -234,6 +233,13 @@ func (s *Session) checkArrived(want Step) error {
 }
 
 // marksFor lists the snapshots that lie on a history.
+// standAt says the live program stands at the end of steps: the history
+// is steps, its marks the snapshots taken on the way.
+func (s *Session) standAt(steps []Step) {
+	s.Timeline.Steps = steps
+	s.Timeline.Marks = s.marksFor(steps)
+}
+
 func (s *Session) marksFor(steps []Step) []Mark {
 	var marks []Mark
 	for _, id := range s.order {

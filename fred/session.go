@@ -170,7 +170,7 @@ var nudgeWait = 3 * time.Second
 // to gdb, which then waits for ever. gdb keeps a SIGTRAP from the
 // program (handle SIGTRAP nopass).
 func (s *Session) nudgeLater() {
-	if s.p.InProcess || !s.ptySignals() {
+	if s.p.InProcess {
 		return // pdb and perl take Ctrl-C in the program's own thread
 	}
 	s.mu.Lock()
@@ -189,14 +189,18 @@ func (s *Session) nudgeLater() {
 	})
 }
 
-// ptySignals: the debugger's terminal turns Ctrl-C into a signal (a
-// program that puts it in raw mode reads Ctrl-C as a key).
-func (s *Session) ptySignals() bool {
+// interruptChar is the key that the debugger's terminal turns into
+// SIGINT (its VINTR, Ctrl-C unless stty changed it); ok is false when it
+// makes no signals (a program that put it in raw mode reads keys).
+func (s *Session) interruptChar() (byte, bool) {
 	if s.proc == nil || s.proc.Slave == nil {
-		return false
+		return 0, false
 	}
 	t, err := unix.IoctlGetTermios(int(s.proc.Slave.Fd()), unix.TCGETS)
-	return err == nil && t.Lflag&unix.ISIG != 0
+	if err != nil || t.Lflag&unix.ISIG == 0 || t.Cc[unix.VINTR] == 0 {
+		return 0, false // _POSIX_VDISABLE: no key interrupts
+	}
+	return t.Cc[unix.VINTR], true
 }
 
 // trapProgram stops a running program for gdb with a SIGTRAP, which gdb
@@ -338,7 +342,7 @@ func (s *Session) Input(b []byte) bool {
 	s.ipInput(b)
 	_ = s.conn.sendRaw(b)
 	s.mu.Unlock()
-	if bytes.IndexByte(b, 3) >= 0 {
+	if c, ok := s.interruptChar(); ok && bytes.IndexByte(b, c) >= 0 {
 		s.nudgeLater() // Ctrl-C typed at a terminal in raw mode
 	}
 	return true

@@ -412,8 +412,7 @@ func (s *Session) Restart(id int) error {
 		return err
 	}
 	s.run = sn.run
-	s.Timeline.Steps = append([]Step(nil), sn.Steps...)
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.standAt(append([]Step(nil), sn.Steps...))
 	return s.show()
 }
 

@@ -94,8 +94,7 @@ func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (
 		s.dirty(a)
 		return 0, false, err
 	}
-	s.Timeline.Steps = with(a, c)
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.standAt(with(a, c))
 	return r.N, true, nil
 }
 
