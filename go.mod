@@ -6,6 +6,7 @@ require (
 	github.com/checkpoint-restore/go-criu/v7 v7.2.0
 	github.com/chzyer/readline v1.5.1
 	github.com/creack/pty v1.1.24
+	github.com/google/go-dap v0.12.0
 	github.com/google/goexpect v0.0.0-20210430020637-ab937bf7fd6f
 	golang.org/x/sys v0.25.0
 	google.golang.org/protobuf v1.34.2

@@ -657,6 +657,20 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 	return nil
 }
 
+// Where is where the program stands: file, line, function.
+func (s *Session) Where() (P.Location, error) { return s.location() }
+
+// Inspect runs a debugger command that only looks (a backtrace, a
+// variable) and returns its output without showing it. The history does
+// not record it: a command that moves the program or changes its state
+// goes through Exec.
+func (s *Session) Inspect(cmd string) (string, error) {
+	if c := s.p.Classify(cmd); c.Kind != P.Inspect {
+		return "", fmt.Errorf("%q is not a command that only looks: run it as the person's", cmd)
+	}
+	return s.query(cmd)
+}
+
 func (s *Session) location() (P.Location, error) {
 	out, err := s.query(s.p.LocationCmd)
 	if err != nil {

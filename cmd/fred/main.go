@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/fred"
+	"github.com/fred-debugger/fred/internal/dap"
 	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
@@ -63,6 +65,9 @@ fred flags:
 func run(args []string) int {
 	if len(args) > 0 && args[0] == "replaylog" {
 		return replaylogCmd(args[1:])
+	}
+	if len(args) > 0 && args[0] == "dap" {
+		return dapCmd(args[1:])
 	}
 	fs := flag.NewFlagSet("fred", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -159,6 +164,43 @@ func run(args []string) int {
 		return term.loop()
 	}
 	return plainLoop(s)
+}
+
+// dapCmd is `fred dap [--listen ADDR]`: the Debug Adapter Protocol on
+// standard input and output, or for one client on a TCP address.
+func dapCmd(args []string) int {
+	fs := flag.NewFlagSet("fred dap", flag.ContinueOnError)
+	listen := fs.String("listen", "", "serve one client on `ADDR` (host:port) instead of standard input and output")
+	timeout := fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
+	snapshots := fs.String("snapshots", "auto", "snapshot backend: auto, criu, fork or off")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "fred: cannot become a subreaper: %v\n", err)
+	}
+	opt := dap.Options{Timeout: *timeout, Snapshots: *snapshots}
+	var err error
+	if *listen == "" {
+		err = dap.Serve(os.Stdin, os.Stdout, opt)
+	} else {
+		var l net.Listener
+		if l, err = net.Listen("tcp", *listen); err == nil {
+			fmt.Fprintf(os.Stderr, "fred dap: listening on %s\n", l.Addr())
+			var c net.Conn
+			c, err = l.Accept()
+			l.Close()
+			if err == nil {
+				err = dap.Serve(c, c, opt)
+				c.Close()
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred dap: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // replaylogCmd is `fred replaylog dump FILE`: a replay log, readable.

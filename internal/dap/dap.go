@@ -1,0 +1,609 @@
+// Package dap is `fred dap`: fred behind the Debug Adapter Protocol, so
+// that an editor that speaks it (VS Code, Neovim's nvim-dap, Emacs' dape)
+// steps back at line level in gdb, pdb and perl: `stepBack` is
+// fred-reverse-next, `reverseContinue` fred-reverse-continue, and in the
+// debug console fred's own commands run as typed (fred-reverse-watch,
+// fred-history...). The adapter drives a fred.Session as a person at the
+// terminal would: each request becomes the debugger's own command.
+package dap
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/fred-debugger/fred/fred"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// Options are fred's own flags that apply to every launch.
+type Options struct {
+	Timeout   time.Duration
+	Snapshots string
+}
+
+// Serve speaks the protocol on in and out until the client disconnects or
+// in ends; the debugger and the program are gone when it returns.
+func Serve(in io.Reader, out io.Writer, opt Options) error {
+	a := &adapter{opt: opt, r: bufio.NewReader(in), w: out, bps: map[string][]placed{},
+		work: make(chan func(), 16)}
+	go a.worker()
+	defer a.close()
+	for {
+		msg, err := godap.ReadProtocolMessage(a.r)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			var fe *godap.DecodeProtocolMessageFieldError
+			if errors.As(err, &fe) {
+				a.fail(fe.Seq, fe.SubType, fmt.Errorf("%s is not supported by fred dap", fe.SubType))
+				continue
+			}
+			return err
+		}
+		if a.handle(msg) {
+			return nil
+		}
+	}
+}
+
+type adapter struct {
+	opt Options
+	r   *bufio.Reader
+	w   io.Writer
+	wmu sync.Mutex
+	seq int
+
+	sess *fred.Session
+	dbg  *debugger
+	args launchArgs
+
+	mu      sync.Mutex
+	busy    bool             // a command that moves the program runs
+	capture *strings.Builder // collects the debugger's output meanwhile
+	quiet   bool             // and shows none of it (the console's commands)
+	ended   bool             // the program is gone: exited and terminated said
+	bps     map[string][]placed
+
+	work      chan func() // commands that move the program, one at a time
+	closeOnce sync.Once
+}
+
+type placed struct{ line, num int }
+
+// launchArgs are the launch request's arguments (the protocol leaves them
+// to each adapter).
+type launchArgs struct {
+	Program     string            `json:"program"`
+	Args        []string          `json:"args"`
+	Cwd         string            `json:"cwd"`
+	Env         map[string]string `json:"env"`
+	Debugger    string            `json:"debugger"`
+	StopOnEntry bool              `json:"stopOnEntry"`
+	Snapshots   string            `json:"snapshots"`
+}
+
+// handle answers one message; true when the session is over.
+func (a *adapter) handle(msg godap.Message) bool {
+	switch r := msg.(type) {
+	case *godap.InitializeRequest:
+		resp := &godap.InitializeResponse{Response: a.response(&r.Request)}
+		resp.Body = godap.Capabilities{
+			SupportsConfigurationDoneRequest:  true,
+			SupportsConditionalBreakpoints:    true,
+			SupportsFunctionBreakpoints:       true,
+			SupportsEvaluateForHovers:         true,
+			SupportsStepBack:                  true,
+			SupportsTerminateRequest:          true,
+			SupportsSteppingGranularity:       true,
+			SupportsHitConditionalBreakpoints: false,
+		}
+		a.send(resp)
+	case *godap.LaunchRequest:
+		if err := a.launch(r.Arguments); err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		a.send(&godap.LaunchResponse{Response: a.response(&r.Request)})
+		a.event(&godap.InitializedEvent{Event: a.newEvent("initialized")})
+	case *godap.SetBreakpointsRequest:
+		bps, err := a.setBreakpoints(r.Arguments)
+		if err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		resp := &godap.SetBreakpointsResponse{Response: a.response(&r.Request)}
+		resp.Body.Breakpoints = bps
+		a.send(resp)
+	case *godap.SetFunctionBreakpointsRequest:
+		resp := &godap.SetFunctionBreakpointsResponse{Response: a.response(&r.Request)}
+		for _, fb := range r.Arguments.Breakpoints {
+			out, err := a.quietExec(breakFunc(a.dbg, fb.Name, fb.Condition))
+			resp.Body.Breakpoints = append(resp.Body.Breakpoints, godap.Breakpoint{Verified: err == nil && !refused(out), Message: firstLine(out)})
+		}
+		a.send(resp)
+	case *godap.SetExceptionBreakpointsRequest:
+		a.send(&godap.SetExceptionBreakpointsResponse{Response: a.response(&r.Request)})
+	case *godap.ConfigurationDoneRequest:
+		a.send(&godap.ConfigurationDoneResponse{Response: a.response(&r.Request)})
+		switch {
+		case a.dbg.start == "" && a.args.StopOnEntry:
+			a.stopped("entry")
+		case a.args.StopOnEntry:
+			a.move(a.dbg.start, "entry")
+		default:
+			a.move(a.dbg.run, "breakpoint")
+		}
+	case *godap.ContinueRequest:
+		resp := &godap.ContinueResponse{Response: a.response(&r.Request)}
+		resp.Body.AllThreadsContinued = true
+		a.moveAfter(resp, a.dbg.cont, "breakpoint")
+	case *godap.NextRequest:
+		a.moveAfter(&godap.NextResponse{Response: a.response(&r.Request)}, a.dbg.next, "step")
+	case *godap.StepInRequest:
+		a.moveAfter(&godap.StepInResponse{Response: a.response(&r.Request)}, a.dbg.step, "step")
+	case *godap.StepOutRequest:
+		a.moveAfter(&godap.StepOutResponse{Response: a.response(&r.Request)}, a.dbg.fini, "step")
+	case *godap.StepBackRequest:
+		cmd := "fred-reverse-next"
+		if r.Arguments.Granularity == "instruction" {
+			cmd = "fred-reverse-stepi"
+		}
+		a.moveAfter(&godap.StepBackResponse{Response: a.response(&r.Request)}, cmd, "step")
+	case *godap.ReverseContinueRequest:
+		a.moveAfter(&godap.ReverseContinueResponse{Response: a.response(&r.Request)}, "fred-reverse-continue", "breakpoint")
+	case *godap.PauseRequest:
+		if a.sess != nil {
+			a.sess.Interrupt()
+		}
+		a.send(&godap.PauseResponse{Response: a.response(&r.Request)})
+	case *godap.ThreadsRequest:
+		resp := &godap.ThreadsResponse{Response: a.response(&r.Request)}
+		resp.Body.Threads = []godap.Thread{{Id: 1, Name: "main"}}
+		a.send(resp)
+	case *godap.StackTraceRequest:
+		frames, err := a.stack()
+		if err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		resp := &godap.StackTraceResponse{Response: a.response(&r.Request)}
+		resp.Body.StackFrames, resp.Body.TotalFrames = frames, len(frames)
+		a.send(resp)
+	case *godap.ScopesRequest:
+		resp := &godap.ScopesResponse{Response: a.response(&r.Request)}
+		resp.Body.Scopes = []godap.Scope{{Name: "Locals", PresentationHint: "locals", VariablesReference: r.Arguments.FrameId + 1}}
+		a.send(resp)
+	case *godap.VariablesRequest:
+		vars, err := a.variables(r.Arguments.VariablesReference - 1)
+		if err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		resp := &godap.VariablesResponse{Response: a.response(&r.Request)}
+		resp.Body.Variables = vars
+		a.send(resp)
+	case *godap.EvaluateRequest:
+		a.evaluate(r)
+	case *godap.DisconnectRequest:
+		a.close()
+		a.send(&godap.DisconnectResponse{Response: a.response(&r.Request)})
+		return true
+	case *godap.TerminateRequest:
+		a.close()
+		a.send(&godap.TerminateResponse{Response: a.response(&r.Request)})
+		a.terminated()
+		return true
+	case godap.RequestMessage:
+		req := r.GetRequest()
+		a.fail(req.Seq, req.Command, fmt.Errorf("%s is not supported by fred dap", req.Command))
+	}
+	return false
+}
+
+// launch starts the debugger on the program, stopped before it runs.
+func (a *adapter) launch(raw json.RawMessage) error {
+	if a.sess != nil {
+		return errors.New("launched already: one program a session")
+	}
+	if err := json.Unmarshal(raw, &a.args); err != nil {
+		return fmt.Errorf("launch arguments: %w", err)
+	}
+	if a.args.Program == "" {
+		return errors.New("launch: no program")
+	}
+	if a.args.Cwd != "" {
+		if err := os.Chdir(a.args.Cwd); err != nil {
+			return fmt.Errorf("launch: cwd: %w", err)
+		}
+	}
+	for k, v := range a.args.Env {
+		os.Setenv(k, v)
+	}
+	name := a.args.Debugger
+	if name == "" {
+		name = debuggerFor(a.args.Program)
+	}
+	d, ok := debuggers[name]
+	if !ok {
+		return fmt.Errorf("launch: debugger %q: fred dap drives gdb, pdb and perl", name)
+	}
+	a.dbg = d
+	argv := d.argv(a.args.Program, a.args.Args)
+	p, err := P.ForArgv(argv)
+	if err != nil {
+		return err
+	}
+	snaps := a.args.Snapshots
+	if snaps == "" {
+		snaps = a.opt.Snapshots
+	}
+	s, err := fred.Start(fred.Options{Personality: p, Argv: argv, Out: outWriter{a}, Timeout: a.opt.Timeout,
+		Batch: true, Snapshots: snaps})
+	if err != nil {
+		return err
+	}
+	a.sess = s
+	return nil
+}
+
+// debuggerFor picks the debugger by the program's name.
+func debuggerFor(program string) string {
+	switch filepath.Ext(program) {
+	case ".py":
+		return "pdb"
+	case ".pl", ".pm":
+		return "perl"
+	}
+	return "gdb"
+}
+
+func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Breakpoint, error) {
+	if a.sess == nil {
+		return nil, errors.New("no program launched")
+	}
+	path := args.Source.Path
+	for _, p := range a.bps[path] {
+		for _, c := range a.dbg.del(path, p.line, p.num) {
+			if _, err := a.quietExec(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	a.bps[path] = nil
+	var out []godap.Breakpoint
+	for _, sb := range args.Breakpoints {
+		text, err := a.quietExec(a.dbg.brk(path, sb.Line, sb.Condition))
+		if err != nil {
+			return nil, err
+		}
+		bp := godap.Breakpoint{Verified: !refused(text), Line: sb.Line, Source: &godap.Source{Path: path, Name: filepath.Base(path)}}
+		if !bp.Verified {
+			bp.Message = firstLine(text)
+		} else {
+			num := 0
+			if a.dbg.brkNum != nil {
+				if m := a.dbg.brkNum.FindStringSubmatch(text); m != nil {
+					num, _ = strconv.Atoi(m[1])
+					bp.Id = num
+				}
+			}
+			a.bps[path] = append(a.bps[path], placed{sb.Line, num})
+		}
+		out = append(out, bp)
+	}
+	return out, nil
+}
+
+func breakFunc(d *debugger, name, cond string) string {
+	b := d.brk("", 0, cond)
+	// "break :0 if c" -> "break NAME if c": the same command, a function
+	// where the file and line were.
+	return strings.Replace(b, ":0", name, 1)
+}
+
+var refusedRE = regexp.MustCompile(`(?i)no (source|symbol|line|such file)|not found|cannot|can't|error|\*\*\* |not defined|is not a|syntax`)
+
+func refused(out string) bool { return refusedRE.MatchString(out) }
+
+func firstLine(s string) string {
+	if l := lines(s); len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
+// stack is the backtrace, newest first.
+func (a *adapter) stack() ([]godap.StackFrame, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	where, err := a.sess.Where()
+	if err != nil {
+		return nil, err
+	}
+	out, err := a.sess.Inspect(a.dbg.frames)
+	if err != nil {
+		return nil, err
+	}
+	fs := a.dbg.parseFrames(out)
+	if len(fs) == 0 || a.dbg == perlDAP {
+		// perl's T lists the callers only; a debugger that printed no
+		// frame still has where it is.
+		fs = append([]frame{{name: where.Function, file: where.File, line: where.Line}}, fs...)
+	}
+	if fs[0].file == "" || filepath.Base(fs[0].file) == filepath.Base(where.File) {
+		fs[0].file, fs[0].line = where.File, where.Line
+	}
+	var sf []godap.StackFrame
+	for i, f := range fs {
+		st := godap.StackFrame{Id: i, Name: f.name, Line: f.line, Column: 1}
+		if f.file != "" {
+			st.Source = &godap.Source{Name: filepath.Base(f.file), Path: f.file}
+		}
+		sf = append(sf, st)
+	}
+	return sf, nil
+}
+
+func (a *adapter) variables(frame int) ([]godap.Variable, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	vs, err := a.dbg.locals(a, frame)
+	if err != nil {
+		return nil, err
+	}
+	out := []godap.Variable{}
+	for _, v := range vs {
+		out = append(out, godap.Variable{Name: v.name, Value: v.value})
+	}
+	return out, nil
+}
+
+// evaluate: an expression, or in the debug console a command: fred's own
+// (fred-reverse-watch EXPR, fred-history...) or the debugger's after
+// "-exec ".
+func (a *adapter) evaluate(r *godap.EvaluateRequest) {
+	text := strings.TrimSpace(r.Arguments.Expression)
+	resp := &godap.EvaluateResponse{Response: a.response(&r.Request)}
+	cmd, isCmd := "", false
+	if r.Arguments.Context == "repl" {
+		switch {
+		case strings.HasPrefix(text, "fred-"):
+			cmd, isCmd = text, true
+		case strings.HasPrefix(text, "-exec "):
+			cmd, isCmd = strings.TrimSpace(strings.TrimPrefix(text, "-exec ")), true
+		}
+	}
+	if isCmd {
+		if a.sess != nil && a.sess.Personality().Classify(cmd).Kind == P.Inspect && !strings.HasPrefix(cmd, "fred-") {
+			if err := a.ready(); err != nil {
+				a.fail(r.Seq, r.Command, err)
+				return
+			}
+			out, err := a.sess.Inspect(cmd)
+			if err != nil {
+				a.fail(r.Seq, r.Command, err)
+				return
+			}
+			resp.Body.Result = strings.TrimRight(out, "\r\n")
+			a.send(resp)
+			return
+		}
+		// It may move the program: the console shows what it printed,
+		// and the editor where the program stands after.
+		a.do(cmd, true, func(out string, err error) {
+			if err != nil {
+				out += "fred: " + err.Error() + "\n"
+			}
+			resp.Body.Result = strings.TrimRight(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
+			a.send(resp)
+			a.after(out, "step")
+		})
+		return
+	}
+	if err := a.ready(); err != nil {
+		a.fail(r.Seq, r.Command, err)
+		return
+	}
+	out, err := a.sess.Inspect(a.dbg.print(text))
+	if err == nil {
+		var v string
+		if v, err = a.dbg.value(out); err == nil {
+			resp.Body.Result = v
+			a.send(resp)
+			return
+		}
+	}
+	a.fail(r.Seq, r.Command, err)
+}
+
+// ready says whether the debugger can answer now.
+func (a *adapter) ready() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.sess == nil:
+		return errors.New("no program launched")
+	case a.busy:
+		return errors.New("the program is running")
+	case a.ended:
+		return errors.New("the program has ended")
+	}
+	return nil
+}
+
+// moveAfter answers a request, then runs cmd, a command that moves the
+// program.
+func (a *adapter) moveAfter(resp godap.ResponseMessage, cmd, reason string) {
+	if err := a.ready(); err != nil {
+		r := resp.GetResponse()
+		a.fail(r.RequestSeq, r.Command, err)
+		return
+	}
+	a.send(resp)
+	a.move(cmd, reason)
+}
+
+func (a *adapter) move(cmd, reason string) {
+	a.do(cmd, false, func(out string, err error) {
+		if err != nil {
+			a.output("fred: " + err.Error() + "\n")
+		}
+		a.after(out, reason)
+	})
+}
+
+// do runs cmd in the worker, with the debugger's output collected (and,
+// unless quiet, shown in the console), then done.
+func (a *adapter) do(cmd string, quiet bool, done func(out string, err error)) {
+	a.mu.Lock()
+	a.busy = true
+	a.mu.Unlock()
+	a.work <- func() {
+		var b strings.Builder
+		a.mu.Lock()
+		a.capture, a.quiet = &b, quiet
+		a.mu.Unlock()
+		err := a.sess.Exec(cmd)
+		a.mu.Lock()
+		a.capture, a.quiet, a.busy = nil, false, false
+		a.mu.Unlock()
+		done(b.String(), err)
+	}
+}
+
+// quietExec runs a command that sets something (a breakpoint) and
+// returns its output, shown nowhere.
+func (a *adapter) quietExec(cmd string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	ch := make(chan string, 1)
+	var e error
+	a.do(cmd, true, func(out string, err error) { e = err; ch <- out })
+	return <-ch, e
+}
+
+var exitCode = regexp.MustCompile(`exited with code (\d+)`)
+
+// after tells the editor where a command left the program.
+func (a *adapter) after(out, reason string) {
+	if a.sess == nil {
+		return
+	}
+	if !a.sess.Running() || a.dbg.ended.MatchString(out) {
+		code := 0
+		if m := exitCode.FindStringSubmatch(out); m != nil {
+			code, _ = strconv.Atoi(m[1])
+		}
+		a.mu.Lock()
+		gone := a.ended
+		a.ended = true
+		a.mu.Unlock()
+		if !gone {
+			ev := &godap.ExitedEvent{Event: a.newEvent("exited")}
+			ev.Body.ExitCode = code
+			a.event(ev)
+			a.terminated()
+		}
+		return
+	}
+	if reason == "breakpoint" && a.dbg.hit != nil && !a.dbg.hit.MatchString(out) {
+		reason = "pause"
+	}
+	a.stopped(reason)
+}
+
+func (a *adapter) stopped(reason string) {
+	ev := &godap.StoppedEvent{Event: a.newEvent("stopped")}
+	ev.Body.Reason, ev.Body.ThreadId, ev.Body.AllThreadsStopped = reason, 1, true
+	a.event(ev)
+}
+
+func (a *adapter) terminated() {
+	a.event(&godap.TerminatedEvent{Event: a.newEvent("terminated")})
+}
+
+func (a *adapter) worker() {
+	for f := range a.work {
+		f()
+	}
+}
+
+// close ends the debugger and the program; nothing is left running.
+func (a *adapter) close() {
+	a.closeOnce.Do(func() {
+		if a.sess != nil {
+			a.sess.Interrupt()
+			_ = a.sess.Close()
+		}
+	})
+}
+
+// outWriter shows what the debugger and the program print as output
+// events, and collects it for the command that runs.
+type outWriter struct{ a *adapter }
+
+func (w outWriter) Write(b []byte) (int, error) {
+	w.a.mu.Lock()
+	c, quiet := w.a.capture, w.a.quiet
+	if c != nil {
+		c.Write(b)
+	}
+	w.a.mu.Unlock()
+	if !quiet {
+		w.a.output(strings.ReplaceAll(string(b), "\r\n", "\n"))
+	}
+	return len(b), nil
+}
+
+func (a *adapter) output(text string) {
+	ev := &godap.OutputEvent{Event: a.newEvent("output")}
+	ev.Body.Category, ev.Body.Output = "console", text
+	a.event(ev)
+}
+
+func (a *adapter) newEvent(name string) godap.Event {
+	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
+}
+
+func (a *adapter) response(r *godap.Request) godap.Response {
+	return godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"}, RequestSeq: r.Seq, Success: true, Command: r.Command}
+}
+
+func (a *adapter) fail(seq int, command string, err error) {
+	resp := &godap.ErrorResponse{Response: godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+		RequestSeq: seq, Command: command, Message: err.Error()}}
+	resp.Body.Error = &godap.ErrorMessage{Format: err.Error()}
+	a.send(resp)
+}
+
+func (a *adapter) event(m godap.Message) { a.send(m) }
+
+// send writes one message; seq numbers are the adapter's own.
+func (a *adapter) send(m godap.Message) {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	a.seq++
+	switch v := m.(type) {
+	case godap.ResponseMessage:
+		v.GetResponse().Seq = a.seq
+	case godap.EventMessage:
+		v.GetEvent().Seq = a.seq
+	}
+	_ = godap.WriteProtocolMessage(a.w, m)
+}

@@ -1,0 +1,227 @@
+package dap
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// debugger is what the adapter types to one debugger, and how it reads the
+// answers: the protocol's requests as that debugger's own commands.
+type debugger struct {
+	argv func(program string, args []string) []string
+	// run starts the program after the breakpoints are set; start does it
+	// stopping at the program's first line; "" when the debugger has the
+	// program stopped there already (pdb, perl).
+	run, start             string
+	cont, next, step, fini string
+	brk                    func(file string, line int, cond string) string
+	brkNum                 *regexp.Regexp // the breakpoint's number in brk's answer; nil: none
+	del                    func(file string, line, num int) []string
+	print                  func(expr string) string
+	value                  func(out string) (string, error)
+	frames                 string
+	parseFrames            func(out string) []frame
+	locals                 func(a *adapter, frame int) ([]variable, error)
+	// ended matches the answer of a command after which the program is
+	// gone (and, under pdb, starts again).
+	ended *regexp.Regexp
+	// hit matches an answer that stopped at a breakpoint.
+	hit *regexp.Regexp
+}
+
+type frame struct {
+	name string
+	file string
+	line int
+}
+
+type variable struct{ name, value string }
+
+var debuggers = map[string]*debugger{"gdb": gdbDAP, "pdb": pdbDAP, "perl": perlDAP}
+
+var gdbDAP = &debugger{
+	argv: func(program string, args []string) []string {
+		return append([]string{"gdb", "-q", "--args", program}, args...)
+	},
+	run: "run", start: "start",
+	cont: "continue", next: "next", step: "step", fini: "finish",
+	brk: func(file string, line int, cond string) string {
+		b := fmt.Sprintf("break %s:%d", file, line)
+		if cond != "" {
+			b += " if " + cond
+		}
+		return b
+	},
+	brkNum: regexp.MustCompile(`Breakpoint (\d+) at`),
+	del:    func(_ string, _, num int) []string { return []string{fmt.Sprintf("delete %d", num)} },
+	print:  func(expr string) string { return "print " + expr },
+	value: func(out string) (string, error) {
+		out = strings.TrimSpace(out)
+		if m := regexp.MustCompile(`(?s)^\$\d+ = (.*)$`).FindStringSubmatch(out); m != nil {
+			return m[1], nil
+		}
+		return "", fmt.Errorf("%s", out)
+	},
+	frames: "bt",
+	parseFrames: func(out string) []frame {
+		re := regexp.MustCompile(`^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*?\)(?: at (.+):(\d+))?`)
+		var fs []frame
+		for _, l := range lines(out) {
+			if m := re.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[3])
+				fs = append(fs, frame{name: m[1], file: m[2], line: n})
+			}
+		}
+		return fs
+	},
+	locals: func(a *adapter, fr int) ([]variable, error) {
+		if fr > 0 {
+			if _, err := a.sess.Inspect(fmt.Sprintf("frame %d", fr)); err != nil {
+				return nil, err
+			}
+			defer a.sess.Inspect("frame 0")
+		}
+		var vs []variable
+		for _, c := range []string{"info args", "info locals"} {
+			out, err := a.sess.Inspect(c)
+			if err != nil {
+				return nil, err
+			}
+			vs = append(vs, nameValues(out)...)
+		}
+		return vs, nil
+	},
+	ended: regexp.MustCompile(`\[Inferior \d+ \(process \d+\) exited|The program is not being run`),
+	hit:   regexp.MustCompile(`(?m)^(Thread \d+ .* hit )?Breakpoint \d+, `),
+}
+
+var pdbDAP = &debugger{
+	argv: func(program string, args []string) []string {
+		return append([]string{"python3", "-m", "pdb", program}, args...)
+	},
+	run:  "continue",
+	cont: "continue", next: "next", step: "step", fini: "return",
+	brk: func(file string, line int, cond string) string {
+		b := fmt.Sprintf("break %s:%d", file, line)
+		if cond != "" {
+			b += ", " + cond
+		}
+		return b
+	},
+	brkNum: regexp.MustCompile(`Breakpoint (\d+) at`),
+	del:    func(_ string, _, num int) []string { return []string{fmt.Sprintf("clear %d", num)} },
+	print:  func(expr string) string { return "p " + expr },
+	value: func(out string) (string, error) {
+		out = strings.TrimSpace(out)
+		if strings.HasPrefix(out, "*** ") {
+			return "", fmt.Errorf("%s", strings.TrimPrefix(out, "*** "))
+		}
+		return out, nil
+	},
+	frames: "where",
+	parseFrames: func(out string) []frame {
+		// Oldest first, "> " on the current one; pdb's and bdb's own
+		// frames and the module runner's are not the person's.
+		re := regexp.MustCompile(`^[> ] (.+)\((\d+)\)(\S+)\(\)$`)
+		var fs []frame
+		for _, l := range lines(out) {
+			m := re.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			base := filepath.Base(m[1])
+			if base == "bdb.py" || base == "pdb.py" || base == "runpy.py" || m[1] == "<string>" {
+				continue
+			}
+			n, _ := strconv.Atoi(m[2])
+			fs = append([]frame{{name: m[3], file: m[1], line: n}}, fs...)
+		}
+		return fs
+	},
+	locals: func(a *adapter, fr int) ([]variable, error) {
+		if fr > 0 {
+			return nil, nil // pdb selects frames relative to the current one only
+		}
+		out, err := a.sess.Inspect(`p sorted(k for k in locals() if not k.startswith("__"))`)
+		if err != nil {
+			return nil, err
+		}
+		var vs []variable
+		for _, m := range regexp.MustCompile(`'([A-Za-z_][A-Za-z0-9_]*)'`).FindAllStringSubmatch(out, -1) {
+			v, err := a.sess.Inspect("p " + m[1])
+			if err != nil {
+				return nil, err
+			}
+			vs = append(vs, variable{m[1], strings.TrimSpace(v)})
+		}
+		return vs, nil
+	},
+	ended: regexp.MustCompile(`The program finished and will be restarted|The program exited via sys.exit`),
+}
+
+var perlDAP = &debugger{
+	argv: func(program string, args []string) []string {
+		return append([]string{"perl", "-d", program}, args...)
+	},
+	run:  "c",
+	cont: "c", next: "n", step: "s", fini: "r",
+	brk: func(file string, line int, cond string) string {
+		b := fmt.Sprintf("b %s:%d", file, line)
+		if cond != "" {
+			b += " " + cond
+		}
+		return b
+	},
+	// B takes a line of the file in view only.
+	del: func(file string, line, _ int) []string {
+		return []string{"f " + file, fmt.Sprintf("B %d", line)}
+	},
+	print: func(expr string) string { return "p " + expr },
+	value: func(out string) (string, error) { return strings.TrimSpace(out), nil },
+	// T lists the callers: the current frame is Where's.
+	frames: "T",
+	parseFrames: func(out string) []frame {
+		re := regexp.MustCompile(`^[$@.] = (\S+?)(?:\(.*\))? called from file '(.+)' line (\d+)`)
+		var fs []frame
+		for _, l := range lines(out) {
+			if m := re.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[3])
+				fs = append(fs, frame{name: m[1], file: m[2], line: n})
+			}
+		}
+		// Line k names the function of frame k and where frame k+1
+		// stands: shift the names by one.
+		out2 := make([]frame, len(fs))
+		for i := range fs {
+			out2[i] = frame{file: fs[i].file, line: fs[i].line, name: "main"}
+			if i+1 < len(fs) {
+				out2[i].name = fs[i+1].name
+			}
+		}
+		return out2
+	},
+	locals: func(*adapter, int) ([]variable, error) { return nil, nil },
+	ended:  regexp.MustCompile(`Debugged program terminated`),
+}
+
+func lines(out string) []string {
+	return strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' })
+}
+
+// nameValues reads gdb's "name = value" lines; a value on several lines
+// (a struct) is joined.
+func nameValues(out string) []variable {
+	var vs []variable
+	re := regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*) = (.*)$`)
+	for _, l := range lines(out) {
+		if m := re.FindStringSubmatch(l); m != nil {
+			vs = append(vs, variable{m[1], m[2]})
+		} else if len(vs) > 0 && !strings.HasPrefix(l, "No ") {
+			vs[len(vs)-1].value += " " + strings.TrimSpace(l)
+		}
+	}
+	return vs
+}
