@@ -41,17 +41,25 @@ func Serve(in io.Reader, out io.Writer, opt Options) error {
 	go a.worker()
 	defer a.close()
 	for {
-		msg, err := godap.ReadProtocolMessage(a.r)
+		content, err := godap.ReadBaseMessage(a.r)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			// The client is gone, or its framing is: nothing more can be
+			// read. The deferred close ends the debugger and the program.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil
 			}
+			return err
+		}
+		msg, err := godap.DecodeProtocolMessage(content)
+		if err != nil {
+			// A message fred cannot read: say so and go on serving.
 			var fe *godap.DecodeProtocolMessageFieldError
 			if errors.As(err, &fe) {
-				a.fail(fe.Seq, fe.SubType, fmt.Errorf("%s is not supported by fred dap", fe.SubType))
-				continue
+				a.fail(fe.Seq, fe.SubType, fmt.Errorf("%s: not a request fred dap knows (%v)", fe.SubType, err))
+			} else {
+				a.fail(0, "", fmt.Errorf("a message fred dap cannot read: %v", err))
 			}
-			return err
+			continue
 		}
 		if a.handle(msg) {
 			return nil
@@ -161,9 +169,9 @@ func (a *adapter) handle(msg godap.Message) bool {
 		if r.Arguments.Granularity == "instruction" {
 			cmd = "fred-reverse-stepi"
 		}
-		a.moveAfter(&godap.StepBackResponse{Response: a.response(&r.Request)}, cmd, "step")
+		a.reverse(&godap.StepBackResponse{Response: a.response(&r.Request)}, cmd, "step")
 	case *godap.ReverseContinueRequest:
-		a.moveAfter(&godap.ReverseContinueResponse{Response: a.response(&r.Request)}, "fred-reverse-continue", "breakpoint")
+		a.reverse(&godap.ReverseContinueResponse{Response: a.response(&r.Request)}, "fred-reverse-continue", "breakpoint")
 	case *godap.PauseRequest:
 		if a.sess != nil {
 			a.sess.Interrupt()
@@ -318,6 +326,13 @@ var refusedRE = regexp.MustCompile(`(?i)no (source|symbol|line|such file)|not fo
 
 func refused(out string) bool { return refusedRE.MatchString(out) }
 
+func lastLine(s string) string {
+	if l := lines(s); len(l) > 0 {
+		return l[len(l)-1]
+	}
+	return ""
+}
+
 func firstLine(s string) string {
 	if l := lines(s); len(l) > 0 {
 		return l[0]
@@ -458,6 +473,29 @@ func (a *adapter) moveAfter(resp godap.ResponseMessage, cmd, reason string) {
 	a.move(cmd, reason)
 }
 
+// reverse runs a reverse command and answers after it: with its error
+// when fred could not go back (no snapshot yet, the first moment), the
+// program then where it was; else the stopped event follows.
+func (a *adapter) reverse(resp godap.ResponseMessage, cmd, reason string) {
+	r := resp.GetResponse()
+	if err := a.ready(); err != nil {
+		a.fail(r.RequestSeq, r.Command, err)
+		return
+	}
+	before := len(a.sess.Timeline.Steps)
+	a.do(cmd, false, func(out string, err error) {
+		if err == nil && len(a.sess.Timeline.Steps) == before && strings.Contains(out, fred.ErrAtStart.Error()) {
+			err = fred.ErrAtStart // nothing behind: the program did not move
+		}
+		if err != nil {
+			a.fail(r.RequestSeq, r.Command, err)
+			return
+		}
+		a.send(resp)
+		a.after(out, reason)
+	})
+}
+
 func (a *adapter) move(cmd, reason string) {
 	a.do(cmd, false, func(out string, err error) {
 		if err != nil {
@@ -478,7 +516,12 @@ func (a *adapter) do(cmd string, quiet bool, done func(out string, err error)) {
 		a.mu.Lock()
 		a.capture, a.quiet = &b, quiet
 		a.mu.Unlock()
+		failed := a.sess.Failed()
 		err := a.sess.Exec(cmd)
+		if err == nil && a.sess.Failed() > failed {
+			// fred said why in the output: the command's error is that.
+			err = errors.New(strings.TrimPrefix(lastLine(b.String()), "fred: "))
+		}
 		a.mu.Lock()
 		a.capture, a.quiet, a.busy = nil, false, false
 		a.mu.Unlock()

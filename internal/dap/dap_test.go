@@ -147,6 +147,32 @@ func (c *client) request(command string, args any) godap.ResponseMessage {
 	}).(godap.ResponseMessage)
 }
 
+// fails sends a request that must get an error response.
+func (c *client) fails(command string, args any) {
+	c.t.Helper()
+	if r := c.request(command, args); r.GetResponse().Success {
+		c.t.Errorf("%s %v succeeded: %+v\nread meanwhile: %s", command, args, r, c.describe())
+	}
+}
+
+// raw sends bytes as one message's content.
+func (c *client) raw(content []byte) {
+	c.t.Helper()
+	if err := godap.WriteBaseMessage(c.in, content); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// top is the top frame.
+func (c *client) top() godap.StackFrame {
+	c.t.Helper()
+	st := c.do("stackTrace", map[string]any{"threadId": 1}).(*godap.StackTraceResponse)
+	if len(st.Body.StackFrames) == 0 {
+		c.t.Fatal("no stack frames")
+	}
+	return st.Body.StackFrames[0]
+}
+
 func (c *client) event(name string) godap.EventMessage {
 	c.t.Helper()
 	return c.next(name+" event", func(m godap.Message) bool {
@@ -162,11 +188,7 @@ func (c *client) stoppedAt(reason string) godap.StackFrame {
 	if reason != "" && ev.Body.Reason != reason {
 		c.t.Errorf("stopped for %q, want %q", ev.Body.Reason, reason)
 	}
-	st := c.do("stackTrace", map[string]any{"threadId": 1}).(*godap.StackTraceResponse)
-	if len(st.Body.StackFrames) == 0 {
-		c.t.Fatal("no stack frames at a stop")
-	}
-	return st.Body.StackFrames[0]
+	return c.top()
 }
 
 func (c *client) eval(expr, context string) string {
@@ -187,33 +209,42 @@ func (c *client) local(name string) string {
 	return ""
 }
 
+// dapCase is one debugger on its watch fixture: update(i) is called for i
+// = 0, 1, 2...; at its first line v is computed, two lines further (the
+// bug's line skipped) data[i] is set, then the global sum (total) grows
+// by v: 8 before update(3), 16 after.
 type dapCase struct {
-	name      string
-	tools     []string
-	program   func(t *testing.T) string
-	source    string // under testdata
-	line      int    // the breakpoint's, in a function called in a loop
-	next      int    // the line after it
-	function  string // the breakpoint's function, as the stack names it
-	variable  string // a local that is 0 at the first hit, 1 at the second
-	evaluated string // the same, as an expression
-	console   string // a debugger command for the console, and what it shows
-	shows     string
+	name     string
+	tools    []string
+	program  func(t *testing.T) string
+	source   string // under testdata
+	line     int    // update's first line
+	twoNexts int    // where two nexts from there go
+	sumLine  int    // the line that adds v to the sum
+	function string // update, as the stack names it
+	local    string // i, as variables names it ("": no variables)
+	i, sum   string // i and the sum as expressions
+	cond     string // i >= 3
+	console  string // a debugger command for the console, and what it shows
+	shows    string
 }
 
 var dapCases = []dapCase{
-	{"gdb", []string{"gdb", "gcc"}, func(t *testing.T) string { return testutil.Fixture(t, "steps") },
-		"steps.c", 8, 9, "square", "x", "x", "-exec info breakpoints", "steps.c:8"},
+	{"gdb", []string{"gdb", "gcc"}, func(t *testing.T) string { return testutil.Fixture(t, "watch") },
+		"watch.c", 9, 12, 13, "update", "i", "i", "sum", "i >= 3", "-exec info breakpoints", "watch.c:9"},
 	{"pdb", []string{"python3"}, func(*testing.T) string { return filepath.Join(testutil.Root(), "testdata", "watch.py") },
-		"watch.py", 8, 9, "update", "i", "i", "-exec where", "update()"},
+		"watch.py", 8, 11, 12, "update", "i", "i", "total", "i >= 3", "-exec where", "update()"},
 	{"perl", []string{"perl"}, func(*testing.T) string { return filepath.Join(testutil.Root(), "testdata", "watch.pl") },
-		"watch.pl", 10, 11, "main::update", "", "$i", "-exec T", "called from file"},
+		"watch.pl", 10, 12, 13, "main::update", "", "$i", "$total", "$i >= 3", "-exec T", "called from file"},
 }
 
-// The editor's session in each debugger: a breakpoint, steps forward, a
-// step back and a reverse continue land where fred's reverse commands
-// would, with the values of then; fred's commands and the debugger's run
-// in the console; nothing is left running after disconnect.
+// The editor's session in each debugger: a conditional breakpoint, steps
+// forward, steps back and a reverse continue land where fred's reverse
+// commands would, with the values of then; fred-reverse-watch runs in the
+// console and lands on the last change; the debugger's own commands run
+// there after -exec; bad requests get error responses and the adapter
+// serves on; the program's end is told; nothing is left running after
+// disconnect.
 func TestDAP(t *testing.T) {
 	for _, tc := range dapCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,39 +259,51 @@ func TestDAP(t *testing.T) {
 			c.do("launch", map[string]any{"program": prog})
 			c.event("initialized")
 			bp := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src},
-				"breakpoints": []map[string]any{{"line": tc.line}}}).(*godap.SetBreakpointsResponse)
+				"breakpoints": []map[string]any{{"line": tc.line, "condition": tc.cond}}}).(*godap.SetBreakpointsResponse)
 			if len(bp.Body.Breakpoints) != 1 || !bp.Body.Breakpoints[0].Verified {
 				t.Fatalf("breakpoint: %+v", bp.Body.Breakpoints)
 			}
 			c.do("configurationDone", nil)
-			if f := c.stoppedAt(""); f.Name != tc.function || f.Line != tc.line || f.Source == nil || f.Source.Path != src {
-				t.Fatalf("first stop: %+v (source %+v)", f, f.Source)
-			}
-			if tc.variable != "" {
-				if v := c.local(tc.variable); v != "0" {
-					t.Errorf("%s = %s at the first hit, want 0", tc.variable, v)
+			at := func(what string, line int, i string) {
+				t.Helper()
+				f := c.stoppedAt("")
+				if f.Line != line || f.Source == nil || f.Source.Path != src {
+					t.Fatalf("%s: at %+v (source %+v), want line %d", what, f, f.Source, line)
+				}
+				if v := c.eval(tc.i, "watch"); v != i {
+					t.Fatalf("%s: %s = %s, want %s", what, tc.i, v, i)
 				}
 			}
-			c.do("continue", map[string]any{"threadId": 1})
-			if f := c.stoppedAt(""); f.Line != tc.line {
-				t.Fatalf("second stop: %+v", f)
+			at("first stop", tc.line, "3")
+			if f := c.top(); f.Name != tc.function {
+				t.Errorf("first stop in %q, want %q", f.Name, tc.function)
 			}
-			if v := c.eval(tc.evaluated, "hover"); v != "1" {
-				t.Errorf("%s = %s at the second hit, want 1", tc.evaluated, v)
+			c.do("continue", map[string]any{"threadId": 1})
+			at("second stop", tc.line, "4")
+			if tc.local != "" {
+				if v := c.local(tc.local); v != "4" {
+					t.Errorf("variables: %s = %s, want 4", tc.local, v)
+				}
 			}
 			c.do("next", map[string]any{"threadId": 1})
-			if f := c.stoppedAt("step"); f.Line != tc.next {
-				t.Fatalf("after next: %+v", f)
-			}
+			c.stoppedAt("step")
+			c.do("next", map[string]any{"threadId": 1})
+			at("two nexts", tc.twoNexts, "4")
 			c.do("stepBack", map[string]any{"threadId": 1})
-			if f := c.stoppedAt("step"); f.Line != tc.line || c.eval(tc.evaluated, "watch") != "1" {
-				t.Fatalf("after stepBack: %+v, %s = %s", f, tc.evaluated, c.eval(tc.evaluated, "watch"))
+			c.stoppedAt("step")
+			c.do("stepBack", map[string]any{"threadId": 1})
+			at("two steps back", tc.line, "4")
+			// fred-reverse-watch in the console: the sum last changed in
+			// update(3), from 8 to 16.
+			if out := c.eval("fred-reverse-watch "+tc.sum, "repl"); !strings.Contains(out, "the next step makes it 16") {
+				t.Errorf("fred-reverse-watch in the console:\n%s", out)
+			}
+			at("after fred-reverse-watch", tc.sumLine, "3")
+			if v := c.eval(tc.sum, "watch"); v != "8" {
+				t.Errorf("after fred-reverse-watch %s = %s, want 8", tc.sum, v)
 			}
 			c.do("reverseContinue", map[string]any{"threadId": 1})
-			if f := c.stoppedAt(""); f.Line != tc.line || c.eval(tc.evaluated, "watch") != "0" {
-				t.Fatalf("after reverseContinue: %+v, %s = %s", f, tc.evaluated, c.eval(tc.evaluated, "watch"))
-			}
-			// The console: fred's own commands, and the debugger's after -exec.
+			at("reverseContinue", tc.line, "3")
 			if out := c.eval("fred-history", "repl"); !strings.Contains(out, "you are here") {
 				t.Errorf("fred-history in the console:\n%s", out)
 			}
@@ -268,10 +311,19 @@ func TestDAP(t *testing.T) {
 			if out := c.eval(tc.console, "repl"); !strings.Contains(out, tc.shows) {
 				t.Errorf("%s:\n%s", tc.console, out)
 			}
+			// Bad requests: an error response each, and the adapter serves on.
 			if tc.name != "perl" { // perl -d prints nothing for an unknown name
-				if r := c.request("evaluate", map[string]any{"expression": "no_such_name", "context": "watch"}); r.GetResponse().Success {
-					t.Errorf("an unknown name evaluated: %+v", r)
-				}
+				c.fails("evaluate", map[string]any{"expression": "no_such_name", "context": "watch"})
+				c.fails("evaluate", map[string]any{"expression": "1 +* (", "context": "watch"})
+			}
+			c.fails("noSuchRequest", nil)
+			c.raw([]byte(`{"seq": 99, "type": "request", "command": `))
+			c.next("an error response to a malformed message", func(m godap.Message) bool {
+				r, ok := m.(*godap.ErrorResponse)
+				return ok && !r.Success
+			})
+			if v := c.eval(tc.i, "watch"); v != "3" {
+				t.Fatalf("after the bad requests: %s = %s, want 3", tc.i, v)
 			}
 			// To the end: the editor hears that the program exited.
 			pids := sessionPids(t, c.cmd.Process.Pid)
@@ -280,20 +332,57 @@ func TestDAP(t *testing.T) {
 			c.event("exited")
 			c.event("terminated")
 			c.do("disconnect", map[string]any{"terminateDebuggee": true})
-			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-				left := 0
-				for _, p := range pids {
-					if proc.Alive(p) && syscall.Kill(p, 0) == nil {
-						left++
-					}
-				}
-				if left == 0 {
-					return
-				}
-			}
-			t.Errorf("processes left after disconnect: %v", pids)
+			gone(t, pids)
 		})
 	}
+}
+
+// stepBack where there is nothing behind: an error response, and the
+// program stays where it is. A client that goes away mid-session: the
+// adapter ends the debugger and the program, and exits.
+func TestDAPNothingBehindAndClientGone(t *testing.T) {
+	for _, tc := range dapCases {
+		t.Run(tc.name, func(t *testing.T) {
+			testutil.Require(t, tc.tools...)
+			c := startDAP(t)
+			c.do("initialize", map[string]any{"adapterID": "fred"})
+			c.do("launch", map[string]any{"program": tc.program(t), "stopOnEntry": true})
+			c.event("initialized")
+			c.do("configurationDone", nil)
+			before := c.stoppedAt("entry")
+			c.fails("stepBack", map[string]any{"threadId": 1})
+			if f := c.top(); f.Line != before.Line {
+				t.Errorf("after a refused stepBack at line %d, not %d", f.Line, before.Line)
+			}
+			pids := sessionPids(t, c.cmd.Process.Pid)
+			c.in.Close() // the editor is gone
+			done := make(chan struct{})
+			go func() { _ = c.cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(wait):
+				t.Fatal("fred dap did not exit when its client went away")
+			}
+			gone(t, pids)
+		})
+	}
+}
+
+// gone waits for the session's processes to go.
+func gone(t *testing.T, pids []int) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		left := 0
+		for _, p := range pids {
+			if proc.Alive(p) && syscall.Kill(p, 0) == nil {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+	}
+	t.Errorf("processes left: %v", pids)
 }
 
 // sessionPids are fred dap's descendants (the debugger, the program).
