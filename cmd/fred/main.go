@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -180,9 +181,13 @@ func dapCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "fred: cannot become a subreaper: %v\n", err)
 	}
 	opt := dap.Options{Timeout: *timeout, Snapshots: *snapshots}
+	// An editor ends its adapter with SIGTERM: the debugger and the
+	// program go with it.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
 	var err error
 	if *listen == "" {
-		err = dap.Serve(os.Stdin, os.Stdout, opt)
+		err = dap.Serve(ctx, os.Stdin, os.Stdout, opt)
 	} else {
 		var l net.Listener
 		if l, err = net.Listen("tcp", *listen); err == nil {
@@ -191,7 +196,7 @@ func dapCmd(args []string) int {
 			c, err = l.Accept()
 			l.Close()
 			if err == nil {
-				err = dap.Serve(c, c, opt)
+				err = dap.Serve(ctx, c, c, opt)
 				c.Close()
 			}
 		}

@@ -9,6 +9,7 @@ package dap
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,15 +34,40 @@ type Options struct {
 	Snapshots string
 }
 
-// Serve speaks the protocol on in and out until the client disconnects or
-// in ends; the debugger and the program are gone when it returns.
-func Serve(in io.Reader, out io.Writer, opt Options) error {
+// Serve speaks the protocol on in and out until the client disconnects,
+// in ends or ctx is done (fred got a SIGTERM); the debugger and the
+// program are gone when it returns.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opt Options) error {
 	a := &adapter{opt: opt, r: bufio.NewReader(in), w: out, bps: map[string][]placed{},
 		work: make(chan func(), 16)}
 	go a.worker()
 	defer a.close()
+	type read struct {
+		content []byte
+		err     error
+	}
+	reads := make(chan read)
+	go func() {
+		for {
+			c, err := godap.ReadBaseMessage(a.r)
+			select {
+			case reads <- read{c, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for {
-		content, err := godap.ReadBaseMessage(a.r)
+		var r read
+		select {
+		case r = <-reads:
+		case <-ctx.Done():
+			return nil
+		}
+		content, err := r.content, r.err
 		if err != nil {
 			// The client is gone, or its framing is: nothing more can be
 			// read. The deferred close ends the debugger and the program.

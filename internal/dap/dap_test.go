@@ -338,33 +338,40 @@ func TestDAP(t *testing.T) {
 }
 
 // stepBack where there is nothing behind: an error response, and the
-// program stays where it is. A client that goes away mid-session: the
-// adapter ends the debugger and the program, and exits.
+// program stays where it is. A client that goes away mid-session, or an
+// editor that ends the adapter with SIGTERM: the adapter ends the
+// debugger and the program, and exits.
 func TestDAPNothingBehindAndClientGone(t *testing.T) {
 	for _, tc := range dapCases {
-		t.Run(tc.name, func(t *testing.T) {
-			testutil.Require(t, tc.tools...)
-			c := startDAP(t)
-			c.do("initialize", map[string]any{"adapterID": "fred"})
-			c.do("launch", map[string]any{"program": tc.program(t), "stopOnEntry": true})
-			c.event("initialized")
-			c.do("configurationDone", nil)
-			before := c.stoppedAt("entry")
-			c.fails("stepBack", map[string]any{"threadId": 1})
-			if f := c.top(); f.Line != before.Line {
-				t.Errorf("after a refused stepBack at line %d, not %d", f.Line, before.Line)
-			}
-			pids := sessionPids(t, c.cmd.Process.Pid)
-			c.in.Close() // the editor is gone
-			done := make(chan struct{})
-			go func() { _ = c.cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(wait):
-				t.Fatal("fred dap did not exit when its client went away")
-			}
-			gone(t, pids)
-		})
+		for _, ending := range []string{"client gone", "SIGTERM"} {
+			t.Run(tc.name+"/"+ending, func(t *testing.T) {
+				testutil.Require(t, tc.tools...)
+				c := startDAP(t)
+				c.do("initialize", map[string]any{"adapterID": "fred"})
+				c.do("launch", map[string]any{"program": tc.program(t), "stopOnEntry": true})
+				c.event("initialized")
+				c.do("configurationDone", nil)
+				before := c.stoppedAt("entry")
+				c.fails("stepBack", map[string]any{"threadId": 1})
+				if f := c.top(); f.Line != before.Line {
+					t.Errorf("after a refused stepBack at line %d, not %d", f.Line, before.Line)
+				}
+				pids := sessionPids(t, c.cmd.Process.Pid)
+				if ending == "SIGTERM" {
+					_ = c.cmd.Process.Signal(syscall.SIGTERM)
+				} else {
+					c.in.Close() // the editor is gone
+				}
+				done := make(chan struct{})
+				go func() { _ = c.cmd.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(wait):
+					t.Fatalf("fred dap did not exit (%s)", ending)
+				}
+				gone(t, pids)
+			})
+		}
 	}
 }
 
@@ -415,4 +422,27 @@ func sessionPids(t *testing.T, root int) []int {
 		t.Fatalf("fred dap %d has no processes of its own", root)
 	}
 	return out
+}
+
+// VS Code's own test client (npm's @vscode/debugadapter-testsupport,
+// installed by make deps in internal/dap/js) drives fred dap through the
+// same session in each debugger: editor_test.js.
+func TestDAPWithVSCodeClient(t *testing.T) {
+	testutil.Require(t, "node")
+	js := filepath.Join(testutil.Root(), "internal", "dap", "js")
+	if _, err := os.Stat(filepath.Join(js, "node_modules", "@vscode", "debugadapter-testsupport")); err != nil {
+		t.Fatalf("VS Code's DebugClient is not installed in %s: run make deps", js)
+	}
+	for _, tc := range dapCases {
+		t.Run(tc.name, func(t *testing.T) {
+			testutil.Require(t, tc.tools...)
+			src := filepath.Join(testutil.Root(), "testdata", tc.source)
+			cmd := exec.Command("node", "editor_test.js", testutil.Fred(t), tc.program(t), src,
+				fmt.Sprint(tc.line), fmt.Sprint(tc.twoNexts), fmt.Sprint(tc.sumLine), tc.cond, tc.i, tc.sum)
+			cmd.Dir = js
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
 }

@@ -18,6 +18,17 @@ set -euo pipefail
 # can build the fixture programs).
 FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils)
 
+# The editor tests drive `fred dap` with VS Code's own DebugClient, an npm
+# package pinned (with its lock file) in a directory of its own.
+FRED_DAP_JS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../dap/js" && pwd)
+
+# dap_js_ok: that package is installed as the lock file pins it.
+dap_js_ok() {
+    [[ -f $FRED_DAP_JS/node_modules/@vscode/debugadapter-testsupport/package.json ]] &&
+        [[ -f $FRED_DAP_JS/node_modules/.package-lock.json ]] &&
+        grep -q '"version": "1.68.0"' "$FRED_DAP_JS/node_modules/@vscode/debugadapter-testsupport/package.json"
+}
+
 # go_version_ok GO: true if GO runs and reports a version >= FRED_GO_MIN.
 go_version_ok() {
     local go=$1 v
@@ -71,9 +82,10 @@ check_all() {
     local missing=0 t pk
     pk=$(apt_missing "${FRED_APT_PACKAGES[@]}")
     [[ -z $pk ]] || { echo "missing: Debian packages: "$pk; missing=1; }
-    for t in gdb gcc g++ make python3 perl; do
+    for t in gdb gcc g++ make python3 perl node npm; do
         command -v "$t" >/dev/null 2>&1 || { echo "missing: $t (not in PATH)"; missing=1; }
     done
+    dap_js_ok || { echo "missing: VS Code's DebugClient (npm ci in $FRED_DAP_JS)"; missing=1; }
     find_go >/dev/null || { echo "missing: go >= $FRED_GO_MIN (looked in PATH, $FRED_GO_DIR/bin and /usr/local/go/bin)"; missing=1; }
     CRIU_WHY=
     criu_ok || { echo "missing: private CRIU >= $FRED_CRIU_MIN_MAJOR passing 'criu check': $CRIU_WHY"; missing=1; }

@@ -121,7 +121,7 @@ if [[ ${1:-} == --print-mirror ]]; then debian_mirror; exit 0; fi
 
 # ---------------------------------------------------------------- quick check
 if [[ -z $FRED_FORCE_GO$FRED_FORCE_CRIU ]] && check_all >/dev/null 2>&1; then
-    step "all dependencies present (gdb gcc g++ make python3 perl, $(find_go), CRIU in $FRED_CRIU_DIR): nothing to do"
+    step "all dependencies present (gdb gcc g++ make python3 perl node, $(find_go), CRIU in $FRED_CRIU_DIR, the DebugClient): nothing to do"
     exit 0
 fi
 step "checking what is missing"
@@ -329,6 +329,20 @@ if [[ -n $need_criu ]]; then
     install_criu
 else
     step "CRIU present: $FRED_CRIU_DIR/criu passes 'criu check'"
+fi
+
+# ------------------------------------- 4. node, npm and VS Code's DebugClient
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    step "apt-get install nodejs npm"
+    run "$logdir/apt-node.log" "apt-get install nodejs npm" apt_sys install --no-install-recommends nodejs npm
+fi
+if ! dap_js_ok; then
+    # npm ci installs exactly what package-lock.json pins, from the
+    # registry npm is configured with on this machine.
+    step "npm ci in $FRED_DAP_JS (@vscode/debugadapter-testsupport, as package-lock.json pins it)"
+    run "$logdir/npm-ci.log" "npm ci in $FRED_DAP_JS" npm ci --prefix "$FRED_DAP_JS" --no-audit --no-fund
+else
+    step "VS Code's DebugClient present in $FRED_DAP_JS"
 fi
 
 # ------------------------------------------------------------------- recheck
