@@ -127,6 +127,7 @@ type launchArgs struct {
 	Debugger    string            `json:"debugger"`
 	StopOnEntry bool              `json:"stopOnEntry"`
 	Snapshots   string            `json:"snapshots"`
+	Pid         int               `json:"pid"` // attach: the running program (gdb)
 }
 
 // handle answers one message; true when the session is over.
@@ -142,15 +143,22 @@ func (a *adapter) handle(msg godap.Message) bool {
 			SupportsStepBack:                  true,
 			SupportsTerminateRequest:          true,
 			SupportsSteppingGranularity:       true,
-			SupportsHitConditionalBreakpoints: false,
+			SupportsHitConditionalBreakpoints: true,
 		}
 		a.send(resp)
 	case *godap.LaunchRequest:
-		if err := a.launch(r.Arguments); err != nil {
+		if err := a.launch(r.Arguments, false); err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
 		}
 		a.send(&godap.LaunchResponse{Response: a.response(&r.Request)})
+		a.event(&godap.InitializedEvent{Event: a.newEvent("initialized")})
+	case *godap.AttachRequest:
+		if err := a.launch(r.Arguments, true); err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		a.send(&godap.AttachResponse{Response: a.response(&r.Request)})
 		a.event(&godap.InitializedEvent{Event: a.newEvent("initialized")})
 	case *godap.SetBreakpointsRequest:
 		bps, err := a.setBreakpoints(r.Arguments)
@@ -173,6 +181,10 @@ func (a *adapter) handle(msg godap.Message) bool {
 	case *godap.ConfigurationDoneRequest:
 		a.send(&godap.ConfigurationDoneResponse{Response: a.response(&r.Request)})
 		switch {
+		case a.args.Pid != 0 && a.args.StopOnEntry:
+			a.stopped("pause") // attached: gdb stopped it where it was
+		case a.args.Pid != 0:
+			a.move(a.dbg.cont, "breakpoint")
 		case a.dbg.start == "" && a.args.StopOnEntry:
 			a.stopped("entry")
 		case a.args.StopOnEntry:
@@ -247,15 +259,23 @@ func (a *adapter) handle(msg godap.Message) bool {
 	return false
 }
 
-// launch starts the debugger on the program, stopped before it runs.
-func (a *adapter) launch(raw json.RawMessage) error {
+// launch starts the debugger on the program, stopped before it runs; or,
+// to attach, on the running program of args.Pid, which gdb then stops.
+func (a *adapter) launch(raw json.RawMessage, attach bool) error {
 	if a.sess != nil {
 		return errors.New("launched already: one program a session")
 	}
 	if err := json.Unmarshal(raw, &a.args); err != nil {
 		return fmt.Errorf("launch arguments: %w", err)
 	}
-	if a.args.Program == "" {
+	switch {
+	case attach && a.args.Pid <= 0:
+		return errors.New("attach: no pid")
+	case attach && a.args.Debugger != "" && a.args.Debugger != "gdb":
+		return fmt.Errorf("attach: gdb attaches to a running program; %s does not", a.args.Debugger)
+	case attach:
+		a.args.Debugger = "gdb"
+	case a.args.Program == "":
 		return errors.New("launch: no program")
 	}
 	if a.args.Cwd != "" {
@@ -276,6 +296,12 @@ func (a *adapter) launch(raw json.RawMessage) error {
 	}
 	a.dbg = d
 	argv := d.argv(a.args.Program, a.args.Args)
+	if attach {
+		argv = []string{"gdb", "-q"}
+		if a.args.Program != "" {
+			argv = append(argv, a.args.Program)
+		}
+	}
 	p, err := P.ForArgv(argv)
 	if err != nil {
 		return err
@@ -290,6 +316,16 @@ func (a *adapter) launch(raw json.RawMessage) error {
 		return err
 	}
 	a.sess = s
+	if attach {
+		out, err := a.quietExec(fmt.Sprintf("attach %d", a.args.Pid))
+		if err == nil && !regexp.MustCompile(`(?m)^Attaching to`).MatchString(out) || strings.Contains(out, "ptrace:") {
+			err = fmt.Errorf("attach %d: %s", a.args.Pid, lastLine(out))
+		}
+		if err != nil {
+			a.close()
+			return err
+		}
+	}
 	return nil
 }
 
@@ -319,6 +355,20 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Br
 	a.bps[path] = nil
 	var out []godap.Breakpoint
 	for _, sb := range args.Breakpoints {
+		nth := 0
+		if h := strings.TrimSpace(sb.HitCondition); h != "" {
+			// A hit count: "N" (or ">= N"), stop from the Nth hit on.
+			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(h, ">=")))
+			if err != nil || n < 1 || a.dbg.ignore == nil {
+				why := fmt.Sprintf("hit count %q: a number N (stop from the Nth hit on)", h)
+				if a.dbg.ignore == nil {
+					why = "this debugger has no hit counts"
+				}
+				out = append(out, godap.Breakpoint{Verified: false, Line: sb.Line, Message: why})
+				continue
+			}
+			nth = n
+		}
 		text, err := a.quietExec(a.dbg.brk(path, sb.Line, sb.Condition))
 		if err != nil {
 			return nil, err
@@ -335,6 +385,11 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Br
 				}
 			}
 			a.bps[path] = append(a.bps[path], placed{sb.Line, num})
+			if nth > 1 && num > 0 {
+				if _, err := a.quietExec(a.dbg.ignore(num, nth)); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out = append(out, bp)
 	}

@@ -446,3 +446,72 @@ func TestDAPWithVSCodeClient(t *testing.T) {
 		})
 	}
 }
+
+// A hit count: the breakpoint stops from its Nth hit on (gdb's and pdb's
+// ignore counts); perl -d has none, and says so.
+func TestDAPHitCount(t *testing.T) {
+	for _, tc := range dapCases {
+		t.Run(tc.name, func(t *testing.T) {
+			testutil.Require(t, tc.tools...)
+			src := filepath.Join(testutil.Root(), "testdata", tc.source)
+			c := startDAP(t)
+			c.do("initialize", map[string]any{"adapterID": "fred"})
+			c.do("launch", map[string]any{"program": tc.program(t)})
+			c.event("initialized")
+			bp := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src},
+				"breakpoints": []map[string]any{{"line": tc.line, "hitCondition": "3"}}}).(*godap.SetBreakpointsResponse)
+			if tc.name == "perl" {
+				if b := bp.Body.Breakpoints[0]; b.Verified || b.Message == "" {
+					t.Fatalf("perl -d has no hit counts, but: %+v", b)
+				}
+				return
+			}
+			c.do("configurationDone", nil)
+			c.stoppedAt("breakpoint")
+			if v := c.eval(tc.i, "watch"); v != "2" {
+				t.Fatalf("the third hit has %s = %s, want 2", tc.i, v)
+			}
+			c.do("disconnect", nil)
+		})
+	}
+}
+
+// attach: gdb takes a program that runs already, stops it, and reverse
+// commands work from there.
+func TestDAPAttach(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	prog := exec.Command(testutil.Fixture(t, "spin"))
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = prog.Process.Kill(); _ = prog.Wait() }()
+	time.Sleep(200 * time.Millisecond)
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("attach", map[string]any{"pid": prog.Process.Pid, "stopOnEntry": true})
+	c.event("initialized")
+	c.do("configurationDone", nil)
+	f := c.stoppedAt("pause")
+	if f.Name != "main" || f.Source == nil || filepath.Base(f.Source.Path) != "spin.c" {
+		t.Fatalf("attached at %+v", f)
+	}
+	c.do("next", map[string]any{"threadId": 1})
+	c.stoppedAt("step")
+	before := c.eval("counter", "watch")
+	c.do("next", map[string]any{"threadId": 1})
+	c.stoppedAt("step")
+	c.do("stepBack", map[string]any{"threadId": 1})
+	c.stoppedAt("step")
+	if v := c.eval("counter", "watch"); v != before {
+		t.Errorf("after stepBack counter = %s, want %s", v, before)
+	}
+	pids := sessionPids(t, c.cmd.Process.Pid)
+	c.do("disconnect", nil)
+	gone(t, pids)
+
+	// No such process: an error response, and the adapter serves on.
+	c = startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.fails("attach", map[string]any{"pid": 1 << 30})
+	c.do("threads", nil)
+}

@@ -20,11 +20,14 @@ type debugger struct {
 	brk                    func(file string, line int, cond string) string
 	brkNum                 *regexp.Regexp // the breakpoint's number in brk's answer; nil: none
 	del                    func(file string, line, num int) []string
-	print                  func(expr string) string
-	value                  func(out string) (string, error)
-	frames                 string
-	parseFrames            func(out string) []frame
-	locals                 func(a *adapter, frame int) ([]variable, error)
+	// ignore makes breakpoint num stop from its nth hit on; nil: the
+	// debugger cannot (perl -d).
+	ignore      func(num, nth int) string
+	print       func(expr string) string
+	value       func(out string) (string, error)
+	frames      string
+	parseFrames func(out string) []frame
+	locals      func(a *adapter, frame int) ([]variable, error)
 	// ended matches the answer of a command after which the program is
 	// gone (and, under pdb, starts again).
 	ended *regexp.Regexp
@@ -57,6 +60,7 @@ var gdbDAP = &debugger{
 	},
 	brkNum: regexp.MustCompile(`Breakpoint (\d+) at`),
 	del:    func(_ string, _, num int) []string { return []string{fmt.Sprintf("delete %d", num)} },
+	ignore: func(num, nth int) string { return fmt.Sprintf("ignore %d %d", num, nth-1) },
 	print:  func(expr string) string { return "print " + expr },
 	value: func(out string) (string, error) {
 		out = strings.TrimSpace(out)
@@ -113,6 +117,7 @@ var pdbDAP = &debugger{
 	},
 	brkNum: regexp.MustCompile(`Breakpoint (\d+) at`),
 	del:    func(_ string, _, num int) []string { return []string{fmt.Sprintf("clear %d", num)} },
+	ignore: func(num, nth int) string { return fmt.Sprintf("ignore %d %d", num, nth-1) },
 	print:  func(expr string) string { return "p " + expr },
 	value: func(out string) (string, error) {
 		out = strings.TrimSpace(out)
