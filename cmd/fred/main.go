@@ -44,6 +44,7 @@ func usage(w io.Writer, fs *flag.FlagSet) {
   fred python3 -m pdb x.py   pdb, with fred's commands
   fred perl -d x.pl          perl's debugger, with fred's commands
   fred replaylog dump FILE   show a replay log (the session directory's replay.log)
+  fred dap [--listen ADDR]   a debug adapter for editors (docs/editors.md)
 
 fred flags:
 `)

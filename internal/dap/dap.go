@@ -127,7 +127,25 @@ type launchArgs struct {
 	Debugger    string            `json:"debugger"`
 	StopOnEntry bool              `json:"stopOnEntry"`
 	Snapshots   string            `json:"snapshots"`
-	Pid         int               `json:"pid"` // attach: the running program (gdb)
+	Pid         pidArg            `json:"pid"` // attach: the running program (gdb)
+}
+
+// pidArg is a pid given as a number or, as VS Code's process picker
+// gives it, a string.
+type pidArg int
+
+func (p *pidArg) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "" || s == "null" {
+		*p = 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("pid %s: not a number", b)
+	}
+	*p = pidArg(n)
+	return nil
 }
 
 // handle answers one message; true when the session is over.

@@ -488,7 +488,7 @@ func TestDAPAttach(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	c := startDAP(t)
 	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("attach", map[string]any{"pid": prog.Process.Pid, "stopOnEntry": true})
+	c.do("attach", map[string]any{"pid": fmt.Sprint(prog.Process.Pid), "stopOnEntry": true}) // as VS Code's process picker gives it
 	c.event("initialized")
 	c.do("configurationDone", nil)
 	f := c.stoppedAt("pause")
