@@ -110,6 +110,10 @@ type adapter struct {
 	quiet   bool             // and shows none of it (the console's commands)
 	ended   bool             // the program is gone: exited and terminated said
 	bps     map[string][]placed
+	// refs are the members of the aggregate values shown since the last
+	// stop, by variablesReference (from firstRef on; below it, a frame's
+	// locals: frame+1).
+	refs map[int][]child
 
 	work      chan func() // commands that move the program, one at a time
 	closeOnce sync.Once
@@ -251,7 +255,7 @@ func (a *adapter) handle(msg godap.Message) bool {
 		resp.Body.Scopes = []godap.Scope{{Name: "Locals", PresentationHint: "locals", VariablesReference: r.Arguments.FrameId + 1}}
 		a.send(resp)
 	case *godap.VariablesRequest:
-		vars, err := a.variables(r.Arguments.VariablesReference - 1)
+		vars, err := a.variables(r.Arguments.VariablesReference)
 		if err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
@@ -472,19 +476,53 @@ func (a *adapter) stack() ([]godap.StackFrame, error) {
 	return sf, nil
 }
 
-func (a *adapter) variables(frame int) ([]godap.Variable, error) {
+// firstRef is the first variablesReference of an aggregate's members.
+const firstRef = 1000
+
+func (a *adapter) variables(ref int) ([]godap.Variable, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	vs, err := a.dbg.locals(a, frame)
+	out := []godap.Variable{}
+	if ref >= firstRef {
+		a.mu.Lock()
+		cs := a.refs[ref]
+		a.mu.Unlock()
+		for _, c := range cs {
+			out = append(out, a.variable(c.name, c.value))
+		}
+		return out, nil
+	}
+	vs, err := a.dbg.locals(a, ref-1)
 	if err != nil {
 		return nil, err
 	}
-	out := []godap.Variable{}
 	for _, v := range vs {
-		out = append(out, godap.Variable{Name: v.name, Value: v.value})
+		out = append(out, a.variable(v.name, v.value))
 	}
 	return out, nil
+}
+
+// variable is a value as the editor shows it: an aggregate (gdb's
+// {...}) can be expanded into its members.
+func (a *adapter) variable(name, value string) godap.Variable {
+	return godap.Variable{Name: name, Value: value, VariablesReference: a.expandable(value)}
+}
+
+// expandable gives an aggregate value a variablesReference (0: none).
+func (a *adapter) expandable(value string) int {
+	cs, ok := members(value)
+	if !ok || a.dbg != gdbDAP {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.refs == nil {
+		a.refs = map[int][]child{}
+	}
+	ref := firstRef + len(a.refs)
+	a.refs[ref] = cs
+	return ref
 }
 
 // evaluate: an expression, or in the debug console a command: fred's own
@@ -537,7 +575,7 @@ func (a *adapter) evaluate(r *godap.EvaluateRequest) {
 	if err == nil {
 		var v string
 		if v, err = a.dbg.value(out); err == nil {
-			resp.Body.Result = v
+			resp.Body.Result, resp.Body.VariablesReference = v, a.expandable(v)
 			a.send(resp)
 			return
 		}
@@ -671,6 +709,9 @@ func (a *adapter) after(out, reason string) {
 }
 
 func (a *adapter) stopped(reason string) {
+	a.mu.Lock()
+	a.refs = nil // the values shown before are gone
+	a.mu.Unlock()
 	ev := &godap.StoppedEvent{Event: a.newEvent("stopped")}
 	ev.Body.Reason, ev.Body.ThreadId, ev.Body.AllThreadsStopped = reason, 1, true
 	a.event(ev)
@@ -686,12 +727,24 @@ func (a *adapter) worker() {
 	}
 }
 
+// closeWait bounds the end of a session: the adapter exits after it.
+const closeWait = 15 * time.Second
+
 // close ends the debugger and the program; nothing is left running.
 func (a *adapter) close() {
 	a.closeOnce.Do(func() {
-		if a.sess != nil {
-			a.sess.Interrupt()
-			_ = a.sess.Close()
+		if a.sess == nil {
+			return
+		}
+		a.sess.Interrupt() // a command that runs ends
+		done := make(chan struct{})
+		go func() { _ = a.sess.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(closeWait):
+			// The rest is the keeper's: it ends the session's processes
+			// once this one has exited.
+			fmt.Fprintf(os.Stderr, "fred dap: the session did not end in %v; leaving it to its keeper\n", closeWait)
 		}
 	})
 }

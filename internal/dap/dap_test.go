@@ -2,6 +2,7 @@ package dap
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -437,9 +438,12 @@ func TestDAPWithVSCodeClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			testutil.Require(t, tc.tools...)
 			src := filepath.Join(testutil.Root(), "testdata", tc.source)
-			cmd := exec.Command("node", "editor_test.js", testutil.Fred(t), tc.program(t), src,
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "node", "editor_test.js", testutil.Fred(t), tc.program(t), src,
 				fmt.Sprint(tc.line), fmt.Sprint(tc.twoNexts), fmt.Sprint(tc.sumLine), tc.cond, tc.i, tc.sum)
 			cmd.Dir = js
+			cmd.WaitDelay = 10 * time.Second // a stuck adapter holding node's pipes
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -514,4 +518,33 @@ func TestDAPAttach(t *testing.T) {
 	c.do("initialize", map[string]any{"adapterID": "fred"})
 	c.fails("attach", map[string]any{"pid": 1 << 30})
 	c.do("threads", nil)
+}
+
+// A struct in gdb: hover shows it, and the editor expands it into its
+// fields (nested aggregates: TestMembers).
+func TestDAPStructuredValues(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	src := filepath.Join(testutil.Root(), "testdata", "accounts.c")
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", map[string]any{"program": testutil.Fixture(t, "accounts")})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 67}}})
+	c.do("configurationDone", nil)
+	c.stoppedAt("breakpoint")
+	r := c.do("evaluate", map[string]any{"expression": "*accounts", "context": "hover"}).(*godap.EvaluateResponse)
+	if r.Body.VariablesReference == 0 {
+		t.Fatalf("*accounts (%s) cannot be expanded", r.Body.Result)
+	}
+	fields := map[string]godap.Variable{}
+	for _, v := range c.do("variables", map[string]any{"variablesReference": r.Body.VariablesReference}).(*godap.VariablesResponse).Body.Variables {
+		fields[v.Name] = v
+	}
+	if fields["id"].Value != "99" || fields["balance"].Value == "" || fields["next"].Value == "" {
+		t.Fatalf("the fields of *accounts: %+v", fields)
+	}
+	if v := c.eval("accounts->id", "watch"); v != "99" {
+		t.Errorf("accounts->id = %s, want 99", v)
+	}
+	c.do("disconnect", nil)
 }

@@ -14,7 +14,7 @@ const [fred, program, source, line, twoNexts, sumLine, cond, iExpr, sumExpr] = p
 const L = Number(line), N2 = Number(twoNexts), S = Number(sumLine);
 
 async function main() {
-  const dc = new DebugClient(fred, 'dap', 'fred');
+  const dc = new DebugClient(fred, 'dap', 'fred', {}, true); // the adapter's stderr shows
   dc.defaultTimeout = 60000;
   await dc.start();
   try {
@@ -64,8 +64,8 @@ async function main() {
     // Back to the previous breakpoint hit.
     await Promise.all([stopped(), dc.reverseContinueRequest(thread)]);
     await at('reverseContinue', L, '3');
-    await dc.disconnectRequest({ terminateDebuggee: true });
   } finally {
+    // stop() sends the disconnect request (fred dap answers and exits).
     await dc.stop();
   }
 }
