@@ -276,20 +276,7 @@ func TestStartHasEndValue(t *testing.T) {
 // of the run, and false again from one late statement on, as it is now.
 // The search lands on that statement, not on the start.
 func TestInvariantBuiltAfterStart(t *testing.T) {
-	prog := func(v *vm) {
-		for i := 0; i < 50; i++ {
-			v.stmt(2, func() { v.g["total"] += 200 })
-		}
-		for i := 0; i < 300; i++ {
-			v.stmt(3, func() {
-				if i == 270 {
-					v.g["total"] -= 1 // the bug
-				}
-			})
-		}
-		v.stmt(4, nil)
-	}
-	s := newSim(t, prog, func(v *vm) (string, error) { return strconv.FormatBool(v.g["total"] == 10000), nil })
+	s := newSim(t, builtLater, totalHolds)
 	s.snap()
 	s.cont(4)
 	r := mustSearch(t, s, s)
@@ -297,6 +284,26 @@ func TestInvariantBuiltAfterStart(t *testing.T) {
 		t.Fatalf("landed at %v, want the 271st line 3 (stop %d)", l, 50+270)
 	}
 }
+
+// builtLater builds its data first (the total reaches 10000 after 50
+// statements), keeps it through 300 more, and breaks the invariant at the
+// 271st of those (the bug).
+func builtLater(v *vm) {
+	for i := 0; i < 50; i++ {
+		v.stmt(2, func() { v.g["total"] += 200 })
+	}
+	for i := 0; i < 300; i++ {
+		v.stmt(3, func() {
+			if i == 270 {
+				v.g["total"] -= 1 // the bug
+			}
+		})
+	}
+	v.stmt(4, nil)
+}
+
+// totalHolds is the invariant total == 10000.
+func totalHolds(v *vm) (string, error) { return strconv.FormatBool(v.g["total"] == 10000), nil }
 
 // An expression that cannot be evaluated at START (a name not defined
 // yet, memory not yet allocated): such moments count as "before".
@@ -895,22 +902,8 @@ func (e earlyLooking) SecondLook() bool {
 // early: without SecondLook the search finds no other value; with it, it
 // looks again and lands on the change.
 func TestBisectorSecondLook(t *testing.T) {
-	prog := func(v *vm) {
-		for i := 0; i < 50; i++ {
-			v.stmt(2, func() { v.g["total"] += 200 })
-		}
-		for i := 0; i < 300; i++ {
-			v.stmt(3, func() {
-				if i == 270 {
-					v.g["total"] -= 1
-				}
-			})
-		}
-		v.stmt(4, nil)
-	}
-	expr := func(v *vm) (string, error) { return strconv.FormatBool(v.g["total"] == 10000), nil }
 	for _, second := range []bool{false, true} {
-		s := newSim(t, prog, expr)
+		s := newSim(t, builtLater, totalHolds)
 		s.snap()
 		s.cont(4)
 		e := &early{sim: s}

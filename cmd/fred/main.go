@@ -389,20 +389,22 @@ func (t *terminal) stop() {
 }
 
 func (t *terminal) loop() int {
-	if t.lines != nil {
-		return t.dumbLoop()
-	}
-	if t.rl == nil {
+	var read func() (string, error)
+	switch {
+	case t.lines != nil:
+		read = t.readPlain
+	case t.rl != nil:
+		read = t.readEdited
+	default:
 		return plainLoop(t.sess)
 	}
 	for {
-		t.rl.SetPrompt(t.sess.Prompt())
-		line, err := t.rl.Readline()
-		if errors.Is(err, readline.ErrInterrupt) {
+		line, err := read()
+		if errors.Is(err, errQuit) {
 			fmt.Println("Quit")
 			continue
 		}
-		if err != nil {
+		if err != nil && line == "" {
 			// Ctrl-D: quit as gdb does, without asking.
 			_ = t.sess.Close()
 			return exitStatus(t.sess)
@@ -415,33 +417,31 @@ func (t *terminal) loop() int {
 	}
 }
 
-// dumbLoop is loop on a dumb terminal: the prompt and plain lines.
-func (t *terminal) dumbLoop() int {
-	for {
-		t.mu.Lock()
-		t.atPrompt = true
-		t.mu.Unlock()
-		fmt.Print(t.sess.Prompt())
-		line, err := readLine(t.lines)
-		t.mu.Lock()
-		t.atPrompt = false
-		t.mu.Unlock()
-		if errors.Is(err, errQuit) {
-			fmt.Println("Quit")
-			continue
-		}
-		if err != nil && line == "" {
-			// Ctrl-D: quit as gdb does, without asking.
-			fmt.Println("quit")
-			_ = t.sess.Close()
-			return exitStatus(t.sess)
-		}
-		if err := t.sess.Exec(line); errors.Is(err, fred.ErrSessionOver) {
-			return exitStatus(t.sess)
-		} else if err != nil {
-			fmt.Printf("fred: %v\n", err)
-		}
+// readEdited reads a line with readline: editing, history, completion.
+func (t *terminal) readEdited() (string, error) {
+	t.rl.SetPrompt(t.sess.Prompt())
+	line, err := t.rl.Readline()
+	if errors.Is(err, readline.ErrInterrupt) {
+		return "", errQuit
 	}
+	return line, err
+}
+
+// readPlain reads a line on a dumb terminal: the prompt, and the line as
+// the terminal sends it.
+func (t *terminal) readPlain() (string, error) {
+	t.mu.Lock()
+	t.atPrompt = true
+	t.mu.Unlock()
+	fmt.Print(t.sess.Prompt())
+	line, err := readLine(t.lines)
+	t.mu.Lock()
+	t.atPrompt = false
+	t.mu.Unlock()
+	if err != nil && !errors.Is(err, errQuit) && line == "" {
+		fmt.Println("quit") // as readline shows Ctrl-D
+	}
+	return line, err
 }
 
 // errQuit is Ctrl-C typed at the prompt.

@@ -46,59 +46,61 @@ func isMemberName(s string) bool {
 	return true
 }
 
-// splitTop splits s at the commas outside braces, strings and characters.
-func splitTop(s string) []string {
-	var out []string
-	depth, start := 0, 0
+// topLevel calls f at each byte of s outside strings and characters,
+// with the depth of braces, parentheses and angle brackets before it,
+// until f returns false.
+func topLevel(s string, f func(i, depth int) bool) {
+	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case quote != 0:
+		if quote != 0 {
 			if c == '\\' {
 				i++
 			} else if c == quote {
 				quote = 0
 			}
-		case c == '"' || c == '\'':
+			continue
+		}
+		if c == '"' || c == '\'' {
 			quote = c
-		case c == '{' || c == '(' || c == '<':
+			continue
+		}
+		if !f(i, depth) {
+			return
+		}
+		switch c {
+		case '{', '(', '<':
 			depth++
-		case c == '}' || c == ')' || c == '>':
+		case '}', ')', '>':
 			depth--
-		case c == ',' && depth == 0:
+		}
+	}
+}
+
+// splitTop splits s at the commas outside braces, strings and characters.
+func splitTop(s string) []string {
+	var out []string
+	start := 0
+	topLevel(s, func(i, depth int) bool {
+		if s[i] == ',' && depth == 0 {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
-	}
+		return true
+	})
 	return append(out, s[start:])
 }
 
 // cutTop is strings.Cut at the first sep outside braces and strings.
-func cutTop(s, sep string) (string, string, bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i+len(sep) <= len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '"' || c == '\'':
-			quote = c
-			continue
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
+func cutTop(s, sep string) (before, after string, found bool) {
+	before = s
+	topLevel(s, func(i, depth int) bool {
+		if depth == 0 && strings.HasPrefix(s[i:], sep) {
+			before, after, found = s[:i], s[i+len(sep):], true
+			return false
 		}
-		if depth == 0 && s[i:i+len(sep)] == sep {
-			return s[:i], s[i+len(sep):], true
-		}
-	}
-	return s, "", false
+		return true
+	})
+	return before, after, found
 }
