@@ -104,12 +104,13 @@ type adapter struct {
 	dbg  *debugger
 	args launchArgs
 
-	mu      sync.Mutex
-	busy    bool             // a command that moves the program runs
-	capture *strings.Builder // collects the debugger's output meanwhile
-	quiet   bool             // and shows none of it (the console's commands)
-	ended   bool             // the program is gone: exited and terminated said
-	bps     map[string][]placed
+	mu         sync.Mutex
+	busy       bool             // a command that moves the program runs
+	capture    *strings.Builder // collects the debugger's output meanwhile
+	quiet      bool             // and shows none of it (the console's commands)
+	ended      bool             // the program is gone: exited and terminated said
+	configured bool             // configurationDone came
+	bps        map[string][]placed
 	// refs are the members of the aggregate values shown since the last
 	// stop, by variablesReference (from firstRef on; below it, a frame's
 	// locals: frame+1).
@@ -164,7 +165,6 @@ func (a *adapter) handle(msg godap.Message) bool {
 			SupportsEvaluateForHovers:         true,
 			SupportsStepBack:                  true,
 			SupportsTerminateRequest:          true,
-			SupportsSteppingGranularity:       true,
 			SupportsHitConditionalBreakpoints: true,
 		}
 		a.send(resp)
@@ -192,6 +192,10 @@ func (a *adapter) handle(msg godap.Message) bool {
 		resp.Body.Breakpoints = bps
 		a.send(resp)
 	case *godap.SetFunctionBreakpointsRequest:
+		if err := a.ready(); err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
 		resp := &godap.SetFunctionBreakpointsResponse{Response: a.response(&r.Request)}
 		for _, fb := range r.Arguments.Breakpoints {
 			out, err := a.quietExec(breakFunc(a.dbg, fb.Name, fb.Condition))
@@ -201,6 +205,14 @@ func (a *adapter) handle(msg godap.Message) bool {
 	case *godap.SetExceptionBreakpointsRequest:
 		a.send(&godap.SetExceptionBreakpointsResponse{Response: a.response(&r.Request)})
 	case *godap.ConfigurationDoneRequest:
+		if err := a.ready(); err != nil || a.configured {
+			if err == nil {
+				err = errors.New("configured already")
+			}
+			a.fail(r.Seq, r.Command, err)
+			return false
+		}
+		a.configured = true
 		a.send(&godap.ConfigurationDoneResponse{Response: a.response(&r.Request)})
 		switch {
 		case a.args.Pid != 0 && a.args.StopOnEntry:
@@ -233,10 +245,12 @@ func (a *adapter) handle(msg godap.Message) bool {
 	case *godap.ReverseContinueRequest:
 		a.reverse(&godap.ReverseContinueResponse{Response: a.response(&r.Request)}, "fred-reverse-continue", "breakpoint")
 	case *godap.PauseRequest:
+		// The response first: the stopped event that the interrupt brings
+		// must come after it.
+		a.send(&godap.PauseResponse{Response: a.response(&r.Request)})
 		if a.sess != nil {
 			a.sess.Interrupt()
 		}
-		a.send(&godap.PauseResponse{Response: a.response(&r.Request)})
 	case *godap.ThreadsRequest:
 		resp := &godap.ThreadsResponse{Response: a.response(&r.Request)}
 		resp.Body.Threads = []godap.Thread{{Id: 1, Name: "main"}}
@@ -266,14 +280,26 @@ func (a *adapter) handle(msg godap.Message) bool {
 	case *godap.EvaluateRequest:
 		a.evaluate(r)
 	case *godap.DisconnectRequest:
+		if a.args.Pid != 0 && (r.Arguments == nil || !r.Arguments.TerminateDebuggee) && a.ready() == nil {
+			// Attached: the program goes on without the debugger, as
+			// gdb's detach leaves it.
+			_, _ = a.quietExec("detach")
+		}
 		a.close()
 		a.send(&godap.DisconnectResponse{Response: a.response(&r.Request)})
 		return true
 	case *godap.TerminateRequest:
+		// The program ends; the adapter serves on until the client
+		// disconnects.
 		a.close()
 		a.send(&godap.TerminateResponse{Response: a.response(&r.Request)})
-		a.terminated()
-		return true
+		a.mu.Lock()
+		gone := a.ended
+		a.ended = true
+		a.mu.Unlock()
+		if !gone {
+			a.terminated()
+		}
 	case godap.RequestMessage:
 		req := r.GetRequest()
 		a.fail(req.Seq, req.Command, fmt.Errorf("%s is not supported by fred dap", req.Command))
@@ -344,20 +370,34 @@ func (a *adapter) launch(raw json.RawMessage, attach bool) error {
 			err = fmt.Errorf("attach %d: %s", a.args.Pid, lastLine(out))
 		}
 		if err != nil {
-			a.close()
+			_ = s.Close()
+			a.sess = nil
 			return err
 		}
 	}
 	return nil
 }
 
-// debuggerFor picks the debugger by the program's name.
+// debuggerFor picks the debugger by the program's name, or by its #! line
+// (a script installed without its extension: /usr/bin/pod2text).
 func debuggerFor(program string) string {
 	switch filepath.Ext(program) {
 	case ".py":
 		return "pdb"
 	case ".pl", ".pm":
 		return "perl"
+	}
+	if f, err := os.Open(program); err == nil {
+		defer f.Close()
+		first, _ := bufio.NewReader(io.LimitReader(f, 256)).ReadString('\n')
+		if strings.HasPrefix(first, "#!") {
+			switch {
+			case strings.Contains(first, "python"):
+				return "pdb"
+			case strings.Contains(first, "perl"):
+				return "perl"
+			}
+		}
 	}
 	return "gdb"
 }
@@ -395,7 +435,13 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Br
 		if err != nil {
 			return nil, err
 		}
-		bp := godap.Breakpoint{Verified: !refused(text), Line: sb.Line, Source: &godap.Source{Path: path, Name: filepath.Base(path)}}
+		// A breakpoint's number is a yes (the path in gdb's answer may
+		// hold any word); else the words of a refusal.
+		ok := !refused(text)
+		if a.dbg.brkNum != nil {
+			ok = a.dbg.brkNum.MatchString(text)
+		}
+		bp := godap.Breakpoint{Verified: ok, Line: sb.Line, Source: &godap.Source{Path: path, Name: filepath.Base(path)}}
 		if !bp.Verified {
 			bp.Message = firstLine(text)
 		} else {
@@ -541,6 +587,10 @@ func (a *adapter) evaluate(r *godap.EvaluateRequest) {
 		}
 	}
 	if isCmd {
+		if err := a.ready(); err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return
+		}
 		if a.sess != nil && a.sess.Personality().Classify(cmd).Kind == P.Inspect && !strings.HasPrefix(cmd, "fred-") {
 			if err := a.ready(); err != nil {
 				a.fail(r.Seq, r.Command, err)
@@ -678,6 +728,7 @@ func (a *adapter) quietExec(cmd string) (string, error) {
 	return <-ch, e
 }
 
+// exitCode: gdb prints the status in octal.
 var exitCode = regexp.MustCompile(`exited with code (\d+)`)
 
 // after tells the editor where a command left the program.
@@ -688,7 +739,8 @@ func (a *adapter) after(out, reason string) {
 	if !a.sess.Running() || a.dbg.ended.MatchString(out) {
 		code := 0
 		if m := exitCode.FindStringSubmatch(out); m != nil {
-			code, _ = strconv.Atoi(m[1])
+			c, _ := strconv.ParseInt(m[1], 8, 32)
+			code = int(c)
 		}
 		a.mu.Lock()
 		gone := a.ended
@@ -738,7 +790,20 @@ func (a *adapter) close() {
 		}
 		a.sess.Interrupt() // a command that runs ends
 		done := make(chan struct{})
-		go func() { _ = a.sess.Close(); close(done) }()
+		go func() {
+			// The session is one person's: it ends once the worker's
+			// command has.
+			for end := time.Now().Add(closeWait); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				a.mu.Lock()
+				busy := a.busy
+				a.mu.Unlock()
+				if !busy {
+					break
+				}
+			}
+			_ = a.sess.Close()
+			close(done)
+		}()
 		select {
 		case <-done:
 		case <-time.After(closeWait):

@@ -510,7 +510,7 @@ func TestDAPAttach(t *testing.T) {
 		t.Errorf("after stepBack counter = %s, want %s", v, before)
 	}
 	pids := sessionPids(t, c.cmd.Process.Pid)
-	c.do("disconnect", nil)
+	c.do("disconnect", map[string]any{"terminateDebuggee": true})
 	gone(t, pids)
 
 	// No such process: an error response, and the adapter serves on.

@@ -71,12 +71,26 @@ var gdbDAP = &debugger{
 	},
 	frames: "bt",
 	parseFrames: func(out string) []frame {
-		re := regexp.MustCompile(`^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*?\)(?: at (.+):(\d+))?`)
-		var fs []frame
+		// gdb wraps a long frame at the terminal's width: "    at
+		// file:line" on a line of its own.
+		var joined []string
 		for _, l := range lines(out) {
+			if strings.HasPrefix(l, "#") || len(joined) == 0 {
+				joined = append(joined, l)
+			} else {
+				joined[len(joined)-1] += " " + strings.TrimSpace(l)
+			}
+		}
+		re := regexp.MustCompile(`^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+)| from \S+)?$`)
+		other := regexp.MustCompile(`^#\d+\s+(.*)$`) // <signal handler called>
+		var fs []frame
+		for _, l := range joined {
+			l = strings.TrimSpace(l)
 			if m := re.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[3])
 				fs = append(fs, frame{name: m[1], file: m[2], line: n})
+			} else if m := other.FindStringSubmatch(l); m != nil {
+				fs = append(fs, frame{name: m[1]}) // keeps frame numbers gdb's
 			}
 		}
 		return fs
@@ -192,7 +206,7 @@ var perlDAP = &debugger{
 		re := regexp.MustCompile(`^[$@.] = (\S+?)(?:\(.*\))? called from file '(.+)' line (\d+)`)
 		var fs []frame
 		for _, l := range lines(out) {
-			if m := re.FindStringSubmatch(l); m != nil {
+			if m := re.FindStringSubmatch(l); m != nil && !strings.HasPrefix(m[1], "DB::") {
 				n, _ := strconv.Atoi(m[3])
 				fs = append(fs, frame{name: m[1], file: m[2], line: n})
 			}

@@ -27,3 +27,20 @@ func TestMembers(t *testing.T) {
 		}
 	}
 }
+
+func TestGDBFrames(t *testing.T) {
+	out := "#0  square (x=0) at /src/steps.c:8\n" +
+		"#1  0x0000555555555189 in std::vector<int, std::allocator<int> >::push_back (this=0x7ffe, v=1)\n" +
+		"    at /usr/include/c++/12/bits/stl_vector.h:1287\n" +
+		"#2  <signal handler called>\n" +
+		"#3  0x00007ffff7df0d90 in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6\n" +
+		"#4  main () at /src/error_handling/steps.c:23\n"
+	want := []frame{{"square", "/src/steps.c", 8},
+		{"std::vector<int, std::allocator<int> >::push_back", "/usr/include/c++/12/bits/stl_vector.h", 1287},
+		{"<signal handler called>", "", 0},
+		{"__libc_start_call_main", "", 0},
+		{"main", "/src/error_handling/steps.c", 23}}
+	if got := gdbDAP.parseFrames(out); !reflect.DeepEqual(got, want) {
+		t.Errorf("frames:\n%q\nwant\n%q", got, want)
+	}
+}
