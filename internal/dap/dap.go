@@ -621,7 +621,13 @@ func (a *adapter) evaluate(r *godap.EvaluateRequest) {
 		a.fail(r.Seq, r.Command, err)
 		return
 	}
+	back, err := a.inFrame(r.Arguments.FrameId)
+	if err != nil {
+		a.fail(r.Seq, r.Command, err)
+		return
+	}
 	out, err := a.sess.Inspect(a.dbg.print(text))
+	back()
 	if err == nil {
 		var v string
 		if v, err = a.dbg.value(out); err == nil {
@@ -631,6 +637,19 @@ func (a *adapter) evaluate(r *godap.EvaluateRequest) {
 		}
 	}
 	a.fail(r.Seq, r.Command, err)
+}
+
+// inFrame selects frame n (the editor's frame id is its number) for what
+// follows; back selects the current one again. A debugger that answers
+// about the current frame only stays there.
+func (a *adapter) inFrame(n int) (back func(), err error) {
+	if n <= 0 || a.dbg.frame == nil {
+		return func() {}, nil
+	}
+	if _, err := a.sess.Inspect(a.dbg.frame(n)); err != nil {
+		return nil, err
+	}
+	return func() { _, _ = a.sess.Inspect(a.dbg.frame(0)) }, nil
 }
 
 // ready says whether the debugger can answer now.

@@ -548,3 +548,36 @@ func TestDAPStructuredValues(t *testing.T) {
 	}
 	c.do("disconnect", nil)
 }
+
+// The caller's frame, selected in the editor's call stack: hover and the
+// variables are that frame's (gdb).
+func TestDAPCallerFrame(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	src := filepath.Join(testutil.Root(), "testdata", "steps.c")
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", map[string]any{"program": testutil.Fixture(t, "steps")})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 8}}})
+	c.do("configurationDone", nil)
+	c.stoppedAt("breakpoint")
+	c.do("continue", map[string]any{"threadId": 1})
+	c.stoppedAt("breakpoint")
+	r := c.do("evaluate", map[string]any{"expression": "i", "context": "hover", "frameId": 1}).(*godap.EvaluateResponse)
+	if r.Body.Result != "1" {
+		t.Errorf("main's i in frame 1 = %q, want 1", r.Body.Result)
+	}
+	c.fails("evaluate", map[string]any{"expression": "i", "context": "hover", "frameId": 0}) // square has no i
+	vs := c.do("variables", map[string]any{"variablesReference": 2}).(*godap.VariablesResponse)
+	found := false
+	for _, v := range vs.Body.Variables {
+		found = found || v.Name == "i" && v.Value == "1"
+	}
+	if !found {
+		t.Errorf("frame 1's variables: %+v", vs.Body.Variables)
+	}
+	if v := c.eval("x", "watch"); v != "1" {
+		t.Errorf("back in frame 0, x = %s, want 1", v)
+	}
+	c.do("disconnect", nil)
+}

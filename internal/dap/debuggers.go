@@ -28,6 +28,9 @@ type debugger struct {
 	frames      string
 	parseFrames func(out string) []frame
 	locals      func(a *adapter, frame int) ([]variable, error)
+	// frame selects frame n for the commands that follow (gdb); nil: the
+	// debugger answers about the current frame only.
+	frame func(n int) string
 	// ended matches the answer of a command after which the program is
 	// gone (and, under pdb, starts again).
 	ended *regexp.Regexp
@@ -70,6 +73,7 @@ var gdbDAP = &debugger{
 		return "", fmt.Errorf("%s", out)
 	},
 	frames: "bt",
+	frame:  func(n int) string { return fmt.Sprintf("frame %d", n) },
 	parseFrames: func(out string) []frame {
 		// gdb wraps a long frame at the terminal's width: "    at
 		// file:line" on a line of its own.
@@ -96,12 +100,11 @@ var gdbDAP = &debugger{
 		return fs
 	},
 	locals: func(a *adapter, fr int) ([]variable, error) {
-		if fr > 0 {
-			if _, err := a.sess.Inspect(fmt.Sprintf("frame %d", fr)); err != nil {
-				return nil, err
-			}
-			defer a.sess.Inspect("frame 0")
+		back, err := a.inFrame(fr)
+		if err != nil {
+			return nil, err
 		}
+		defer back()
 		var vs []variable
 		for _, c := range []string{"info args", "info locals"} {
 			out, err := a.sess.Inspect(c)
