@@ -287,8 +287,8 @@ func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revSta
 			return nil, 0, err
 		}
 		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.ran, r.fired, r.stop)
-		if !r.fired || r.stop != P.StopSignal || r.twice {
-			s.dirty(at) // at the stop already, or a signal may be pending
+		if !r.fired || r.stop != P.StopSignal {
+			s.dirty(at) // at the stop already
 			s.running = s.running && r.stop != P.StopEnded
 			continue
 		}

@@ -168,7 +168,6 @@ type runResult struct {
 	stop  P.Stop
 	ran   time.Duration // run time from the resume to the interrupt or the stop
 	fired bool          // fred sent the interrupt
-	twice bool          // the alarm and the interrupt both went off: a signal may be pending
 }
 
 // clockAlarms: runFor stops the program by a CPU-time alarm the kernel
@@ -213,12 +212,7 @@ func (s *Session) runAlarmed(c *perfEvent, period uint64, d, cpu0 time.Duration,
 	n, cerr := c.count()
 	var r runResult
 	r.stop = s.stopOf(out)
-	alarmed := cerr == nil && n >= period
-	r.fired = interrupted || alarmed
-	// Both went off (the backup is sent just as the alarm's trap stops
-	// the program): one of them may still be pending, and would stop
-	// the next call into the program (an evaluation).
-	r.twice = interrupted && alarmed
+	r.fired = interrupted || cerr == nil && n >= period
 	if r.fired && r.stop != P.StopSignal {
 		// The alarm went off as the program stopped by itself: its trap
 		// may be queued in the stopped thread, and on some kernels closing
@@ -262,7 +256,7 @@ func (s *Session) runForCtx(ctx context.Context, d time.Duration, bps []string, 
 			return r, err
 		}
 		r, err := s.runFor(runSlice, bps, timeout)
-		if err != nil || !r.fired || r.stop != P.StopSignal || r.twice {
+		if err != nil || !r.fired || r.stop != P.StopSignal {
 			r.ran += ran
 			return r, err
 		}
@@ -655,10 +649,6 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			return nil, err
 		}
 		w.st.probes++
-		if r.twice {
-			s.dirty(st.base) // a signal may be pending: not a place to stay
-			continue
-		}
 		if r.stop != P.StopSignal || !r.fired {
 			// The continue ended before the interrupt. An interrupt
 			// sent too late may still be pending.
