@@ -523,15 +523,7 @@ func TestDAPAttach(t *testing.T) {
 // A struct in gdb: hover shows it, and the editor expands it into its
 // fields (nested aggregates: TestMembers).
 func TestDAPStructuredValues(t *testing.T) {
-	testutil.Require(t, "gdb", "gcc")
-	src := filepath.Join(testutil.Root(), "testdata", "accounts.c")
-	c := startDAP(t)
-	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("launch", map[string]any{"program": testutil.Fixture(t, "accounts")})
-	c.event("initialized")
-	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 67}}})
-	c.do("configurationDone", nil)
-	c.stoppedAt("breakpoint")
+	c := gdbAtBreakpoint(t, "accounts", 67)
 	r := c.do("evaluate", map[string]any{"expression": "*accounts", "context": "hover"}).(*godap.EvaluateResponse)
 	if r.Body.VariablesReference == 0 {
 		t.Fatalf("*accounts (%s) cannot be expanded", r.Body.Result)
@@ -552,15 +544,7 @@ func TestDAPStructuredValues(t *testing.T) {
 // The caller's frame, selected in the editor's call stack: hover and the
 // variables are that frame's (gdb).
 func TestDAPCallerFrame(t *testing.T) {
-	testutil.Require(t, "gdb", "gcc")
-	src := filepath.Join(testutil.Root(), "testdata", "steps.c")
-	c := startDAP(t)
-	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("launch", map[string]any{"program": testutil.Fixture(t, "steps")})
-	c.event("initialized")
-	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 8}}})
-	c.do("configurationDone", nil)
-	c.stoppedAt("breakpoint")
+	c := gdbAtBreakpoint(t, "steps", 8)
 	c.do("continue", map[string]any{"threadId": 1})
 	c.stoppedAt("breakpoint")
 	r := c.do("evaluate", map[string]any{"expression": "i", "context": "hover", "frameId": 1}).(*godap.EvaluateResponse)
@@ -580,4 +564,20 @@ func TestDAPCallerFrame(t *testing.T) {
 		t.Errorf("back in frame 0, x = %s, want 1", v)
 	}
 	c.do("disconnect", nil)
+}
+
+// gdbAtBreakpoint launches a gdb fixture under fred dap with a breakpoint
+// at line of its source, and waits for the first hit.
+func gdbAtBreakpoint(t *testing.T, fixture string, line int) *client {
+	t.Helper()
+	testutil.Require(t, "gdb", "gcc")
+	src := filepath.Join(testutil.Root(), "testdata", fixture+".c")
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", map[string]any{"program": testutil.Fixture(t, fixture)})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": line}}})
+	c.do("configurationDone", nil)
+	c.stoppedAt("breakpoint")
+	return c
 }
