@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/creack/pty"
+	"github.com/fred-debugger/fred/internal/xstate"
 )
 
 // The fork backend's tests run the real gdb, on a pty the way fred runs it
@@ -75,6 +76,10 @@ func startGDB(t *testing.T, prog string) *gdbOnPTY {
 		t.Fatal(err)
 	}
 	g.cmd.Env = append(os.Environ(), "INPUTRC="+inputrc)
+	// As fred starts gdb: able to write registers on a CPU with AMX.
+	if g.cmd.Env, err = xstate.Preload(g.cmd.Env); err != nil {
+		t.Fatal(err)
+	}
 	g.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)

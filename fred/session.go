@@ -21,6 +21,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/internal/xstate"
 	P "github.com/fred-debugger/fred/personalities"
 	"golang.org/x/sys/unix"
 )
@@ -245,6 +246,13 @@ func Start(opt Options) (*Session, error) {
 		argv = slices.Concat(argv[:1], s.p.Plain, argv[1:])
 	}
 	env := append(os.Environ(), s.p.Env...)
+	if !s.p.InProcess {
+		// gdb 13 on a CPU with AMX cannot write registers, so it cannot
+		// call a function in the program (fork snapshots, probes).
+		if env, err = xstate.Preload(env); err != nil {
+			debugf("%v", err)
+		}
+	}
 	env = append(env, s.openReplayLog()...)
 	// Bracketed paste would wrap the person's pastes in escapes that fred's
 	// line editor and the debugger's echo do not expect. The debugger reads

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/fred-debugger/fred/internal/xstate"
 )
 
 // The parsers are tested on transcripts of real gdb sessions, recorded by
@@ -1561,6 +1562,10 @@ func recordScenario(t *testing.T, sc recScenario, prog, inputrc string) ([]recor
 	env = append(env, "TERM=xterm-256color", "DEBUGINFOD_URLS=", "LANG=C.UTF-8")
 	if !sc.editing {
 		env = append(env, "INPUTRC="+inputrc)
+	}
+	// As fred starts gdb: able to write registers on a CPU with AMX.
+	if env, err = xstate.Preload(env); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
