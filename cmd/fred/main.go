@@ -193,9 +193,14 @@ func dapCmd(args []string) int {
 		var l net.Listener
 		if l, err = net.Listen("tcp", *listen); err == nil {
 			fmt.Fprintf(os.Stderr, "fred dap: listening on %s\n", l.Addr())
+			// A SIGTERM while no client came ends the wait too.
+			go func() { <-ctx.Done(); l.Close() }()
 			var c net.Conn
 			c, err = l.Accept()
 			l.Close()
+			if ctx.Err() != nil {
+				return 0
+			}
 			if err == nil {
 				err = dap.Serve(ctx, c, c, opt)
 				c.Close()

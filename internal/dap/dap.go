@@ -111,6 +111,17 @@ type adapter struct {
 	ended      bool             // the program is gone: exited and terminated said
 	configured bool             // configurationDone came
 	bps        map[string][]placed
+	funcs      []placed // the function breakpoints
+	lastID     int      // the editor's breakpoint ids are the adapter's own
+	// pending are the breakpoints the editor set while the program ran:
+	// the debugger takes them when it stops next (breakpoint events then
+	// tell the editor).
+	pending map[string]pendingSet
+	// threads are the debugger's threads at the last stop (gdb), each
+	// with its top frame; current is the one it stands in.
+	threads []godap.Thread
+	tops    map[int]frame
+	current int
 	// refs are the members of the aggregate values shown since the last
 	// stop, by variablesReference (from firstRef on; below it, a frame's
 	// locals: frame+1).
@@ -120,7 +131,17 @@ type adapter struct {
 	closeOnce sync.Once
 }
 
-type placed struct{ line, num int }
+// placed is a breakpoint the debugger holds: where, and its number
+// there (0: the debugger numbers none).
+type placed struct {
+	file      string
+	line, num int
+}
+
+type pendingSet struct {
+	args godap.SetBreakpointsArguments
+	ids  []int
+}
 
 // launchArgs are the launch request's arguments (the protocol leaves them
 // to each adapter).
@@ -183,7 +204,11 @@ func (a *adapter) handle(msg godap.Message) bool {
 		a.send(&godap.AttachResponse{Response: a.response(&r.Request)})
 		a.event(&godap.InitializedEvent{Event: a.newEvent("initialized")})
 	case *godap.SetBreakpointsRequest:
-		bps, err := a.setBreakpoints(r.Arguments)
+		if a.sess != nil && a.running() {
+			a.send(a.later(r))
+			return false
+		}
+		bps, err := a.setBreakpoints(r.Arguments, nil, a.quietExec)
 		if err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
@@ -196,11 +221,13 @@ func (a *adapter) handle(msg godap.Message) bool {
 			a.fail(r.Seq, r.Command, err)
 			return false
 		}
-		resp := &godap.SetFunctionBreakpointsResponse{Response: a.response(&r.Request)}
-		for _, fb := range r.Arguments.Breakpoints {
-			out, err := a.quietExec(breakFunc(a.dbg, fb.Name, fb.Condition))
-			resp.Body.Breakpoints = append(resp.Body.Breakpoints, godap.Breakpoint{Verified: err == nil && !refused(out), Message: firstLine(out)})
+		bps, err := a.setFunctionBreakpoints(r.Arguments.Breakpoints)
+		if err != nil {
+			a.fail(r.Seq, r.Command, err)
+			return false
 		}
+		resp := &godap.SetFunctionBreakpointsResponse{Response: a.response(&r.Request)}
+		resp.Body.Breakpoints = bps
 		a.send(resp)
 	case *godap.SetExceptionBreakpointsRequest:
 		a.send(&godap.SetExceptionBreakpointsResponse{Response: a.response(&r.Request)})
@@ -253,16 +280,29 @@ func (a *adapter) handle(msg godap.Message) bool {
 		}
 	case *godap.ThreadsRequest:
 		resp := &godap.ThreadsResponse{Response: a.response(&r.Request)}
-		resp.Body.Threads = []godap.Thread{{Id: 1, Name: "main"}}
+		a.mu.Lock()
+		resp.Body.Threads = append([]godap.Thread(nil), a.threads...)
+		a.mu.Unlock()
+		if len(resp.Body.Threads) == 0 {
+			resp.Body.Threads = []godap.Thread{{Id: 1, Name: "main"}}
+		}
 		a.send(resp)
 	case *godap.StackTraceRequest:
-		frames, err := a.stack()
+		frames, err := a.stack(r.Arguments.ThreadId)
 		if err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
 		}
 		resp := &godap.StackTraceResponse{Response: a.response(&r.Request)}
-		resp.Body.StackFrames, resp.Body.TotalFrames = frames, len(frames)
+		resp.Body.TotalFrames = len(frames)
+		// The editor asks for the frames a page at a time.
+		if from := r.Arguments.StartFrame; from > 0 {
+			frames = frames[min(from, len(frames)):]
+		}
+		if n := r.Arguments.Levels; n > 0 && n < len(frames) {
+			frames = frames[:n]
+		}
+		resp.Body.StackFrames = frames
 		a.send(resp)
 	case *godap.ScopesRequest:
 		resp := &godap.ScopesResponse{Response: a.response(&r.Request)}
@@ -402,21 +442,24 @@ func debuggerFor(program string) string {
 	return "gdb"
 }
 
-func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Breakpoint, error) {
+// setBreakpoints makes the breakpoints of one source file the editor's:
+// those placed before go, the new ones are placed with exec. ids are the
+// editor's ids for them (nil: new ones).
+func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments, ids []int, exec func(string) (string, error)) ([]godap.Breakpoint, error) {
 	if a.sess == nil {
 		return nil, errors.New("no program launched")
 	}
 	path := args.Source.Path
-	for _, p := range a.bps[path] {
-		for _, c := range a.dbg.del(path, p.line, p.num) {
-			if _, err := a.quietExec(c); err != nil {
-				return nil, err
-			}
-		}
+	if err := a.remove(a.bps[path], exec); err != nil {
+		return nil, err
 	}
 	a.bps[path] = nil
 	var out []godap.Breakpoint
-	for _, sb := range args.Breakpoints {
+	for i, sb := range args.Breakpoints {
+		id := a.newID()
+		if i < len(ids) {
+			id = ids[i]
+		}
 		nth := 0
 		if h := strings.TrimSpace(sb.HitCondition); h != "" {
 			// A hit count: "N" (or ">= N"), stop from the Nth hit on.
@@ -426,42 +469,133 @@ func (a *adapter) setBreakpoints(args godap.SetBreakpointsArguments) ([]godap.Br
 				if a.dbg.ignore == nil {
 					why = "this debugger has no hit counts"
 				}
-				out = append(out, godap.Breakpoint{Verified: false, Line: sb.Line, Message: why})
+				out = append(out, godap.Breakpoint{Id: id, Verified: false, Line: sb.Line, Message: why})
 				continue
 			}
 			nth = n
 		}
-		text, err := a.quietExec(a.dbg.brk(path, sb.Line, sb.Condition))
+		text, err := exec(a.dbg.brk(path, sb.Line, sb.Condition))
 		if err != nil {
 			return nil, err
 		}
-		// A breakpoint's number is a yes (the path in gdb's answer may
-		// hold any word); else the words of a refusal.
-		ok := !refused(text)
-		if a.dbg.brkNum != nil {
-			ok = a.dbg.brkNum.MatchString(text)
-		}
-		bp := godap.Breakpoint{Verified: ok, Line: sb.Line, Source: &godap.Source{Path: path, Name: filepath.Base(path)}}
-		if !bp.Verified {
+		bp := godap.Breakpoint{Id: id, Line: sb.Line, Source: &godap.Source{Path: path, Name: filepath.Base(path)}}
+		num, ok := a.placedAs(text)
+		if bp.Verified = ok; !ok {
 			bp.Message = firstLine(text)
-		} else {
-			num := 0
-			if a.dbg.brkNum != nil {
-				if m := a.dbg.brkNum.FindStringSubmatch(text); m != nil {
-					num, _ = strconv.Atoi(m[1])
-					bp.Id = num
-				}
-			}
-			a.bps[path] = append(a.bps[path], placed{sb.Line, num})
-			if nth > 1 && num > 0 {
-				if _, err := a.quietExec(a.dbg.ignore(num, nth)); err != nil {
-					return nil, err
-				}
+			out = append(out, bp)
+			continue
+		}
+		a.bps[path] = append(a.bps[path], placed{path, sb.Line, num})
+		if nth > 1 && num > 0 {
+			if _, err := exec(a.dbg.ignore(num, nth)); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, bp)
 	}
 	return out, nil
+}
+
+// placedAs reads the debugger's answer to a breakpoint command: its
+// number (a yes: the path in gdb's answer may hold any word), or else no
+// refusal.
+func (a *adapter) placedAs(text string) (num int, ok bool) {
+	if a.dbg.brkNum == nil {
+		return 0, !refused(text)
+	}
+	m := a.dbg.brkNum.FindStringSubmatch(text)
+	if m == nil {
+		return 0, false
+	}
+	num, _ = strconv.Atoi(m[1])
+	return num, true
+}
+
+// remove deletes breakpoints the debugger holds.
+func (a *adapter) remove(ps []placed, exec func(string) (string, error)) error {
+	for _, p := range ps {
+		for _, c := range a.dbg.del(p.file, p.line, p.num) {
+			if _, err := exec(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (a *adapter) newID() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lastID++
+	return a.lastID
+}
+
+// later answers breakpoints set while the program runs: the debugger
+// cannot take them until it stops, then they are placed and breakpoint
+// events say so.
+func (a *adapter) later(r *godap.SetBreakpointsRequest) *godap.SetBreakpointsResponse {
+	resp := &godap.SetBreakpointsResponse{Response: a.response(&r.Request)}
+	set := pendingSet{args: r.Arguments}
+	for _, sb := range r.Arguments.Breakpoints {
+		id := a.newID()
+		set.ids = append(set.ids, id)
+		resp.Body.Breakpoints = append(resp.Body.Breakpoints, godap.Breakpoint{Id: id, Line: sb.Line,
+			Message: "placed when the program stops next"})
+	}
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[string]pendingSet{}
+	}
+	a.pending[r.Arguments.Source.Path] = set
+	a.mu.Unlock()
+	return resp
+}
+
+// setFunctionBreakpoints replaces the function breakpoints.
+func (a *adapter) setFunctionBreakpoints(fbs []godap.FunctionBreakpoint) ([]godap.Breakpoint, error) {
+	if err := a.remove(a.funcs, a.quietExec); err != nil {
+		return nil, err
+	}
+	a.funcs = nil
+	var out []godap.Breakpoint
+	for _, fb := range fbs {
+		var before string
+		if a.dbg.listBreaks != "" {
+			before, _ = a.sess.Inspect(a.dbg.listBreaks)
+		}
+		text, err := a.quietExec(breakFunc(a.dbg, fb.Name, fb.Condition))
+		if err != nil {
+			return nil, err
+		}
+		num, ok := a.placedAs(text)
+		bp := godap.Breakpoint{Id: a.newID(), Verified: ok}
+		if !ok {
+			bp.Message = firstLine(text)
+		} else if a.dbg.listBreaks != "" {
+			// perl -d deletes a breakpoint by its line: the one that is
+			// new in its list.
+			after, _ := a.sess.Inspect(a.dbg.listBreaks)
+			a.funcs = append(a.funcs, newBreaks(a.dbg.readBreaks(before), a.dbg.readBreaks(after))...)
+		} else {
+			a.funcs = append(a.funcs, placed{num: num})
+		}
+		out = append(out, bp)
+	}
+	return out, nil
+}
+
+func newBreaks(before, after []placed) []placed {
+	old := map[placed]bool{}
+	for _, p := range before {
+		old[p] = true
+	}
+	var out []placed
+	for _, p := range after {
+		if !old[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func breakFunc(d *debugger, name, cond string) string {
@@ -489,10 +623,17 @@ func firstLine(s string) string {
 	return ""
 }
 
-// stack is the backtrace, newest first.
-func (a *adapter) stack() ([]godap.StackFrame, error) {
+// stack is the backtrace of thread tid, newest first: of another thread
+// than the one the debugger stands in, its top frame.
+func (a *adapter) stack(tid int) ([]godap.StackFrame, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
+	}
+	a.mu.Lock()
+	top, other := a.tops[tid], len(a.threads) > 0 && tid != a.current
+	a.mu.Unlock()
+	if other {
+		return []godap.StackFrame{stackFrame(0, top)}, nil
 	}
 	where, err := a.sess.Where()
 	if err != nil {
@@ -513,13 +654,17 @@ func (a *adapter) stack() ([]godap.StackFrame, error) {
 	}
 	var sf []godap.StackFrame
 	for i, f := range fs {
-		st := godap.StackFrame{Id: i, Name: f.name, Line: f.line, Column: 1}
-		if f.file != "" {
-			st.Source = &godap.Source{Name: filepath.Base(f.file), Path: f.file}
-		}
-		sf = append(sf, st)
+		sf = append(sf, stackFrame(i, f))
 	}
 	return sf, nil
+}
+
+func stackFrame(id int, f frame) godap.StackFrame {
+	st := godap.StackFrame{Id: id, Name: f.name, Line: f.line, Column: 1}
+	if f.file != "" {
+		st.Source = &godap.Source{Name: filepath.Base(f.file), Path: f.file}
+	}
+	return st
 }
 
 // firstRef is the first variablesReference of an aggregate's members.
@@ -646,10 +791,11 @@ func (a *adapter) inFrame(n int) (back func(), err error) {
 	if n <= 0 || a.dbg.frame == nil {
 		return func() {}, nil
 	}
-	if _, err := a.sess.Inspect(a.dbg.frame(n)); err != nil {
+	to, from := a.dbg.frame(n)
+	if _, err := a.sess.Inspect(to); err != nil {
 		return nil, err
 	}
-	return func() { _, _ = a.sess.Inspect(a.dbg.frame(0)) }, nil
+	return func() { _, _ = a.sess.Inspect(from) }, nil
 }
 
 // ready says whether the debugger can answer now.
@@ -718,21 +864,73 @@ func (a *adapter) do(cmd string, quiet bool, done func(out string, err error)) {
 	a.busy = true
 	a.mu.Unlock()
 	a.work <- func() {
-		var b strings.Builder
-		a.mu.Lock()
-		a.capture, a.quiet = &b, quiet
-		a.mu.Unlock()
-		failed := a.sess.Failed()
-		err := a.sess.Exec(cmd)
-		if err == nil && a.sess.Failed() > failed {
-			// fred said why in the output: the command's error is that.
-			err = errors.New(strings.TrimPrefix(lastLine(b.String()), "fred: "))
+		out, err := a.run(cmd, quiet)
+		if a.sess.Running() && !a.dbg.ended.MatchString(out) {
+			a.settle()
 		}
 		a.mu.Lock()
-		a.capture, a.quiet, a.busy = nil, false, false
+		a.busy = false
 		a.mu.Unlock()
-		done(b.String(), err)
+		done(out, err)
 	}
+}
+
+// run runs cmd now (in the worker), with the debugger's output collected
+// and, unless quiet, shown in the console.
+func (a *adapter) run(cmd string, quiet bool) (string, error) {
+	var b strings.Builder
+	a.mu.Lock()
+	a.capture, a.quiet = &b, quiet
+	a.mu.Unlock()
+	failed := a.sess.Failed()
+	err := a.sess.Exec(cmd)
+	if err == nil && a.sess.Failed() > failed {
+		// fred said why in the output: the command's error is that.
+		err = errors.New(strings.TrimPrefix(lastLine(b.String()), "fred: "))
+	}
+	a.mu.Lock()
+	a.capture, a.quiet = nil, false
+	a.mu.Unlock()
+	return b.String(), err
+}
+
+// settle is what the adapter does at each stop before the editor hears of
+// it: the breakpoints set meanwhile are placed, and the threads read.
+func (a *adapter) settle() {
+	a.mu.Lock()
+	pending := a.pending
+	a.pending = nil
+	a.mu.Unlock()
+	for _, set := range pending {
+		bps, err := a.setBreakpoints(set.args, set.ids, func(c string) (string, error) { return a.run(c, true) })
+		if err != nil {
+			a.output("fred: breakpoints in " + set.args.Source.Path + ": " + err.Error() + "\n")
+			continue
+		}
+		for _, bp := range bps {
+			ev := &godap.BreakpointEvent{Event: a.newEvent("breakpoint")}
+			ev.Body.Reason, ev.Body.Breakpoint = "changed", bp
+			a.event(ev)
+		}
+	}
+	if a.dbg.threads == "" {
+		return
+	}
+	out, err := a.sess.Inspect(a.dbg.threads)
+	if err != nil {
+		return
+	}
+	ts, tops, current := parseThreads(out)
+	a.mu.Lock()
+	a.threads, a.tops, a.current = ts, tops, current
+	a.mu.Unlock()
+}
+
+// running says whether a command that moves the program runs.
+func (a *adapter) running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.busy
 }
 
 // quietExec runs a command that sets something (a breakpoint) and
@@ -782,9 +980,13 @@ func (a *adapter) after(out, reason string) {
 func (a *adapter) stopped(reason string) {
 	a.mu.Lock()
 	a.refs = nil // the values shown before are gone
+	tid := a.current
 	a.mu.Unlock()
+	if tid == 0 {
+		tid = 1
+	}
 	ev := &godap.StoppedEvent{Event: a.newEvent("stopped")}
-	ev.Body.Reason, ev.Body.ThreadId, ev.Body.AllThreadsStopped = reason, 1, true
+	ev.Body.Reason, ev.Body.ThreadId, ev.Body.AllThreadsStopped = reason, tid, true
 	a.event(ev)
 }
 

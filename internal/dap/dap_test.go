@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,9 +199,13 @@ func (c *client) eval(expr, context string) string {
 	return r.Body.Result
 }
 
-func (c *client) local(name string) string {
+// local is a variable of the top frame (frame 0: the reference is the
+// frame's number plus one).
+func (c *client) local(name string) string { c.t.Helper(); return c.localIn(0, name) }
+
+func (c *client) localIn(frame int, name string) string {
 	c.t.Helper()
-	vs := c.do("variables", map[string]any{"variablesReference": 1}).(*godap.VariablesResponse)
+	vs := c.do("variables", map[string]any{"variablesReference": frame + 1}).(*godap.VariablesResponse)
 	for _, v := range vs.Body.Variables {
 		if v.Name == name {
 			return v.Value
@@ -223,7 +228,7 @@ type dapCase struct {
 	twoNexts int    // where two nexts from there go
 	sumLine  int    // the line that adds v to the sum
 	function string // update, as the stack names it
-	local    string // i, as variables names it ("": no variables)
+	local    string // i, as variables names it, in update and its caller
 	i, sum   string // i and the sum as expressions
 	cond     string // i >= 3
 	console  string // a debugger command for the console, and what it shows
@@ -236,7 +241,7 @@ var dapCases = []dapCase{
 	{"pdb", []string{"python3"}, func(*testing.T) string { return filepath.Join(testutil.Root(), "testdata", "watch.py") },
 		"watch.py", 8, 11, 12, "update", "i", "i", "total", "i >= 3", "-exec where", "update()"},
 	{"perl", []string{"perl"}, func(*testing.T) string { return filepath.Join(testutil.Root(), "testdata", "watch.pl") },
-		"watch.pl", 10, 12, 13, "main::update", "", "$i", "$total", "$i >= 3", "-exec T", "called from file"},
+		"watch.pl", 10, 12, 13, "main::update", "$i", "$i", "$total", "$i >= 3", "-exec T", "called from file"},
 }
 
 // The editor's session in each debugger: a conditional breakpoint, steps
@@ -281,10 +286,11 @@ func TestDAP(t *testing.T) {
 			}
 			c.do("continue", map[string]any{"threadId": 1})
 			at("second stop", tc.line, "4")
-			if tc.local != "" {
-				if v := c.local(tc.local); v != "4" {
-					t.Errorf("variables: %s = %s, want 4", tc.local, v)
-				}
+			if v := c.local(tc.local); v != "4" {
+				t.Errorf("variables: %s = %s, want 4", tc.local, v)
+			}
+			if v := c.localIn(1, tc.local); v != "4" {
+				t.Errorf("the caller's variables: %s = %s, want 4", tc.local, v)
 			}
 			c.do("next", map[string]any{"threadId": 1})
 			c.stoppedAt("step")
@@ -580,4 +586,161 @@ func gdbAtBreakpoint(t *testing.T, fixture string, line int) *client {
 	c.do("configurationDone", nil)
 	c.stoppedAt("breakpoint")
 	return c
+}
+
+// Function breakpoints: a new set replaces the one before, so with none
+// left the program runs to its end.
+func TestDAPFunctionBreakpoints(t *testing.T) {
+	for _, tc := range dapCases {
+		t.Run(tc.name, func(t *testing.T) {
+			testutil.Require(t, tc.tools...)
+			c := startDAP(t)
+			c.do("initialize", map[string]any{"adapterID": "fred"})
+			c.do("launch", map[string]any{"program": tc.program(t)})
+			c.event("initialized")
+			set := func(names ...string) []godap.Breakpoint {
+				var bs []map[string]any
+				for _, n := range names {
+					bs = append(bs, map[string]any{"name": n})
+				}
+				return c.do("setFunctionBreakpoints", map[string]any{"breakpoints": bs}).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+			}
+			if bs := set("update", "no_such_function"); len(bs) != 2 || !bs[0].Verified || bs[1].Verified || bs[1].Message == "" {
+				t.Fatalf("function breakpoints: %+v", bs)
+			}
+			c.do("configurationDone", nil)
+			if f := c.stoppedAt("breakpoint"); f.Name != tc.function {
+				t.Fatalf("stopped at %+v, want in %s", f, tc.function)
+			}
+			set()
+			c.do("continue", map[string]any{"threadId": 1})
+			c.event("exited")
+			c.do("disconnect", nil)
+		})
+	}
+}
+
+// Breakpoints the editor sets while the program runs are placed when it
+// stops (a pause here), and a breakpoint event says so; the next continue
+// stops there.
+func TestDAPBreakpointsWhileRunning(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	src := filepath.Join(testutil.Root(), "testdata", "spin.c")
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", map[string]any{"program": testutil.Fixture(t, "spin")})
+	c.event("initialized")
+	c.do("configurationDone", nil)
+	c.next("the program's output", func(m godap.Message) bool { // it runs
+		o, ok := m.(*godap.OutputEvent)
+		return ok && strings.Contains(o.Body.Output, "spinning")
+	})
+	bp := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src},
+		"breakpoints": []map[string]any{{"line": 13}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
+	if len(bp) != 1 || bp[0].Verified || bp[0].Id == 0 {
+		t.Fatalf("a breakpoint set while the program runs: %+v", bp)
+	}
+	c.do("pause", map[string]any{"threadId": 1})
+	ev := c.event("breakpoint").(*godap.BreakpointEvent)
+	if b := ev.Body.Breakpoint; b.Id != bp[0].Id || !b.Verified || b.Line != 13 {
+		t.Fatalf("breakpoint event: %+v", b)
+	}
+	c.stoppedAt("pause")
+	c.do("continue", map[string]any{"threadId": 1})
+	if f := c.stoppedAt("breakpoint"); f.Line != 13 {
+		t.Fatalf("stopped at %+v, want spin.c:13", f)
+	}
+	c.do("disconnect", nil)
+}
+
+// A multi-threaded program under gdb: the editor sees every thread, the
+// stopped event names the one that hit the breakpoint, and another
+// thread's stack is its top frame.
+func TestDAPThreads(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	src := filepath.Join(testutil.Root(), "testdata", "mt_sum.c")
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", map[string]any{"program": testutil.Fixture(t, "mt_sum")})
+	c.event("initialized")
+	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 39}}})
+	c.do("configurationDone", nil)
+	ev := c.event("stopped").(*godap.StoppedEvent)
+	ts := c.do("threads", nil).(*godap.ThreadsResponse).Body.Threads
+	if len(ts) < 2 {
+		t.Fatalf("threads: %+v", ts)
+	}
+	stopped := false
+	for _, th := range ts {
+		st := c.do("stackTrace", map[string]any{"threadId": th.Id}).(*godap.StackTraceResponse).Body.StackFrames
+		if len(st) == 0 {
+			t.Fatalf("thread %+v: no frames", th)
+		}
+		if th.Id == ev.Body.ThreadId {
+			stopped = true
+			if st[0].Name != "put" || st[0].Line != 39 || len(st) < 2 || st[1].Name != "mover" {
+				t.Errorf("the stopped thread %+v: %+v", th, st)
+			}
+		} else if len(st) != 1 {
+			t.Errorf("thread %+v: %d frames, want its top one", th, len(st))
+		}
+	}
+	if !stopped {
+		t.Errorf("the stopped event's thread %d is not among %+v", ev.Body.ThreadId, ts)
+	}
+	// A page of frames: the editor asks for the rest after the first.
+	all := c.do("stackTrace", map[string]any{"threadId": ev.Body.ThreadId}).(*godap.StackTraceResponse)
+	page := c.do("stackTrace", map[string]any{"threadId": ev.Body.ThreadId, "startFrame": 1, "levels": 1}).(*godap.StackTraceResponse)
+	if p := page.Body.StackFrames; len(p) != 1 || p[0].Id != 1 || p[0].Name != all.Body.StackFrames[1].Name || page.Body.TotalFrames != all.Body.TotalFrames {
+		t.Errorf("frames 1 to 1: %+v, of %+v", page.Body, all.Body)
+	}
+	c.do("disconnect", nil)
+}
+
+// fred dap --listen serves one client over TCP; a SIGTERM while it waits
+// for one ends it.
+func TestDAPListen(t *testing.T) {
+	for _, client := range []bool{true, false} {
+		cmd := exec.Command(testutil.Fred(t), "dap", "--listen", "127.0.0.1:0")
+		errs, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(errs).ReadString('\n')
+		addr := strings.TrimSpace(strings.TrimPrefix(line, "fred dap: listening on "))
+		if err != nil || addr == strings.TrimSpace(line) {
+			t.Fatalf("fred dap --listen said %q (%v)", line, err)
+		}
+		if client {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(map[string]any{"seq": 1, "type": "request", "command": "initialize", "arguments": map[string]any{"adapterID": "fred"}})
+			if err := godap.WriteBaseMessage(conn, b); err != nil {
+				t.Fatal(err)
+			}
+			m, err := godap.ReadProtocolMessage(bufio.NewReader(conn))
+			if r, ok := m.(*godap.InitializeResponse); err != nil || !ok || !r.Body.SupportsStepBack {
+				t.Fatalf("over TCP, initialize: %+v (%v)", m, err)
+			}
+			conn.Close() // the client goes: the adapter ends
+		} else {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("client %v: fred dap --listen ended with %v", client, err)
+			}
+		case <-time.After(wait):
+			_ = cmd.Process.Kill()
+			t.Fatalf("client %v: fred dap --listen did not end", client)
+		}
+	}
 }

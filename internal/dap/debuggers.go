@@ -1,11 +1,14 @@
 package dap
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	godap "github.com/google/go-dap"
 )
 
 // debugger is what the adapter types to one debugger, and how it reads the
@@ -28,9 +31,17 @@ type debugger struct {
 	frames      string
 	parseFrames func(out string) []frame
 	locals      func(a *adapter, frame int) ([]variable, error)
-	// frame selects frame n for the commands that follow (gdb); nil: the
-	// debugger answers about the current frame only.
-	frame func(n int) string
+	// frame gives the commands that select frame n for the commands that
+	// follow, and the current one again; nil: the debugger answers about
+	// the current frame only.
+	frame func(n int) (to, back string)
+	// threads lists the threads, for parseThreads; "": the program is
+	// one thread as far as the debugger tells.
+	threads string
+	// listBreaks lists the breakpoints, for readBreaks, where the
+	// debugger numbers none (perl -d deletes one by its line).
+	listBreaks string
+	readBreaks func(out string) []placed
 	// ended matches the answer of a command after which the program is
 	// gone (and, under pdb, starts again).
 	ended *regexp.Regexp
@@ -73,28 +84,15 @@ var gdbDAP = &debugger{
 		return "", fmt.Errorf("%s", out)
 	},
 	frames: "bt",
-	frame:  func(n int) string { return fmt.Sprintf("frame %d", n) },
+	frame: func(n int) (string, string) {
+		return fmt.Sprintf("frame %d", n), "frame 0"
+	},
+	threads: "info threads",
 	parseFrames: func(out string) []frame {
-		// gdb wraps a long frame at the terminal's width: "    at
-		// file:line" on a line of its own.
-		var joined []string
-		for _, l := range lines(out) {
-			if strings.HasPrefix(l, "#") || len(joined) == 0 {
-				joined = append(joined, l)
-			} else {
-				joined[len(joined)-1] += " " + strings.TrimSpace(l)
-			}
-		}
-		re := regexp.MustCompile(`^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+)| from \S+)?$`)
-		other := regexp.MustCompile(`^#\d+\s+(.*)$`) // <signal handler called>
 		var fs []frame
-		for _, l := range joined {
-			l = strings.TrimSpace(l)
-			if m := re.FindStringSubmatch(l); m != nil {
-				n, _ := strconv.Atoi(m[3])
-				fs = append(fs, frame{name: m[1], file: m[2], line: n})
-			} else if m := other.FindStringSubmatch(l); m != nil {
-				fs = append(fs, frame{name: m[1]}) // keeps frame numbers gdb's
+		for _, l := range joinWrapped(out, regexp.MustCompile(`^#`)) {
+			if f, ok := gdbFrame(strings.TrimSpace(strings.TrimLeft(l, "#0123456789"))); ok {
+				fs = append(fs, f)
 			}
 		}
 		return fs
@@ -163,10 +161,15 @@ var pdbDAP = &debugger{
 		}
 		return fs
 	},
+	frame: func(n int) (string, string) {
+		return fmt.Sprintf("up %d", n), fmt.Sprintf("down %d", n)
+	},
 	locals: func(a *adapter, fr int) ([]variable, error) {
-		if fr > 0 {
-			return nil, nil // pdb selects frames relative to the current one only
+		back, err := a.inFrame(fr)
+		if err != nil {
+			return nil, err
 		}
+		defer back()
 		out, err := a.sess.Inspect(`p sorted(k for k in locals() if not k.startswith("__"))`)
 		if err != nil {
 			return nil, err
@@ -225,8 +228,106 @@ var perlDAP = &debugger{
 		}
 		return out2
 	},
-	locals: func(*adapter, int) ([]variable, error) { return nil, nil },
-	ended:  regexp.MustCompile(`Debugged program terminated`),
+	// y lists a frame's lexicals, with PadWalker.
+	locals: func(a *adapter, fr int) ([]variable, error) {
+		y := "y"
+		if fr > 0 {
+			y = fmt.Sprintf("y %d", fr)
+		}
+		out, err := a.sess.Inspect(y)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Contains(out, "PadWalker") {
+			return nil, errors.New("perl -d lists variables with the PadWalker module: apt-get install libpadwalker-perl (make deps installs it)")
+		}
+		var vs []variable
+		for _, l := range joinWrapped(out, perlVar) {
+			if m := perlVar.FindStringSubmatch(l); m != nil {
+				vs = append(vs, variable{m[1], m[2]})
+			}
+		}
+		return vs, nil
+	},
+	listBreaks: "L b",
+	readBreaks: func(out string) []placed {
+		// "FILE:" then " LINE:\tsource" and "   break if (cond)" lines.
+		var ps []placed
+		file := ""
+		for _, l := range lines(out) {
+			if m := regexp.MustCompile(`^(\S.*):$`).FindStringSubmatch(l); m != nil {
+				file = m[1]
+			} else if m := regexp.MustCompile(`^ (\d+):`).FindStringSubmatch(l); m != nil && file != "" {
+				n, _ := strconv.Atoi(m[1])
+				ps = append(ps, placed{file: file, line: n})
+			}
+		}
+		return ps
+	},
+	ended: regexp.MustCompile(`Debugged program terminated`),
+}
+
+// perlVar is a name and its value as y and x print them.
+var perlVar = regexp.MustCompile(`(?s)^([$@%][A-Za-z_][A-Za-z0-9_:]*) = (.*)$`)
+
+// joinWrapped joins the lines that go on the one before (gdb wraps a long
+// frame at the terminal's width; a value may take several lines) to it:
+// first matches a line that starts an item.
+func joinWrapped(out string, first *regexp.Regexp) []string {
+	var joined []string
+	for _, l := range lines(out) {
+		if first.MatchString(l) || len(joined) == 0 {
+			joined = append(joined, l)
+		} else {
+			joined[len(joined)-1] += " " + strings.TrimSpace(l)
+		}
+	}
+	return joined
+}
+
+var (
+	gdbFrameRE = regexp.MustCompile(`^(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+)| from \S+)?$`)
+	threadRE   = regexp.MustCompile(`^([* ])\s*(\d+)\s+(Thread 0x[0-9a-f]+ \(LWP (\d+)\)(?: "([^"]*)")?|process (\d+)|LWP (\d+))\s+(.*)$`)
+)
+
+// gdbFrame reads one frame of gdb's, its number gone: "f (args) at
+// file:line", or "<signal handler called>" (a frame all the same: it
+// keeps the frame numbers gdb's).
+func gdbFrame(s string) (frame, bool) {
+	if s == "" {
+		return frame{}, false
+	}
+	if m := gdbFrameRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[3])
+		return frame{name: m[1], file: m[2], line: n}, true
+	}
+	return frame{name: s}, true
+}
+
+// parseThreads reads gdb's info threads: the threads by gdb's numbers,
+// each one's top frame, and the current one's number.
+func parseThreads(out string) (ts []godap.Thread, tops map[int]frame, current int) {
+	tops = map[int]frame{}
+	for _, l := range joinWrapped(out, regexp.MustCompile(`^[* ] +\d+ |^\s+Id\s`)) {
+		m := threadRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		id, _ := strconv.Atoi(m[2])
+		name := fmt.Sprintf("Thread %d", id)
+		switch {
+		case m[5] != "":
+			name += fmt.Sprintf(" %q (LWP %s)", m[5], m[4])
+		case m[4] != "":
+			name += fmt.Sprintf(" (LWP %s)", m[4])
+		}
+		ts = append(ts, godap.Thread{Id: id, Name: name})
+		tops[id], _ = gdbFrame(strings.TrimSpace(m[8]))
+		if m[1] == "*" {
+			current = id
+		}
+	}
+	return ts, tops, current
 }
 
 func lines(out string) []string {
