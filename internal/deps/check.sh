@@ -16,7 +16,7 @@ set -euo pipefail
 
 # Debian packages fred and its tests need (libc6-dev and binutils so that gcc and g++
 # can build the fixture programs).
-FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils)
+FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils libpadwalker-perl)
 
 # The editor tests drive `fred dap` with VS Code's own DebugClient, an npm
 # package pinned (with its lock file) in a directory of its own.
