@@ -1,9 +1,12 @@
 package fred
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,6 +167,43 @@ func TestPerlLongNext(t *testing.T) {
 		ts.must("s", `long_call.pl:13\):`)
 		if v := ts.evalValue("$broken"); v != "1" {
 			t.Fatalf("one step after the landing: broken = %s", v)
+		}
+	})
+}
+
+// Reverse commands over one `n` that reads a file far past perl's read
+// buffer: the snapshots fred takes inside it on the way (a fork each)
+// leave the file's offset alone, so the reads replayed after them are the
+// ones the program made (CORE::fork's flush once moved it: the count ran
+// to the program's end).
+func TestPerlLongNextReadsAFile(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		const lines = 12000
+		data := filepath.Join(t.TempDir(), "data.txt")
+		var b strings.Builder
+		for i := 0; i < lines; i++ {
+			fmt.Fprintf(&b, "line %06d of the data\n", i)
+		}
+		if err := os.WriteFile(data, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%d %d", lines, b.Len())
+		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("read_long.pl"), data}, backend)
+		ts.out.take()
+		ts.must("b 19", `^$`)
+		ts.must("c", `read_long.pl:19\):`)
+		ts.must("n", `read_long.pl:20\):`)
+		if v := ts.evalValue("$r"); v != want {
+			t.Fatalf("after n: r = %s, want %s", v, want)
+		}
+		ts.must("fred-reverse-next", `read_long.pl:19\):`)
+		ts.must("n", `read_long.pl:20\):`)
+		if v := ts.evalValue("$r"); v != want {
+			t.Fatalf("after going back and n again: r = %s, want %s", v, want)
+		}
+		ts.must("fred-reverse-step", `read_long.pl:15\):`)
+		if v := ts.evalValue(`"$lines $sum"`); v != want {
+			t.Fatalf("after reverse-step into tally: %s, want %s", v, want)
 		}
 	})
 }

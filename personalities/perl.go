@@ -172,6 +172,11 @@ func perlArgv(argv []string, marker, tty string) []string {
 // fred_watch adds (on) or removes a watch expression as w and W do; a
 // command runs inside DB::eval, which sets $DB::trace back from
 // $DB::otrace when it ends, so the watch bit goes into both.
+// fred_copy forks with the fork system call (fred_rawfork), not
+// CORE::fork, which first flushes every handle: that seeks an input file
+// back to where the program has read it, so the reads the replay log
+// gives back after a snapshot came from another place, and a long
+// stretch counted again ended early (pod2text).
 // perlDB starts fred's own commands: compiled in package DB, their
 // statements are none of the debugger's business (no watch expression is
 // checked there, none stops there); fred_eval evaluates the person's

@@ -53,9 +53,10 @@ sub watchfunction { return fred_first() if $fred_sc && !$fred_sn; return 0 unles
     if (++$fred_count[1] >= $fred_count[0]) { $fred_why = "limit"; $DB::single = 2; return 0 } $fred_count[4] = $d }
   $DB::single = 0; return $DB::action ? 0 : 1 }
 sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
-  pipe(my $r, my $w) or return -1; my $p = CORE::fork(); return -1 unless defined $p;
+  pipe(my $r, my $w) or return -1; my $p = fred_rawfork(); return -1 unless defined $p;
   if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
-  close $r; my $g = CORE::fork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
+  close $r; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
+sub fred_rawfork { if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
 sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
   my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return }
   while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
