@@ -142,22 +142,24 @@ func (s *Session) interruptible() (context.Context, func()) {
 
 // Interrupt is Ctrl-C outside the program's own input: it stops the fred
 // command in progress, or else interrupts the program.
-func (s *Session) Interrupt() {
+func (s *Session) Interrupt() { s.Interrupted() }
+
+// Interrupted is Interrupt, and says whether a command was running to
+// take it (false: none yet, or none any more).
+func (s *Session) Interrupted() bool {
 	s.mu.Lock()
 	cancel := s.cancel
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
-		return
+		return true
 	}
 	// Only a running command's program should get it; a stopped program
 	// would find a SIGINT waiting at its next resume.
 	s.mu.Lock()
 	passing := s.passing
 	s.mu.Unlock()
-	if passing {
-		s.Input([]byte{3})
-	}
+	return passing && s.Input([]byte{3})
 }
 
 // nudgeWait is how long a Ctrl-C has to stop the program before fred
@@ -177,10 +179,18 @@ func (s *Session) nudgeLater() {
 	s.mu.Lock()
 	gen, pid := s.passGen, s.passPid
 	s.mu.Unlock()
+	if pid <= 0 {
+		pid = s.tracedProgram()
+	}
+	if pid > 0 && !s.onTerminal(pid) && proc.TracerPid(pid) != 0 {
+		// A program gdb attached to is not on fred's terminal: the Ctrl-C
+		// reached nobody. gdb's own Ctrl-C is this SIGINT, which gdb
+		// keeps from the program.
+		_ = unix.Kill(pid, unix.SIGINT)
+	}
 	time.AfterFunc(nudgeWait, func() {
-		if pid <= 0 && s.proc != nil && s.proc.Cmd != nil && s.proc.Cmd.Process != nil {
-			// The first run: the program is the debugger's child.
-			pid = proc.OnlyChild(s.proc.Cmd.Process.Pid)
+		if pid <= 0 {
+			pid = s.tracedProgram()
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -188,6 +198,34 @@ func (s *Session) nudgeLater() {
 			s.nudged = true // one SIGTRAP a command
 		}
 	})
+}
+
+// tracedProgram is the program the debugger holds when fred does not
+// know its pid yet: on the first run its child, after gdb's attach the
+// process it traces.
+func (s *Session) tracedProgram() int {
+	if s.proc == nil || s.proc.Cmd == nil || s.proc.Cmd.Process == nil {
+		return 0
+	}
+	dbg := s.proc.Cmd.Process.Pid
+	if pid := proc.OnlyChild(dbg); pid > 0 {
+		return pid
+	}
+	return proc.TracedBy(dbg)
+}
+
+// onTerminal says whether process pid is in the foreground of the
+// debugger's terminal, where a Ctrl-C typed there reaches it.
+func (s *Session) onTerminal(pid int) bool {
+	if s.proc == nil || s.proc.Master == nil {
+		return false
+	}
+	fg, err := unix.IoctlGetInt(int(s.proc.Master.Fd()), unix.TIOCGPGRP)
+	if err != nil {
+		return false
+	}
+	pg, err := unix.Getpgid(pid)
+	return err == nil && pg == fg
 }
 
 // interruptChar is the key that the debugger's terminal turns into

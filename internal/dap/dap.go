@@ -276,7 +276,7 @@ func (a *adapter) handle(msg godap.Message) bool {
 		// must come after it.
 		a.send(&godap.PauseResponse{Response: a.response(&r.Request)})
 		if a.sess != nil {
-			a.sess.Interrupt()
+			go a.pause()
 		}
 	case *godap.ThreadsRequest:
 		resp := &godap.ThreadsResponse{Response: a.response(&r.Request)}
@@ -847,6 +847,18 @@ func (a *adapter) reverse(resp godap.ResponseMessage, cmd, reason string) {
 		a.after(out, reason)
 	})
 }
+
+// pause interrupts the command that moves the program, once it runs: a
+// pause that came with it may find it queued, not yet started.
+func (a *adapter) pause() {
+	for end := time.Now().Add(pauseWait); a.running() && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if a.sess.Interrupted() {
+			return
+		}
+	}
+}
+
+const pauseWait = 5 * time.Second
 
 func (a *adapter) move(cmd, reason string) {
 	a.do(cmd, false, func(out string, err error) {

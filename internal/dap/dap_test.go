@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -742,5 +743,99 @@ func TestDAPListen(t *testing.T) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("client %v: fred dap --listen did not end", client)
 		}
+	}
+}
+
+// docs/editors.md as written: the VS Code extension's adapter is `fred
+// dap`, each launch.json configuration, its ${...} filled in as VS Code
+// does, starts its program and runs it to the end (the attach one takes a
+// running program), and nvim-dap's adapter entry is the same command.
+func TestEditorsDocConfigurations(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl")
+	doc, err := os.ReadFile(filepath.Join(testutil.Root(), "docs", "editors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```(json|lua)\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	var manifest struct {
+		Contributes struct {
+			Debuggers []struct {
+				Type    string   `json:"type"`
+				Program string   `json:"program"`
+				Args    []string `json:"args"`
+			} `json:"debuggers"`
+		} `json:"contributes"`
+	}
+	var launch struct {
+		Configurations []map[string]any `json:"configurations"`
+	}
+	var lua string
+	for _, b := range blocks {
+		switch {
+		case b[1] == "lua":
+			lua = b[2]
+		case strings.Contains(b[2], `"contributes"`):
+			if err := json.Unmarshal([]byte(b[2]), &manifest); err != nil {
+				t.Fatalf("the extension manifest: %v", err)
+			}
+		case strings.Contains(b[2], `"configurations"`):
+			if err := json.Unmarshal([]byte(b[2]), &launch); err != nil {
+				t.Fatalf("launch.json: %v", err)
+			}
+		}
+	}
+	if ds := manifest.Contributes.Debuggers; len(ds) != 1 || ds[0].Type != "fred" || filepath.Base(ds[0].Program) != "fred" || fmt.Sprint(ds[0].Args) != "[dap]" {
+		t.Fatalf("the extension's debugger: %+v", ds)
+	}
+	if m := regexp.MustCompile(`adapters\.fred = \{ type = 'executable', command = 'fred', args = \{ 'dap' \} \}`).FindString(lua); m == "" {
+		t.Errorf("nvim-dap's adapter is not `fred dap`:\n%s", lua)
+	}
+	if len(launch.Configurations) != 4 {
+		t.Fatalf("launch.json: %d configurations", len(launch.Configurations))
+	}
+	testutil.Fixture(t, "watch")
+	for _, conf := range launch.Configurations {
+		t.Run(fmt.Sprint(conf["name"]), func(t *testing.T) {
+			if conf["type"] != "fred" {
+				t.Fatalf("type %v", conf["type"])
+			}
+			args := map[string]any{}
+			var spin *exec.Cmd
+			for k, v := range conf {
+				if s, ok := v.(string); ok {
+					s = strings.ReplaceAll(s, "${workspaceFolder}", testutil.Root())
+					if s == "${command:pickProcess}" {
+						spin = exec.Command(testutil.Fixture(t, "spin"))
+						if err := spin.Start(); err != nil {
+							t.Fatal(err)
+						}
+						defer func() { _ = spin.Process.Kill(); _ = spin.Wait() }()
+						s = fmt.Sprint(spin.Process.Pid)
+					}
+					v = s
+				}
+				args[k] = v
+			}
+			if p, ok := args["program"].(string); ok {
+				if _, err := os.Stat(p); err != nil {
+					t.Fatalf("%v (make builds testdata/bin)", err)
+				}
+			}
+			c := startDAP(t)
+			c.do("initialize", map[string]any{"adapterID": "fred"})
+			c.do(fmt.Sprint(conf["request"]), args)
+			c.event("initialized")
+			c.do("configurationDone", nil)
+			if spin != nil {
+				c.do("pause", map[string]any{"threadId": 1})
+				if f := c.stoppedAt("pause"); f.Source == nil || filepath.Base(f.Source.Path) != "spin.c" {
+					t.Errorf("attached, paused at %+v", f)
+				}
+				c.do("disconnect", nil) // detaches: the program goes on
+				return
+			}
+			c.event("exited")
+			c.do("disconnect", nil)
+		})
 	}
 }

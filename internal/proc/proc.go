@@ -245,6 +245,22 @@ func TracerPid(pid int) int {
 	return n
 }
 
+// TracedBy is the one process (a thread group) that tracer traces, 0 if
+// none or several.
+func TracedBy(tracer int) int {
+	found := 0
+	eachProcess(func(pid int, _ []string) {
+		if found >= 0 && TracerPid(pid) == tracer {
+			if found > 0 {
+				found = -1
+				return
+			}
+			found = pid
+		}
+	})
+	return max(found, 0)
+}
+
 // OnlyChild is the one child process of ppid (0 if it has none or
 // several).
 func OnlyChild(ppid int) int {
