@@ -285,6 +285,15 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err != nil {
 			return nil, err
 		}
+		if q.Stop == P.StopDone && at.At.PC != 0 && q.At == at.At {
+			// The step did not move: the thread waits for one that
+			// scheduler locking holds (a new thread's start in
+			// pthread_create, with glibc's sources). Steps cannot divide
+			// this `next`: it is a leaf, and the search for the thread
+			// that made the change goes on from it.
+			w.stepLeaf = true
+			return nil, nil
+		}
 		inside := q.Depth > d
 		if !inside && q.Stop == P.StopDone && q.Depth == d && cerr == nil {
 			// The step left this frame and entered another call at the

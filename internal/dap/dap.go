@@ -306,7 +306,10 @@ func (a *adapter) handle(msg godap.Message) bool {
 		a.send(resp)
 	case *godap.ScopesRequest:
 		resp := &godap.ScopesResponse{Response: a.response(&r.Request)}
-		resp.Body.Scopes = []godap.Scope{{Name: "Locals", PresentationHint: "locals", VariablesReference: r.Arguments.FrameId + 1}}
+		resp.Body.Scopes = []godap.Scope{}
+		if r.Arguments.FrameId < otherThreads {
+			resp.Body.Scopes = append(resp.Body.Scopes, godap.Scope{Name: "Locals", PresentationHint: "locals", VariablesReference: r.Arguments.FrameId + 1})
+		}
 		a.send(resp)
 	case *godap.VariablesRequest:
 		vars, err := a.variables(r.Arguments.VariablesReference)
@@ -633,7 +636,7 @@ func (a *adapter) stack(tid int) ([]godap.StackFrame, error) {
 	top, other := a.tops[tid], len(a.threads) > 0 && tid != a.current
 	a.mu.Unlock()
 	if other {
-		return []godap.StackFrame{stackFrame(0, top)}, nil
+		return []godap.StackFrame{stackFrame(otherThreads+tid, top)}, nil
 	}
 	where, err := a.sess.Where()
 	if err != nil {
@@ -669,6 +672,11 @@ func stackFrame(id int, f frame) godap.StackFrame {
 
 // firstRef is the first variablesReference of an aggregate's members.
 const firstRef = 1000
+
+// otherThreads is the first frame id of the threads the debugger does
+// not stand in: their top frames (otherThreads+thread), shown without
+// variables, since reading them would select the thread.
+const otherThreads = 1 << 20
 
 func (a *adapter) variables(ref int) ([]godap.Variable, error) {
 	if err := a.ready(); err != nil {
@@ -764,6 +772,10 @@ func (a *adapter) evaluate(r *godap.EvaluateRequest) {
 	}
 	if err := a.ready(); err != nil {
 		a.fail(r.Seq, r.Command, err)
+		return
+	}
+	if r.Arguments.FrameId >= otherThreads {
+		a.fail(r.Seq, r.Command, errors.New("another thread's frame: evaluate in the thread the program stopped in"))
 		return
 	}
 	back, err := a.inFrame(r.Arguments.FrameId)

@@ -684,6 +684,8 @@ func TestDAPThreads(t *testing.T) {
 			}
 		} else if len(st) != 1 {
 			t.Errorf("thread %+v: %d frames, want its top one", th, len(st))
+		} else if sc := c.do("scopes", map[string]any{"frameId": st[0].Id}).(*godap.ScopesResponse); st[0].Id == 0 || len(sc.Body.Scopes) != 0 {
+			t.Errorf("thread %+v: frame id %d, scopes %+v (another thread's frame has none)", th, st[0].Id, sc.Body.Scopes)
 		}
 	}
 	if !stopped {

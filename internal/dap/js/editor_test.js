@@ -55,7 +55,8 @@ async function main() {
     const scopes = await dc.scopesRequest({ frameId: f.id });
     const vars = await dc.variablesRequest({ variablesReference: scopes.body.scopes[0].variablesReference });
     const named = vars.body.variables.find((v) => v.name === iExpr);
-    if (named) assert.equal(named.value, '4', 'variables: i');
+    assert.ok(named, `variables: no ${iExpr} in ${JSON.stringify(vars.body.variables)}`);
+    assert.equal(named.value, '4', 'variables: i');
     // fred-reverse-watch in the debug console lands on the last change.
     const [, w] = await Promise.all([stopped(), dc.evaluateRequest({ expression: 'fred-reverse-watch ' + sumExpr, context: 'repl' })]);
     assert.ok(w.body.result.includes('the next step makes it 16'), 'fred-reverse-watch said: ' + w.body.result);
