@@ -354,10 +354,7 @@ func TestDAPNothingBehindAndClientGone(t *testing.T) {
 		for _, ending := range []string{"client gone", "SIGTERM"} {
 			t.Run(tc.name+"/"+ending, func(t *testing.T) {
 				testutil.Require(t, tc.tools...)
-				c := startDAP(t)
-				c.do("initialize", map[string]any{"adapterID": "fred"})
-				c.do("launch", map[string]any{"program": tc.program(t), "stopOnEntry": true})
-				c.event("initialized")
+				c := launchDAP(t, map[string]any{"program": tc.program(t), "stopOnEntry": true})
 				c.do("configurationDone", nil)
 				before := c.stoppedAt("entry")
 				c.fails("stepBack", map[string]any{"threadId": 1})
@@ -465,10 +462,7 @@ func TestDAPHitCount(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			testutil.Require(t, tc.tools...)
 			src := filepath.Join(testutil.Root(), "testdata", tc.source)
-			c := startDAP(t)
-			c.do("initialize", map[string]any{"adapterID": "fred"})
-			c.do("launch", map[string]any{"program": tc.program(t)})
-			c.event("initialized")
+			c := launchDAP(t, map[string]any{"program": tc.program(t)})
 			bp := c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src},
 				"breakpoints": []map[string]any{{"line": tc.line, "hitCondition": "3"}}}).(*godap.SetBreakpointsResponse)
 			if tc.name == "perl" {
@@ -573,16 +567,24 @@ func TestDAPCallerFrame(t *testing.T) {
 	c.do("disconnect", nil)
 }
 
+// launchDAP starts fred dap and launches a program with args, as an
+// editor does up to its initialized event.
+func launchDAP(t *testing.T, args map[string]any) *client {
+	t.Helper()
+	c := startDAP(t)
+	c.do("initialize", map[string]any{"adapterID": "fred"})
+	c.do("launch", args)
+	c.event("initialized")
+	return c
+}
+
 // gdbAtBreakpoint launches a gdb fixture under fred dap with a breakpoint
 // at line of its source, and waits for the first hit.
 func gdbAtBreakpoint(t *testing.T, fixture string, line int) *client {
 	t.Helper()
 	testutil.Require(t, "gdb", "gcc")
 	src := filepath.Join(testutil.Root(), "testdata", fixture+".c")
-	c := startDAP(t)
-	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("launch", map[string]any{"program": testutil.Fixture(t, fixture)})
-	c.event("initialized")
+	c := launchDAP(t, map[string]any{"program": testutil.Fixture(t, fixture)})
 	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": line}}})
 	c.do("configurationDone", nil)
 	c.stoppedAt("breakpoint")
@@ -595,10 +597,7 @@ func TestDAPFunctionBreakpoints(t *testing.T) {
 	for _, tc := range dapCases {
 		t.Run(tc.name, func(t *testing.T) {
 			testutil.Require(t, tc.tools...)
-			c := startDAP(t)
-			c.do("initialize", map[string]any{"adapterID": "fred"})
-			c.do("launch", map[string]any{"program": tc.program(t)})
-			c.event("initialized")
+			c := launchDAP(t, map[string]any{"program": tc.program(t)})
 			set := func(names ...string) []godap.Breakpoint {
 				var bs []map[string]any
 				for _, n := range names {
@@ -627,10 +626,7 @@ func TestDAPFunctionBreakpoints(t *testing.T) {
 func TestDAPBreakpointsWhileRunning(t *testing.T) {
 	testutil.Require(t, "gdb", "gcc")
 	src := filepath.Join(testutil.Root(), "testdata", "spin.c")
-	c := startDAP(t)
-	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("launch", map[string]any{"program": testutil.Fixture(t, "spin")})
-	c.event("initialized")
+	c := launchDAP(t, map[string]any{"program": testutil.Fixture(t, "spin")})
 	c.do("configurationDone", nil)
 	c.next("the program's output", func(m godap.Message) bool { // it runs
 		o, ok := m.(*godap.OutputEvent)
@@ -660,10 +656,7 @@ func TestDAPBreakpointsWhileRunning(t *testing.T) {
 func TestDAPThreads(t *testing.T) {
 	testutil.Require(t, "gdb", "gcc")
 	src := filepath.Join(testutil.Root(), "testdata", "mt_sum.c")
-	c := startDAP(t)
-	c.do("initialize", map[string]any{"adapterID": "fred"})
-	c.do("launch", map[string]any{"program": testutil.Fixture(t, "mt_sum")})
-	c.event("initialized")
+	c := launchDAP(t, map[string]any{"program": testutil.Fixture(t, "mt_sum")})
 	c.do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": 39}}})
 	c.do("configurationDone", nil)
 	ev := c.event("stopped").(*godap.StoppedEvent)
