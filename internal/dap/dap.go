@@ -117,6 +117,8 @@ type adapter struct {
 	// the debugger takes them when it stops next (breakpoint events then
 	// tell the editor).
 	pending map[string]pendingSet
+	// pendingFuncs are the function breakpoints set meanwhile (nil: none).
+	pendingFuncs *pendingFuncs
 	// threads are the debugger's threads at the last stop (gdb), each
 	// with its top frame; current is the one it stands in.
 	threads []godap.Thread
@@ -141,6 +143,11 @@ type placed struct {
 type pendingSet struct {
 	args godap.SetBreakpointsArguments
 	ids  []int
+}
+
+type pendingFuncs struct {
+	fbs []godap.FunctionBreakpoint
+	ids []int
 }
 
 // launchArgs are the launch request's arguments (the protocol leaves them
@@ -217,11 +224,15 @@ func (a *adapter) handle(msg godap.Message) bool {
 		resp.Body.Breakpoints = bps
 		a.send(resp)
 	case *godap.SetFunctionBreakpointsRequest:
+		if a.sess != nil && a.running() {
+			a.send(a.funcsLater(r))
+			return false
+		}
 		if err := a.ready(); err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
 		}
-		bps, err := a.setFunctionBreakpoints(r.Arguments.Breakpoints)
+		bps, err := a.setFunctionBreakpoints(r.Arguments.Breakpoints, nil, a.quietExec)
 		if err != nil {
 			a.fail(r.Seq, r.Command, err)
 			return false
@@ -554,24 +565,44 @@ func (a *adapter) later(r *godap.SetBreakpointsRequest) *godap.SetBreakpointsRes
 	return resp
 }
 
-// setFunctionBreakpoints replaces the function breakpoints.
-func (a *adapter) setFunctionBreakpoints(fbs []godap.FunctionBreakpoint) ([]godap.Breakpoint, error) {
-	if err := a.remove(a.funcs, a.quietExec); err != nil {
+// funcsLater is later for function breakpoints.
+func (a *adapter) funcsLater(r *godap.SetFunctionBreakpointsRequest) *godap.SetFunctionBreakpointsResponse {
+	resp := &godap.SetFunctionBreakpointsResponse{Response: a.response(&r.Request)}
+	set := &pendingFuncs{fbs: r.Arguments.Breakpoints}
+	for range r.Arguments.Breakpoints {
+		id := a.newID()
+		set.ids = append(set.ids, id)
+		resp.Body.Breakpoints = append(resp.Body.Breakpoints, godap.Breakpoint{Id: id, Message: "placed when the program stops next"})
+	}
+	a.mu.Lock()
+	a.pendingFuncs = set
+	a.mu.Unlock()
+	return resp
+}
+
+// setFunctionBreakpoints replaces the function breakpoints, placing the
+// new ones with exec; ids as setBreakpoints'.
+func (a *adapter) setFunctionBreakpoints(fbs []godap.FunctionBreakpoint, ids []int, exec func(string) (string, error)) ([]godap.Breakpoint, error) {
+	if err := a.remove(a.funcs, exec); err != nil {
 		return nil, err
 	}
 	a.funcs = nil
 	var out []godap.Breakpoint
-	for _, fb := range fbs {
+	for i, fb := range fbs {
 		var before string
 		if a.dbg.listBreaks != "" {
 			before, _ = a.sess.Inspect(a.dbg.listBreaks)
 		}
-		text, err := a.quietExec(breakFunc(a.dbg, fb.Name, fb.Condition))
+		text, err := exec(breakFunc(a.dbg, fb.Name, fb.Condition))
 		if err != nil {
 			return nil, err
 		}
 		num, ok := a.placedAs(text)
-		bp := godap.Breakpoint{Id: a.newID(), Verified: ok}
+		id := a.newID()
+		if i < len(ids) {
+			id = ids[i]
+		}
+		bp := godap.Breakpoint{Id: id, Verified: ok}
 		if !ok {
 			bp.Message = firstLine(text)
 		} else if a.dbg.listBreaks != "" {
@@ -922,20 +953,31 @@ func (a *adapter) run(cmd string, quiet bool) (string, error) {
 // it: the breakpoints set meanwhile are placed, and the threads read.
 func (a *adapter) settle() {
 	a.mu.Lock()
-	pending := a.pending
-	a.pending = nil
+	pending, funcs := a.pending, a.pendingFuncs
+	a.pending, a.pendingFuncs = nil, nil
 	a.mu.Unlock()
-	for _, set := range pending {
-		bps, err := a.setBreakpoints(set.args, set.ids, func(c string) (string, error) { return a.run(c, true) })
-		if err != nil {
-			a.output("fred: breakpoints in " + set.args.Source.Path + ": " + err.Error() + "\n")
-			continue
-		}
+	now := func(c string) (string, error) { return a.run(c, true) }
+	changed := func(bps []godap.Breakpoint) {
 		for _, bp := range bps {
 			ev := &godap.BreakpointEvent{Event: a.newEvent("breakpoint")}
 			ev.Body.Reason, ev.Body.Breakpoint = "changed", bp
 			a.event(ev)
 		}
+	}
+	for _, set := range pending {
+		bps, err := a.setBreakpoints(set.args, set.ids, now)
+		if err != nil {
+			a.output("fred: breakpoints in " + set.args.Source.Path + ": " + err.Error() + "\n")
+			continue
+		}
+		changed(bps)
+	}
+	if funcs != nil {
+		bps, err := a.setFunctionBreakpoints(funcs.fbs, funcs.ids, now)
+		if err != nil {
+			a.output("fred: function breakpoints: " + err.Error() + "\n")
+		}
+		changed(bps)
 	}
 	if a.dbg.threads == "" {
 		return

@@ -620,9 +620,9 @@ func TestDAPFunctionBreakpoints(t *testing.T) {
 	}
 }
 
-// Breakpoints the editor sets while the program runs are placed when it
-// stops (a pause here), and a breakpoint event says so; the next continue
-// stops there.
+// Breakpoints the editor sets while the program runs, by line and by
+// function, are placed when it stops (a pause here), and breakpoint
+// events say so; the next continue stops there.
 func TestDAPBreakpointsWhileRunning(t *testing.T) {
 	testutil.Require(t, "gdb", "gcc")
 	src := filepath.Join(testutil.Root(), "testdata", "spin.c")
@@ -637,10 +637,18 @@ func TestDAPBreakpointsWhileRunning(t *testing.T) {
 	if len(bp) != 1 || bp[0].Verified || bp[0].Id == 0 {
 		t.Fatalf("a breakpoint set while the program runs: %+v", bp)
 	}
+	fb := c.do("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "main"}}}).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+	if len(fb) != 1 || fb[0].Verified || fb[0].Id == 0 || fb[0].Id == bp[0].Id {
+		t.Fatalf("a function breakpoint set while the program runs: %+v", fb)
+	}
 	c.do("pause", map[string]any{"threadId": 1})
 	ev := c.event("breakpoint").(*godap.BreakpointEvent)
 	if b := ev.Body.Breakpoint; b.Id != bp[0].Id || !b.Verified || b.Line != 13 {
 		t.Fatalf("breakpoint event: %+v", b)
+	}
+	ev = c.event("breakpoint").(*godap.BreakpointEvent)
+	if b := ev.Body.Breakpoint; b.Id != fb[0].Id || !b.Verified {
+		t.Fatalf("function breakpoint event: %+v", b)
 	}
 	c.stoppedAt("pause")
 	c.do("continue", map[string]any{"threadId": 1})
