@@ -144,6 +144,26 @@ func (s *Session) interruptible() (context.Context, func()) {
 // command in progress, or else interrupts the program.
 func (s *Session) Interrupt() { s.Interrupted() }
 
+// Resumed says whether the program a command passes through to runs now:
+// under gdb, once gdb has let it go (a Ctrl-C before that reaches gdb's
+// reading of the command, not the program). Under pdb and perl, as soon
+// as the command passes.
+func (s *Session) Resumed() bool {
+	s.mu.Lock()
+	passing, pid := s.passing, s.passPid
+	s.mu.Unlock()
+	if !passing {
+		return false
+	}
+	if s.p.InProcess {
+		return true
+	}
+	if pid <= 0 {
+		pid = s.tracedProgram()
+	}
+	return pid > 0 && !proc.Stopped(pid)
+}
+
 // Interrupted is Interrupt, and says whether a command was running to
 // take it (false: none yet, or none any more).
 func (s *Session) Interrupted() bool {
@@ -159,7 +179,16 @@ func (s *Session) Interrupted() bool {
 	s.mu.Lock()
 	passing := s.passing
 	s.mu.Unlock()
-	return passing && s.Input([]byte{3})
+	if !passing || !s.Input([]byte{3}) {
+		return false
+	}
+	if c, ok := s.interruptChar(); !ok || c != 3 {
+		// The terminal made no SIGINT of it (gdb may hold it in raw
+		// mode while a program it attached to runs elsewhere): fred
+		// stops the program itself.
+		s.nudgeLater()
+	}
+	return true
 }
 
 // nudgeWait is how long a Ctrl-C has to stop the program before fred

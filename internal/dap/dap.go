@@ -895,7 +895,7 @@ func (a *adapter) reverse(resp godap.ResponseMessage, cmd, reason string) {
 // pause that came with it may find it queued, not yet started.
 func (a *adapter) pause() {
 	for end := time.Now().Add(pauseWait); a.running() && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if a.sess.Interrupted() {
+		if a.sess.Resumed() && a.sess.Interrupted() {
 			return
 		}
 	}

@@ -812,7 +812,10 @@ func TestEditorsDocConfigurations(t *testing.T) {
 						if err := spin.Start(); err != nil {
 							t.Fatal(err)
 						}
-						defer func() { _ = spin.Process.Kill(); _ = spin.Wait() }()
+						// After fred dap's own cleanup (registered later, run
+						// first): a program gdb still traced would not be
+						// reaped.
+						t.Cleanup(func() { _ = spin.Process.Kill(); _ = spin.Wait() })
 						s = fmt.Sprint(spin.Process.Pid)
 					}
 					v = s
