@@ -920,7 +920,7 @@ func (a *adapter) do(cmd string, quiet bool, done func(out string, err error)) {
 	a.mu.Unlock()
 	a.work <- func() {
 		out, err := a.run(cmd, quiet)
-		if a.sess.Running() && !a.dbg.ended.MatchString(out) {
+		if a.moves(cmd) && a.sess.Running() && !a.dbg.ended.MatchString(out) {
 			a.settle()
 		}
 		a.mu.Lock()
@@ -928,6 +928,12 @@ func (a *adapter) do(cmd string, quiet bool, done func(out string, err error)) {
 		a.mu.Unlock()
 		done(out, err)
 	}
+}
+
+// moves says whether cmd may move the program (a breakpoint set does not:
+// no stop to settle after it).
+func (a *adapter) moves(cmd string) bool {
+	return strings.HasPrefix(cmd, "fred-") || a.sess.Personality().Classify(cmd).Kind == P.Forward
 }
 
 // run runs cmd now (in the worker), with the debugger's output collected

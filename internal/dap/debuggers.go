@@ -90,7 +90,7 @@ var gdbDAP = &debugger{
 	threads: "info threads",
 	parseFrames: func(out string) []frame {
 		var fs []frame
-		for _, l := range joinWrapped(out, regexp.MustCompile(`^#`)) {
+		for _, l := range joinWrapped(out, gdbFrameStart) {
 			if f, ok := gdbFrame(strings.TrimSpace(strings.TrimLeft(l, "#0123456789"))); ok {
 				fs = append(fs, f)
 			}
@@ -255,9 +255,9 @@ var perlDAP = &debugger{
 		var ps []placed
 		file := ""
 		for _, l := range lines(out) {
-			if m := regexp.MustCompile(`^(\S.*):$`).FindStringSubmatch(l); m != nil {
+			if m := perlBreakFile.FindStringSubmatch(l); m != nil {
 				file = m[1]
-			} else if m := regexp.MustCompile(`^ (\d+):`).FindStringSubmatch(l); m != nil && file != "" {
+			} else if m := perlBreakLine.FindStringSubmatch(l); m != nil && file != "" {
 				n, _ := strconv.Atoi(m[1])
 				ps = append(ps, placed{file: file, line: n})
 			}
@@ -286,8 +286,13 @@ func joinWrapped(out string, first *regexp.Regexp) []string {
 }
 
 var (
-	gdbFrameRE = regexp.MustCompile(`^(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+)| from \S+)?$`)
-	threadRE   = regexp.MustCompile(`^([* ])\s*(\d+)\s+(Thread 0x[0-9a-f]+ \(LWP (\d+)\)(?: "([^"]*)")?|process (\d+)|LWP (\d+))\s+(.*)$`)
+	gdbFrameStart = regexp.MustCompile(`^#`)
+	threadStart   = regexp.MustCompile(`^[* ] +\d+ |^\s+Id\s`)
+	// perl -d's L b: "FILE:", then " LINE:\tsource" for each breakpoint.
+	perlBreakFile = regexp.MustCompile(`^(\S.*):$`)
+	perlBreakLine = regexp.MustCompile(`^ (\d+):`)
+	gdbFrameRE    = regexp.MustCompile(`^(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+)| from \S+)?$`)
+	threadRE      = regexp.MustCompile(`^([* ])\s*(\d+)\s+(Thread 0x[0-9a-f]+ \(LWP (\d+)\)(?: "([^"]*)")?|process (\d+)|LWP (\d+))\s+(.*)$`)
 )
 
 // gdbFrame reads one frame of gdb's, its number gone: "f (args) at
@@ -308,7 +313,7 @@ func gdbFrame(s string) (frame, bool) {
 // each one's top frame, and the current one's number.
 func parseThreads(out string) (ts []godap.Thread, tops map[int]frame, current int) {
 	tops = map[int]frame{}
-	for _, l := range joinWrapped(out, regexp.MustCompile(`^[* ] +\d+ |^\s+Id\s`)) {
+	for _, l := range joinWrapped(out, threadStart) {
 		m := threadRE.FindStringSubmatch(l)
 		if m == nil {
 			continue
