@@ -171,6 +171,51 @@ func TestPerlLongNext(t *testing.T) {
 	})
 }
 
+// perl's watch expressions (`w`) and tracing (`t`) do not stop fred from
+// counting a long stretch in steps: a `n` that a watch expression stops
+// deep inside a call of more statements than fred would walk by `next`s
+// (maxWalk) goes back exactly, and so does a traced `c` over all of them.
+func TestPerlLongStretchWatchedAndTraced(t *testing.T) {
+	const n = 60000 // 2 statements an iteration: more than maxWalk in all
+	if 2*n <= maxWalk {
+		t.Fatalf("the loop (%d statements) must be longer than fred walks by nexts (%d)", 2*n, maxWalk)
+	}
+	bad := n * 9 / 10
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("long_call.pl"), strconv.Itoa(n)}, backend)
+		ts.do("b 20")
+		ts.must("c", `long_call.pl:20\):`)
+		ts.do("w $broken")
+		ts.must("n", `(?s)Watchpoint 0:\s+\$broken changed:\s+old value:\s+'0'\s+new value:\s+'1'.*long_call.pl:13\):`)
+		if v := ts.evalValue("$i"); v != strconv.Itoa(bad+1) {
+			t.Fatalf("the watch stopped at i = %s, want %d", v, bad+1)
+		}
+		ts.must("fred-reverse-step", `long_call.pl:14\):`)
+		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(bad)+" 0" {
+			t.Fatalf("reverse-step from the watch's stop: i broken = %s, want %d 0", v, bad)
+		}
+		ts.must("c", `(?s)Watchpoint 0:\s+\$broken changed:\s+old value:\s+'0'\s+new value:\s+'1'.*long_call.pl:13\):`)
+		ts.do("W *")
+		ts.do("B *")
+		if backend != "fork" {
+			return
+		}
+		// Traced from the start: every statement's line goes by.
+		ts.must("fred-restart 1", `long_call.pl`)
+		ts.do("b 16")
+		ts.must("t", `Trace = on`)
+		out := ts.must("c", `long_call.pl:16\):`)
+		if k := strings.Count(out, "long_call.pl:13):"); k < n/2 {
+			t.Fatalf("the traced c showed line 13 %d times, want about %d", k, n)
+		}
+		ts.must("t", `Trace = off`)
+		ts.must("fred-reverse-step", `long_call.pl:14\):`)
+		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(n-1)+" 1" {
+			t.Fatalf("reverse-step after the traced c: i broken = %s, want %d 1", v, n-1)
+		}
+	})
+}
+
 // Reverse commands over one `n` that reads a file far past perl's read
 // buffer: the snapshots fred takes inside it on the way (a fork each)
 // leave the file's offset alone, so the reads replayed after them are the

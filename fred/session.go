@@ -482,19 +482,20 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 	if err := s.inStep(); err != nil {
 		return "", err
 	}
-	send := true
+	fault := ""
 	if answerFault != nil {
-		switch answerFault(cmd) {
-		case "late":
-			timeout = 0
-		case "drop":
-			send, timeout = false, 0
-		}
+		fault = answerFault(cmd)
 	}
-	if send {
+	if fault != "drop" {
 		if err := s.conn.send(cmd); err != nil {
 			return "", ErrSessionOver
 		}
+	}
+	if fault != "" {
+		// Given up on at once, without a look: an answer that came
+		// quickly must not count as in time.
+		s.outOfStep = true
+		return "", &TimeoutError{Cmd: cmd}
 	}
 	out, err := s.conn.waitPrompt(cmd, time.Now().Add(timeout), nil, true, nil, nil)
 	if errors.Is(err, ErrDebuggerExited) {
