@@ -142,6 +142,22 @@ func TestReverseWatchInvariantBuiltAfterMain(t *testing.T) {
 	}
 }
 
+// The last change, not the first: the flag rises, falls and rises again,
+// and the person stopped at each level. Bisecting those stops finds the
+// first rise; the person's stop after it where the flag is 0 again sends
+// the search on from there to the last rise.
+func TestReverseWatchLastChange(t *testing.T) {
+	ts := gdbSession(t, "toggle", "fork")
+	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "high")), `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, main`)
+	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "low")), `Breakpoint 2`)
+	ts.must("continue", `Breakpoint 2, main`)
+	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "end")), `Breakpoint 3`)
+	ts.must("continue", `Breakpoint 3, main`)
+	ts.must("fred-reverse-watch flag == 1", `(?s)set \(v=1\).*'flag == 1' is 0 here; the next step makes it 1`)
+	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", "last")))
+}
+
 // Two calls of a one-line function on one line; the second makes the
 // change. fred lands at the start of the second call, not in the first.
 func TestReverseWatchSecondCallOnOneLine(t *testing.T) {

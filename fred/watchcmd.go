@@ -176,6 +176,27 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	}
 }
 
+// Stops implements watch.Stopper: the ends of the person's own commands
+// in end's history after the moment after, which the search evaluates
+// once it has landed, to find a later change than the one it landed on.
+func (w *watchProgram) Stops(after, end watch.Moment) []watch.Moment {
+	am, em := after.(moment), end.(moment)
+	// The ends after the steps after shares with end: if after is one of
+	// end's boundaries, the next; if it lies inside a command of end's,
+	// that command's end.
+	k := 0
+	for k < len(am.steps) && k < len(em.steps) && am.steps[k].same(em.steps[k]) {
+		k++
+	}
+	var stops []watch.Moment
+	for i := k + 1; i < len(em.steps); i++ {
+		if em.steps[i-1].Origin == Typed {
+			stops = append(stops, moment{steps: em.steps[:i]})
+		}
+	}
+	return stops
+}
+
 func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq, error) {
 	am, bm := a.(moment), b.(moment)
 	w.stepLeaf, w.leafCmd = false, ""

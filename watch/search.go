@@ -19,7 +19,11 @@ func Search(ctx context.Context, p Program, start, end Moment) (Result, error) {
 	s := &search{ctx: ctx, p: p}
 	s.keeper, _ = p.(Keeper)
 	s.bisector, _ = p.(Bisector)
+	s.stopper, _ = p.(Stopper)
 	r, err := s.run(start, end)
+	if err == nil {
+		r, err = s.later(r, end)
+	}
 	r.Stats = s.stats
 	if err != nil {
 		return Result{Stats: s.stats}, err
@@ -39,6 +43,7 @@ type search struct {
 	p        Program
 	keeper   Keeper   // nil if the Program does not keep snapshots
 	bisector Bisector // nil if the Program cannot probe by run time
+	stopper  Stopper  // nil if the Program knows no stops of the person's
 	stats    Stats
 	endErr   error // why END has no value
 }
@@ -81,8 +86,14 @@ func (s *search) run(start, end Moment) (Result, error) {
 			s.keeper.Keep(a)
 		}
 	}
-	// Invariant: EXPR(a) == before != after, EXPR(b) == after. Each value
-	// is evaluated once; the ends of the bracket are never probed again.
+	return s.bisect(a, before, b, after, found)
+}
+
+// bisect narrows the bracket (a, b) down to one step. Invariant: EXPR(a)
+// == before != after, EXPR(b) == after. Each value is evaluated once; the
+// ends of the bracket are never probed again. found, if not nil, is a
+// bracket inside a Seq that another found, a and b its ends.
+func (s *search) bisect(a Moment, before string, b Moment, after string, found *bracket) (Result, error) {
 	for {
 		// Halve the stretch by run time while the Program can.
 		for s.bisector != nil && found == nil {
@@ -180,6 +191,51 @@ func shown(v string) string {
 		return "without a value (" + v[len(noValue):] + ")"
 	}
 	return v
+}
+
+// maxStops bounds the person's stops after a landing that later looks
+// at, the latest first.
+const maxStops = 8
+
+// later makes the landing r the last change into END's value as far as
+// the person's own stops after it tell: the bisection promises a change,
+// not the last, and where EXPR went back to another value and changed
+// again after r, one of the stops in between may show it. later looks at
+// the stops after r.Next, the latest first (at most maxStops), and at the
+// first with another value searches again from there to end. So the
+// change found is the last one between any two of the person's stops
+// that it looked at, at the cost of an evaluation a stop.
+func (s *search) later(r Result, end Moment) (Result, error) {
+	if s.stopper == nil {
+		return r, nil
+	}
+	for {
+		stops := s.stopper.Stops(r.Next, end)
+		var from Moment
+		var before string
+		for i := len(stops) - 1; i >= 0 && i >= len(stops)-maxStops; i-- {
+			v, err := s.eval(stops[i])
+			if err != nil {
+				return Result{}, err
+			}
+			if v != r.After {
+				from, before = stops[i], v
+				break
+			}
+		}
+		if from == nil {
+			return r, nil
+		}
+		if s.keeper != nil {
+			s.stats.Keeps++
+			s.keeper.Keep(from)
+		}
+		next, err := s.bisect(from, before, end, r.After, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		r = next
+	}
 }
 
 // bracket is what another found: a with a value other than END's

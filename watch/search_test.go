@@ -928,3 +928,50 @@ func TestBisectorSecondLook(t *testing.T) {
 		}
 	}
 }
+
+// The bisection promises a change, not the last one: here the person's
+// first stop leads it to the first rise of x. The person's stops after
+// that landing (a Stopper's) show x back at 0 at the second stop, and the
+// search goes on from there to the last rise.
+func TestStopsFindTheLastChange(t *testing.T) {
+	f := func(i int) int {
+		if i >= 10 && i < 70 || i >= 90 {
+			return 1
+		}
+		return 0
+	}
+	history := func() *sim {
+		s := newSim(t, loopOf(f), global("x"))
+		s.snap()
+		s.nextN(30) // x is 1 here
+		s.nextN(50) // 0 here
+		s.cont(3)   // 1 at the end
+		return s
+	}
+	s := history()
+	r := mustSearch(t, s, s)
+	if l := r.Landed.(mom).pos; l != 10 {
+		t.Fatalf("without the stops, landed at %v; the test wants the first rise, stop 10, there", r.Landed)
+	}
+	plain := r.Evals
+	s = history()
+	r = mustSearch(t, s, stopping{s})
+	if l := r.Landed.(mom).pos; l != 90 {
+		t.Fatalf("landed at %v, want stop 90, the last change into 1", r.Landed)
+	}
+	t.Logf("%d evaluations, %d without the stops", r.Evals, plain)
+}
+
+// stopping is a sim that tells its command ends as the person's stops.
+type stopping struct{ *sim }
+
+func (s stopping) Stops(after, end Moment) []Moment {
+	a, e := after.(mom).pos, end.(mom).pos
+	var out []Moment
+	for _, p := range s.cmds {
+		if p > a && p < e {
+			out = append(out, s.m(p))
+		}
+	}
+	return out
+}

@@ -168,6 +168,17 @@ type SecondLooker interface {
 	SecondLook() bool
 }
 
+// Stopper is an optional interface of a Program that knows where the
+// person stopped: Stops(after, end) returns the moments strictly between
+// after and end where one of the person's own commands ended, in order.
+// Once the bisection has landed, Search evaluates the stops after the
+// landing, the latest first (at most 8), and searches again from the
+// first that shows another value than END's: the change found is then
+// the last one as far as those stops tell (see later in search.go).
+type Stopper interface {
+	Stops(after, end Moment) []Moment
+}
+
 // Localizer is the extension point for multi-threaded programs (paper 3.3),
 // not implemented yet by any Program. In a multi-threaded program, one
 // `step` of the foreground thread may contain steps of other threads, so
