@@ -3,10 +3,14 @@
 // is at now, it finds two adjacent moments a and b, one `step` apart, where
 // EXPR(a) differs from EXPR(END) and EXPR(b) equals it, and lands on a.
 //
-// EXPR may change many times between START and END. The search promises
-// one transition into the value seen now, not a particular one: it is a
-// binary search on "EXPR == EXPR(END)", which holds at END and fails at
-// START, so every bisection keeps a bracket with that property.
+// EXPR may change many times between START and END. The bisection
+// promises one transition into the value seen now, not a particular one:
+// it is a binary search on "EXPR == EXPR(END)", which holds at END and
+// fails at START, so every bisection keeps a bracket with that property.
+// A Program that knows where the person stopped (Stopper) gets the last
+// transition as far as those stops tell: after landing, the search looks
+// at the stops after the landing, the latest first, and goes on from the
+// first that has another value.
 //
 // History is hierarchical (paper 3.2): snapshots, then the person's
 // commands between two snapshots, then the `next`s a `continue` or a
