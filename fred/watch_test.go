@@ -158,6 +158,18 @@ func TestReverseWatchLastChange(t *testing.T) {
 	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", "last")))
 }
 
+// A `run` whose stretch after snapshot 1 (main's first line) is a single
+// `next`, over a call that makes the change: the search steps into that
+// call, as into any `next` of a longer stretch, instead of landing before
+// the `next` and calling it a step.
+func TestReverseWatchInsideTheOneNextOfARun(t *testing.T) {
+	ts := gdbSession(t, "toggle", "fork")
+	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "high")), `Breakpoint 1`)
+	ts.must("run", `Breakpoint 1, main`)
+	ts.must("fred-reverse-watch flag == 1", `(?s)set \(v=1\).*'flag == 1' is 0 here; the next step makes it 1`)
+	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", "first")))
+}
+
 // Two calls of a one-line function on one line; the second makes the
 // change. fred lands at the start of the second call, not in the first.
 func TestReverseWatchSecondCallOnOneLine(t *testing.T) {

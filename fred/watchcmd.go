@@ -392,6 +392,11 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err != nil {
 			return nil, err
 		}
+		if n == 0 {
+			// One `next` is the whole command: it may make a call to
+			// step into, as any `next` of a longer one.
+			return w.refine(ctx, a, *single(P.OpNext))
+		}
 		return repeatSeq{s: s, op: P.OpNext, a: a, n: n, of: c, then: single(P.OpNext)}, nil
 	}
 	if !c.Synth() {
