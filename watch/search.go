@@ -64,8 +64,19 @@ func (s *search) run(start, end Moment) (Result, error) {
 	a, b := start, end
 	var found *bracket // a bracket inside a Seq, when another found it there
 	if before == after {
-		// The start has the value too: look for a later moment without it.
+		// The start has the value too: look for a later moment without
+		// it, first at the person's stops, the latest first.
+		e0 := s.stats.Evals
+		from, v, to, err := s.lastStop(start, end, after)
+		if err != nil {
+			return Result{}, err
+		}
+		if from != nil {
+			return s.bisect(from, v, to, after, nil)
+		}
+		stops := s.stats.Evals - e0
 		br, looked, err := s.another(start, end, after)
+		looked += stops
 		if sl, ok := s.bisector.(SecondLooker); ok && err == nil && br == nil && sl.SecondLook() {
 			var more int
 			br, more, err = s.another(start, end, after)
@@ -206,36 +217,43 @@ const maxStops = 8
 // change found is the last one between any two of the person's stops
 // that it looked at, at the cost of an evaluation a stop.
 func (s *search) later(r Result, end Moment) (Result, error) {
-	if s.stopper == nil {
-		return r, nil
-	}
 	for {
-		stops := s.stopper.Stops(r.Next, end)
-		var from Moment
-		var before string
-		for i := len(stops) - 1; i >= 0 && i >= len(stops)-maxStops; i-- {
-			v, err := s.eval(stops[i])
-			if err != nil {
-				return Result{}, err
-			}
-			if v != r.After {
-				from, before = stops[i], v
-				break
-			}
+		from, before, to, err := s.lastStop(r.Next, end, r.After)
+		if err != nil || from == nil {
+			return r, err
 		}
-		if from == nil {
-			return r, nil
+		if r, err = s.bisect(from, before, to, r.After, nil); err != nil {
+			return Result{}, err
+		}
+	}
+}
+
+// lastStop evaluates the person's stops between a and end, the latest
+// first (at most maxStops), and returns the first with another value than
+// after, its value, and the stop after it (or end): a bracket. from is
+// nil when none of them has another value.
+func (s *search) lastStop(a, end Moment, after string) (from Moment, before string, to Moment, err error) {
+	if s.stopper == nil {
+		return nil, "", nil, nil
+	}
+	stops := s.stopper.Stops(a, end)
+	to = end
+	for i := len(stops) - 1; i >= 0 && i >= len(stops)-maxStops; i-- {
+		v, err := s.eval(stops[i])
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if v == after {
+			to = stops[i]
+			continue
 		}
 		if s.keeper != nil {
 			s.stats.Keeps++
-			s.keeper.Keep(from)
+			s.keeper.Keep(stops[i])
 		}
-		next, err := s.bisect(from, before, end, r.After, nil)
-		if err != nil {
-			return Result{}, err
-		}
-		r = next
+		return stops[i], v, to, nil
 	}
+	return nil, "", nil, nil
 }
 
 // bracket is what another found: a with a value other than END's

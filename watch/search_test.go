@@ -975,3 +975,25 @@ func (s stopping) Stops(after, end Moment) []Moment {
 	}
 	return out
 }
+
+// START has END's value: the person's stops are looked at first, the
+// latest first, before probes in between; a stop with another value
+// starts the bracket.
+func TestStopsWhenStartHasEndValue(t *testing.T) {
+	s := newSim(t, loopOf(func(i int) int {
+		if i >= 40 && i < 60 {
+			return 0
+		}
+		return 1
+	}), global("x"))
+	s.snap()
+	s.nextN(20) // 1
+	s.nextN(30) // 0
+	s.cont(3)   // 1
+	s.snaps = append(s.snaps, 20)
+	s.start = 20
+	r := mustSearch(t, s, stopping{s})
+	if l := r.Landed.(mom).pos; l != 60 {
+		t.Fatalf("landed at %v, want stop 60, the last change into 1", r.Landed)
+	}
+}

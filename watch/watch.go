@@ -178,7 +178,9 @@ type SecondLooker interface {
 // Once the bisection has landed, Search evaluates the stops after the
 // landing, the latest first (at most 8), and searches again from the
 // first that shows another value than END's: the change found is then
-// the last one as far as those stops tell (see later in search.go).
+// the last one as far as those stops tell (see later in search.go). When
+// START already has END's value, the stops between them are where Search
+// looks for another value first, before it probes in between.
 type Stopper interface {
 	Stops(after, end Moment) []Moment
 }
