@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/ckpt"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 )
@@ -63,7 +64,7 @@ func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (
 	if err != nil {
 		return 0, false, err
 	}
-	r, err := s.countSteps(1<<40, mode, c.Took)
+	r, err := s.countInChunks(ctx, a, c, mode, st)
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -96,6 +97,49 @@ func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (
 	}
 	s.standAt(with(a, c))
 	return r.N, true, nil
+}
+
+// stepChunk is how many steps of a long continue fred counts at a time,
+// with a snapshot after each (a fork copy; the last two kept): going to a
+// moment near the continue's end then replays less than a chunk, where it
+// replayed the whole continue a second time.
+const stepChunk = 1 << 19
+
+// countInChunks counts the steps of the continue c from a, where the
+// program stands, as countSteps(everything) would, in chunks of stepChunk
+// when fork copies can keep the moments between them. The result's N is
+// the whole count.
+func (s *Session) countInChunks(ctx context.Context, a []Step, c Step, mode P.StepsMode, st *revStats) (P.NextsResult, error) {
+	_, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger)
+	if c.Cmd.Op != P.OpContinue || !copies {
+		return s.countSteps(1<<40, mode, c.Took)
+	}
+	total := 0
+	var kept []int
+	for {
+		r, err := s.countSteps(stepChunk, mode, c.Took)
+		if err != nil || r.Why != "limit" || r.N != stepChunk {
+			r.N += total
+			return r, err
+		}
+		total += r.N
+		if ctx.Err() != nil {
+			return P.NextsResult{N: total, Why: "signal"}, nil
+		}
+		s.standAt(with(a, s.synth(P.OpStep, total, c.Bps).partOf(c)))
+		sn, err := s.Checkpoint(true)
+		if err != nil {
+			debugf("snapshot after %d steps of a continue: %v", total, err)
+			continue
+		}
+		st.snapshots++
+		if kept = append(kept, sn.ID); len(kept) > 2 {
+			if s.snaps[kept[0]] != nil { // not pruned already
+				s.drop(kept[0])
+			}
+			kept = kept[1:]
+		}
+	}
 }
 
 // countSteps is stepsOf for the rewriting: reverse-step after a long
