@@ -142,32 +142,39 @@ func TestReverseWatchInvariantBuiltAfterMain(t *testing.T) {
 	}
 }
 
-// The last change, not the first: the flag rises, falls and rises again,
-// and the person stopped at each level. Bisecting those stops finds the
-// first rise; the person's stop after it where the flag is 0 again sends
-// the search on from there to the last rise.
-func TestReverseWatchLastChange(t *testing.T) {
-	ts := gdbSession(t, "toggle", "fork")
-	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "high")), `Breakpoint 1`)
-	ts.must("run", `Breakpoint 1, main`)
-	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "low")), `Breakpoint 2`)
-	ts.must("continue", `Breakpoint 2, main`)
-	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "end")), `Breakpoint 3`)
-	ts.must("continue", `Breakpoint 3, main`)
-	ts.must("fred-reverse-watch flag == 1", `(?s)set \(v=1\).*'flag == 1' is 0 here; the next step makes it 1`)
-	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", "last")))
-}
-
-// A `run` whose stretch after snapshot 1 (main's first line) is a single
-// `next`, over a call that makes the change: the search steps into that
-// call, as into any `next` of a longer stretch, instead of landing before
-// the `next` and calling it a step.
-func TestReverseWatchInsideTheOneNextOfARun(t *testing.T) {
-	ts := gdbSession(t, "toggle", "fork")
-	ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", "high")), `Breakpoint 1`)
-	ts.must("run", `Breakpoint 1, main`)
-	ts.must("fred-reverse-watch flag == 1", `(?s)set \(v=1\).*'flag == 1' is 0 here; the next step makes it 1`)
-	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", "first")))
+// toggle.c's flag rises, falls and rises again. Each case stops at the
+// LINE labels in turn (run, then continue), reverse-watches flag == 1 and
+// checks the call of set that it lands in by its caller's line.
+//   - The last change, not the first: stopped at each level, bisecting
+//     those stops finds the first rise; the person's stop after it where
+//     the flag is 0 again sends the search on to the last rise.
+//   - A `run` whose stretch after snapshot 1 (main's first line) is a
+//     single `next`, over the call that makes the change: the search steps
+//     into that call, as into any `next` of a longer stretch, instead of
+//     landing before it and calling the `next` a step.
+func TestReverseWatchToggle(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stops  []string
+		landed string
+	}{
+		{"last change", []string{"high", "low", "end"}, "last"},
+		{"the one next of a run", []string{"high"}, "first"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := gdbSession(t, "toggle", "fork")
+			for i, l := range c.stops {
+				ts.must(fmt.Sprintf("break toggle.c:%d", fixtureLineOf(t, "toggle.c", l)), fmt.Sprintf(`Breakpoint %d`, i+1))
+				cmd := "continue"
+				if i == 0 {
+					cmd = "run"
+				}
+				ts.must(cmd, fmt.Sprintf(`Breakpoint %d, main`, i+1))
+			}
+			ts.must("fred-reverse-watch flag == 1", `(?s)set \(v=1\).*'flag == 1' is 0 here; the next step makes it 1`)
+			ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "toggle.c", c.landed)))
+		})
+	}
 }
 
 // Two calls of a one-line function on one line; the second makes the
