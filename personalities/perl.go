@@ -129,8 +129,10 @@ var Perl = &Personality{
 		return fmt.Sprintf(perlDB+"fred_nexts(%d)", max)
 	}, Steps: func(max int, m StepsMode) string {
 		// A breakpoint ends the count whether or not fred asks: a
-		// line with one (or an action) is perl5db's to judge.
-		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d)`, max, m.Until, map[bool]int{true: 1}[m.Track])
+		// line with one (or an action) is perl5db's to judge. With
+		// AtBps, one at the last step counted is said too.
+		b := map[bool]int{true: 1}
+		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d)`, max, m.Until, b[m.Track], b[m.AtBps])
 	}},
 }
 

@@ -44,8 +44,10 @@ type search struct {
 	keeper   Keeper   // nil if the Program does not keep snapshots
 	bisector Bisector // nil if the Program cannot probe by run time
 	stopper  Stopper  // nil if the Program knows no stops of the person's
-	stats    Stats
-	endErr   error // why END has no value
+	// stopsSeen: the stops were evaluated (START had END's value).
+	stopsSeen bool
+	stats     Stats
+	endErr    error // why END has no value
 }
 
 func (s *search) run(start, end Moment) (Result, error) {
@@ -67,6 +69,7 @@ func (s *search) run(start, end Moment) (Result, error) {
 		// The start has the value too: look for a later moment without
 		// it, first at the person's stops, the latest first.
 		e0 := s.stats.Evals
+		s.stopsSeen = true
 		from, v, to, err := s.lastStop(start, end, after)
 		if err != nil {
 			return Result{}, err
@@ -216,16 +219,19 @@ const maxStops = 8
 // first with another value searches again from there to end. So the
 // change found is the last one between any two of the person's stops
 // that it looked at, at the cost of an evaluation a stop.
+//
+// One pass is enough: the new landing lies between the stop found and
+// the next, and every stop after that has END's value. When the start of
+// the search had END's value, run looked at the stops already.
 func (s *search) later(r Result, end Moment) (Result, error) {
-	for {
-		from, before, to, err := s.lastStop(r.Next, end, r.After)
-		if err != nil || from == nil {
-			return r, err
-		}
-		if r, err = s.bisect(from, before, to, r.After, nil); err != nil {
-			return Result{}, err
-		}
+	if s.stopsSeen {
+		return r, nil
 	}
+	from, before, to, err := s.lastStop(r.Next, end, r.After)
+	if err != nil || from == nil {
+		return r, err
+	}
+	return s.bisect(from, before, to, r.After, nil)
 }
 
 // lastStop evaluates the person's stops between a and end, the latest

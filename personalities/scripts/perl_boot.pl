@@ -14,6 +14,8 @@ my $restart = \&DB::restart;
 *DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
 my $brk = \&DB::_DB__determine_if_we_should_break;
 *DB::_DB__determine_if_we_should_break = sub { my $s = $DB::signal; &$brk; $fred_hit = ($DB::signal & 1) && !($s & 1) ? 1 : 0; $fred_sig = ($s & 1) ? 1 : 0; };
+my $hw = \&DB::_DB__handle_watch_expressions; our $fred_wat = 0;
+*DB::_DB__handle_watch_expressions = sub { my $s = $DB::signal; &$hw; $fred_wat = ($DB::signal & 1) && !($s & 1) ? 1 : 0; };
 sub fred_here { my $i = 0; my @c; while (@c = caller($i++)) { last if $c[3] eq "DB::DB" } return unless @c;
   my ($pkg, $file, $line) = @c; my @f = caller($i); my $fn = @f ? $f[3] : "$pkg\::"; my $d = 1;
   while (@f = caller($i++)) { $d++ if $f[3] !~ /^DB::/ && $f[3] ne "(eval)" } return ($file, $line, $fn, $d) }
@@ -28,7 +30,7 @@ our $fred_shown = "  DB<1> "; sub fred_prompt_shown { fred_out("\@fred prompt [$
 our (@fred_count, $fred_why, $fred_go, $fred_traced); push @$DB::pre, "package DB; fred_counted()";
 sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
   @fred_count = ($_[0], 0, ($_[1] // "") eq "shallower", $d, $d, $own); $fred_why = undef; $fred_go = "n"; return }
-our ($fred_ot, $fred_sc, $fred_sn, $fred_swhy, $fred_su, $fred_sd, $fred_st, %fred_last, %fred_bpl); my $db = \&DB::DB; my $fast;
+our ($fred_ot, $fred_sb, $fred_sc, $fred_sn, $fred_swhy, $fred_su, $fred_sd, $fred_st, %fred_last, %fred_bpl); my $db = \&DB::DB; my $fast;
 sub fred_handover { *DB::DB = $db; $DB::signal = 0; $DB::single = 1; fred_retrace() }
 sub fred_retrace { $DB::trace |= $fred_ot // 0; $fred_ot = 0 }
 $fast = sub { my $l = (caller)[2]; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st;
@@ -40,13 +42,13 @@ sub fred_bpline { my ($p, $f, $l) = @_; return 0 unless ${"main::_<$f"}{$l}; loc
 sub fred_wcheck { my ($p, $f, $l) = @_; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
   local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l); local $DB::usercontext = DB::_calc_usercontext($p); my $s = $DB::signal; $DB::signal = 0; local $DB::trace = 2;
   DB::_DB__handle_watch_expressions(); my $hit = $DB::signal & 1; $DB::signal = $s; $hit }
-sub fred_steps { ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st) = ($_[0], 0, undef, "s", $_[1], $_[2]); %fred_last = ($DB::stack_depth => 0);
+sub fred_steps { ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st, $fred_sb) = ($_[0], 0, undef, "s", $_[1], $_[2], $_[3]); %fred_last = ($DB::stack_depth => 0);
   %fred_bpl = (); for my $k (grep { /^_</ } keys %main::) { my $h = \%{ $main::{$k} }; $fred_bpl{$_} = 1 for grep { $h->{$_} } keys %$h }
   $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
 sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $fred_ot = $DB::trace & 3; $DB::trace = 0;
   if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
 END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0; fred_retrace() } syscall(0x46524544, 1) if $DB::fall_off_end || $DB::finished }
-sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; fred_retrace(); my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit ? "breakpoint" : $fred_sig ? "signal" : "exited");
+sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; fred_retrace(); my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit || $fred_wat ? "breakpoint" : $fred_sig ? "signal" : "exited"); $w = "breakpoint" if $w eq "limit" && $fred_sb && ($fred_hit || $fred_wat);
     my $sh = ""; if ($fred_st) { my $k = -1; for my $d (keys %fred_last) { $k = $fred_last{$d} if $d < $DB::stack_depth && $fred_last{$d} > $k && $fred_last{$d} < $fred_sn } $sh = " $k" }
     fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
   return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
