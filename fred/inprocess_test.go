@@ -1038,6 +1038,12 @@ func TestPerlPromptNumber(t *testing.T) {
 	if p := ts.Prompt(); p != "  DB<3> " {
 		t.Fatalf("asking again changed it: %q", p)
 	}
+	// A fork copy runs the debugger now, in another process: perl5db
+	// must not take it for a fork of the program's ("[pid=A->B]").
+	ts.must("fred-reverse-step", ``)
+	if p := ts.Prompt(); !regexp.MustCompile(`^  DB<\d+> $`).MatchString(p) {
+		t.Fatalf("prompt after going back %q; perl -d shows \"  DB<N> \"", p)
+	}
 }
 
 // TestPDBReverseWatchKeepsSpaces: the expression is the text the person

@@ -67,7 +67,7 @@ sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("I
   my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return }
   while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
     my $n; do { $n = sysread($f, my $c, 1) } until defined $n || $! != POSIX::EINTR(); close $f; POSIX::_exit(0) unless $n; $g = fred_copy(); last if $g }
-  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); fred_out("\@fred fork $g\n") }
+  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); $DB::term_pid = $$; fred_out("\@fred fork $g\n") }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
