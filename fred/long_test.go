@@ -194,7 +194,16 @@ func TestPerlLongStretchWatchedAndTraced(t *testing.T) {
 		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(bad)+" 0" {
 			t.Fatalf("reverse-step from the watch's stop: i broken = %s, want %d 0", v, bad)
 		}
+		// That c stopped at its first statement, where the watch fired.
+		// Going back over it restores the snapshot fred kept near the
+		// end of the long stretch, with the watch on there: fred's
+		// reloading of the watch must not run into perl5db's watch
+		// checks (it stopped the debugger inside strict.pm).
 		ts.must("c", `(?s)Watchpoint 0:\s+\$broken changed:\s+old value:\s+'0'\s+new value:\s+'1'.*long_call.pl:13\):`)
+		ts.must("fred-reverse-step", `long_call.pl:14\):`)
+		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(bad)+" 0" {
+			t.Fatalf("reverse-step over a c of one statement: i broken = %s, want %d 0", v, bad)
+		}
 		ts.do("W *")
 		ts.do("B *")
 		if backend != "fork" {

@@ -70,7 +70,7 @@ sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("I
   POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); $DB::term_pid = $$; fred_out("\@fred fork $g\n") }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
-sub fred_eval { my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
+sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
 sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
@@ -78,8 +78,8 @@ sub fred_bps { fred_out();
       fred_out("\@fred bp ", fred_w("$f:$l"), " ", (DB::_is_breakpoint_enabled($f, $l) ? 1 : 0), " ", fred_w($c eq "1" ? "$f:$l" : "$f:$l if $c"), "\n"); } }
   for my $e (@DB::to_watch) { my $w = fred_w("w $e"); fred_out("\@fred bp ", $w =~ s/ /\\x20/gr, " 1 $w\n") } }
 sub fred_watch { my ($e, $on) = @_; my @k = grep { $DB::to_watch[$_] ne $e } 0 .. $#DB::to_watch;
-  @DB::old_watch = @DB::old_watch[@k]; @DB::to_watch = @DB::to_watch[@k]; if ($on) { push @DB::to_watch, $e; $DB::evalarg = $e;
-    my ($v) = join(" ", &DB::eval); push @DB::old_watch, defined $v ? "'$v'" : "undef" } $DB::trace = @DB::to_watch ? $DB::trace | 2 : $DB::trace & ~2;
+  @DB::old_watch = @DB::old_watch[@k]; @DB::to_watch = @DB::to_watch[@k]; if ($on) { my $v; { local $DB::trace = $DB::trace & ~2; $DB::evalarg = $e; ($v) = join(" ", &DB::eval) }
+    push @DB::to_watch, $e; push @DB::old_watch, defined $v ? "'$v'" : "undef" } $DB::trace = @DB::to_watch ? $DB::trace | 2 : $DB::trace & ~2;
   $DB::otrace = $DB::trace }
 sub fred_break { if (fred_unw($_[0]) =~ /^w (.*)$/s) { fred_out(); fred_watch($1, 1); fred_out("\@fred bp ", $_[0], "\n"); return }
   my ($w, $c) = split / if /, fred_unw($_[0]), 2; my ($f, $l) = $w =~ /^(.*):(\d+)$/;
