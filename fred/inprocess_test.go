@@ -1039,11 +1039,13 @@ func TestPerlPromptNumber(t *testing.T) {
 		t.Fatalf("asking again changed it: %q", p)
 	}
 	// A fork copy runs the debugger now, in another process: perl5db
-	// must not take it for a fork of the program's ("[pid=A->B]").
+	// must not take it for a fork of the program's ("[pid=A->B]"), and
+	// the person's history goes on there (the number, and !N).
 	ts.must("fred-reverse-step", ``)
-	if p := ts.Prompt(); !regexp.MustCompile(`^  DB<\d+> $`).MatchString(p) {
-		t.Fatalf("prompt after going back %q; perl -d shows \"  DB<N> \"", p)
+	if p := ts.Prompt(); p != "  DB<3> " {
+		t.Fatalf("prompt after going back %q; perl -d shows \"  DB<3> \" after the same commands", p)
 	}
+	ts.must("!1", `(?m)^1\s*$`)
 }
 
 // TestPDBReverseWatchKeepsSpaces: the expression is the text the person
