@@ -108,7 +108,8 @@ const stepChunk = 1 << 19
 // countInChunks counts the steps of the continue c from a, where the
 // program stands, as countSteps(everything) would, in chunks of stepChunk
 // when fork copies can keep the moments between them. The result's N is
-// the whole count.
+// the whole count. A `next` or `finish` is counted in one go: where its
+// count ends depends on the frame it started in.
 func (s *Session) countInChunks(ctx context.Context, a []Step, c Step, mode P.StepsMode, st *revStats) (P.NextsResult, error) {
 	_, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger)
 	if c.Cmd.Op != P.OpContinue || !copies {

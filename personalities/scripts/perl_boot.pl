@@ -36,12 +36,12 @@ sub fred_retrace { $DB::trace |= $fred_ot // 0; $fred_ot = 0 }
 $fast = sub { my $l = (caller)[2]; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st;
   if ($fred_su && $DB::stack_depth <= $fred_sd || exists $fred_bpl{$l} && fred_bpline(caller) || $fred_ot & 2 && fred_wcheck(caller)) { $fred_swhy = "passed"; return fred_handover() }
   if ($fred_sn >= $fred_sc - 1) { $fred_swhy = "limit"; $fred_sn++; fred_handover() } return };
-sub fred_bpline { my ($p, $f, $l) = @_; return 0 unless ${"main::_<$f"}{$l}; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
-  local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l); local $DB::usercontext = DB::_calc_usercontext($p); my $s = $DB::signal; $DB::signal = 0; &DB::_DB__determine_if_we_should_break; my $hit = $DB::signal & 1; $DB::signal = $s;
-  my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } $hit }
-sub fred_wcheck { my ($p, $f, $l) = @_; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
-  local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l); local $DB::usercontext = DB::_calc_usercontext($p); my $s = $DB::signal; $DB::signal = 0; local $DB::trace = 2;
-  DB::_DB__handle_watch_expressions(); my $hit = $DB::signal & 1; $DB::signal = $s; $hit }
+sub fred_at { my ($p, $f, $l, $check, $then) = @_; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
+  local *DB::dbline = $main::{"_<$f"}; local ($DB::package, $DB::filename, $DB::line) = ($p, $f, $l); local $DB::usercontext = DB::_calc_usercontext($p); my $s = $DB::signal; $DB::signal = 0;
+  $check->(); my $hit = $DB::signal & 1; $DB::signal = $s; $then->() if $then; $hit }
+sub fred_bpline { my ($p, $f, $l) = @_; return 0 unless ${"main::_<$f"}{$l};
+  fred_at($p, $f, $l, sub { &DB::_DB__determine_if_we_should_break }, sub { my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } }) }
+sub fred_wcheck { fred_at(@_, sub { local $DB::trace = 2; DB::_DB__handle_watch_expressions() }) }
 sub fred_steps { ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st, $fred_sb) = ($_[0], 0, undef, "s", $_[1], $_[2], $_[3]); %fred_last = ($DB::stack_depth => 0);
   %fred_bpl = (); for my $k (grep { /^_</ } keys %main::) { my $h = \%{ $main::{$k} }; $fred_bpl{$_} = 1 for grep { $h->{$_} } keys %$h }
   $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
