@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -97,7 +98,10 @@ func clearDebugStatus(pid int) error {
 			continue
 		}
 		if err := clearThreadDR6(tid); err != nil {
-			return fmt.Errorf("clearing the debug status of thread %d: %w", tid, err)
+			if st := proc.State(tid); st == 0 || st == 'Z' || st == 'X' {
+				continue // the thread has ended since: no stop of it to miss
+			}
+			return fmt.Errorf("clearing the debug status of thread %d (state %c): %w", tid, proc.State(tid), err)
 		}
 	}
 	return nil
