@@ -90,8 +90,10 @@ type Fork struct {
 	regs   []string       // general registers saved at take, as gdb names them
 	regnum map[string]int // gdb's register numbers
 	snaps  map[int]*forkSnap
-	live   int    // the copy made live by the last Restore, for reaping
-	entry  uint64 // fredfork_take's offset in the agent library
+	live   int // the copy made live by the last Restore, for reaping
+	// deathSig: live asks to die with fred (see BeforeCRIU).
+	deathSig bool
+	entry    uint64 // fredfork_take's offset in the agent library
 	// entryIno is the inode entry was read from.
 	entryIno uint64
 	unshare  bool // see SetUnshare
@@ -245,6 +247,30 @@ func (f *Fork) Unsharing() bool { return f.unshare }
 // call runs the agent in process pid, which gdb holds, and returns the new
 // copy.
 func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
+	flags := 0
+	if f.unshare {
+		flags |= 1 // FREDFORK_UNSHARE
+	}
+	if f.noScan {
+		flags |= 2 // FREDFORK_NO_SCAN
+	}
+	n, err := f.agentCall(pid, "", tracer, cttyFd, flags)
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		err := fmt.Errorf("fork snapshots: %w: fork in the program failed: %v", ErrNoCopy, syscall.Errno(-n))
+		if syscall.Errno(-n) == syscall.EAGAIN {
+			err = fmt.Errorf("%w (too many processes for this user? see ulimit -u; drop some snapshots)", err)
+		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// agentCall calls the agent in process pid with gdb's settings with
+// (each "SETTING VALUE") and returns its answer.
+func (f *Fork) agentCall(pid int, with string, tracer, cttyFd, flags int) (int, error) {
 	// gdb must let the fork child go (it removes its breakpoints from the
 	// child first); -data-evaluate-expression leaves gdb's value history
 	// alone. The expression must not contain spaces.
@@ -254,16 +280,12 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	if a, err := f.agentEntry(pid); err == nil {
 		fn = "0x" + strconv.FormatUint(a, 16)
 	}
-	flags := 0
-	if f.unshare {
-		flags |= 1 // FREDFORK_UNSHARE
+	if with != "" {
+		with = "with " + with + " -- "
 	}
-	if f.noScan {
-		flags |= 2 // FREDFORK_NO_SCAN
-	}
-	out, err := f.query(fmt.Sprintf(`with detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
+	out, err := f.query(fmt.Sprintf(`%swith detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
 		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long,long))%s)(%d,%d,%d,%d)"`,
-		fn, os.Getpid(), tracer, cttyFd, flags))
+		with, fn, os.Getpid(), tracer, cttyFd, flags))
 	if err != nil {
 		return 0, err
 	}
@@ -272,14 +294,28 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 		return 0, fmt.Errorf("fork snapshots: unexpected answer from the agent: %q", strings.TrimSpace(out))
 	}
 	n, _ := strconv.Atoi(m[1])
-	if n <= 0 {
-		err := fmt.Errorf("fork snapshots: %w: fork in the program failed: %v", ErrNoCopy, syscall.Errno(-n))
-		if syscall.Errno(-n) == syscall.EAGAIN {
-			err = fmt.Errorf("%w (too many processes for this user? see ulimit -u; drop some snapshots)", err)
-		}
-		return 0, err
-	}
 	return n, nil
+}
+
+// BeforeCRIU readies process pid, which gdb holds, for a CRIU dump: if it
+// is the copy Restore made live, it stops asking the kernel to kill it
+// when fred dies (PR_SET_PDEATHSIG, see the agent), which CRIU would
+// restore and the kernel carry out as soon as criu, the restored
+// process's parent, exits. The keeper still ends it with fred.
+func (f *Fork) BeforeCRIU(pid int) error {
+	if pid != f.live || !f.deathSig {
+		return nil
+	}
+	// Threads other than the selected one stay where they are.
+	n, err := f.agentCall(pid, "scheduler-locking on", 0, -1, 4) // FREDFORK_OUTLIVE
+	if err != nil {
+		return err
+	}
+	if n != 0 {
+		return fmt.Errorf("fork snapshots: pid %d: PR_SET_PDEATHSIG: %v", pid, syscall.Errno(-n))
+	}
+	f.deathSig = false
+	return nil
 }
 
 // agentEntry is the address of fredfork_take in process pid: where the
@@ -444,6 +480,7 @@ func (f *Fork) Restore(s *Snapshot) (int, error) {
 		}
 	}
 	f.live, sn.pid, s.Pid = sn.pid, next, next
+	f.deathSig = sn.cttyFd >= 0
 	return f.live, nil
 }
 

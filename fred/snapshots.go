@@ -344,6 +344,12 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 // debugger (fork copies), or let go of by it for the time of the dump.
 func (s *Session) takeWith(via ckpt.Snapshotter, pid, id, lwp int) (*ckpt.Snapshot, error) {
 	_, through := via.(ckpt.ThroughDebugger)
+	if f, ok := s.copies.(*ckpt.Fork); ok && !through {
+		// The live program may be a fork copy, about to go through CRIU.
+		if err := f.BeforeCRIU(pid); err != nil {
+			return nil, err
+		}
+	}
 	if t := s.p.Tracer; t != nil && !through {
 		// CRIU cannot dump a traced process: queue a stop, let go of it,
 		// dump it, take it back.

@@ -159,6 +159,7 @@ __attribute__((noreturn)) static void snapshot_wait(long fredpid, long tracer, i
 
 #define FREDFORK_UNSHARE 1
 #define FREDFORK_NO_SCAN 2 /* unshare as on a kernel without PAGEMAP_SCAN (tests) */
+#define FREDFORK_OUTLIVE 4 /* only stop asking to die with fred (see fredfork_take_c) */
 
 /*
  * unshare_pages gives the caller its own copy of the pages it shares with
@@ -340,6 +341,8 @@ HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd, long flags)
 	int p[2];
 	long r, copy = 0;
 
+	if (flags & FREDFORK_OUTLIVE)
+		return SYS(SYS_prctl, PR_SET_PDEATHSIG, 0);
 	/* The intermediate child's exit must not show in the program. */
 	SYS(SYS_rt_sigprocmask, SIG_BLOCK, &chld, &old, 8);
 	SYS(SYS_rt_sigpending, &pend, 8);
@@ -382,8 +385,10 @@ HIDDEN long fredfork_take_c(long fredpid, long tracer, long cttyfd, long flags)
 		 * the terminal back: without this a kill -9 of fred and its
 		 * keeper could leave the program running. Its parent is fred's
 		 * first thread (a subreaper's orphans go to the first thread
-		 * alive), which Go never ends. Never inherited by copies, and
-		 * the fork backend's programs never go through CRIU.
+		 * alive), which Go never ends. Never inherited by copies. Taken
+		 * back (FREDFORK_OUTLIVE) before CRIU dumps the program: CRIU
+		 * restores the signal, and the restored process would get it
+		 * as soon as criu, its parent then, exits.
 		 */
 		SYS(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
 		if (SYS(SYS_getppid, 0) != fredpid)
