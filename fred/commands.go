@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -60,7 +61,7 @@ func init() {
 				}
 				leave := func() error { return nil }
 				if _, copy := s.backendFor(s.pid).(ckpt.ThroughDebugger); s.snap != nil && !copy {
-					leave = s.enterLeanFor(s.Timeline.Steps) // for the attach after the dump
+					leave = s.enterLeanFor(s.Timeline.Steps()) // for the attach after the dump
 				}
 				sn, err := s.Checkpoint(false)
 				if lerr := leave(); err == nil {
@@ -155,7 +156,7 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-continue", Msg: "takes no arguments", Usage: "fred-reverse-continue"}
 				}
-				return s.reverse("fred-reverse-continue", 1, func(r *rewriter, t []Step) ([]Step, error) {
+				return s.reverse("fred-reverse-continue", 1, func(r *rewriter, t []history.Step) ([]history.Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
@@ -176,14 +177,14 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-undo", n, func(r *rewriter, t []Step) ([]Step, error) {
+				return s.reverse("fred-undo", n, func(r *rewriter, t []history.Step) ([]history.Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
 					if last := t[len(t)-1]; last.Synth() && last.Cmd.Op == P.OpStep && last.Cmd.Count > 1 && s.canCountSteps() {
 						// Steps counted in the program (a long continue
 						// divided) are each a command of the history.
-						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps).partOf(last)))
+						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps).PartOf(last)))
 					}
 					return r.resolve(t[:len(t)-1])
 				})
@@ -194,11 +195,11 @@ func init() {
 				if len(args) != 1 {
 					return &UsageError{Cmd: "fred-branch", Msg: "needs one name", Usage: "fred-branch NAME"}
 				}
-				if len(s.Timeline.Steps) == 0 {
+				if s.Timeline.Len() == 0 {
 					return errors.New("there is no history to keep yet")
 				}
-				s.branches[args[0]] = append([]Step(nil), s.Timeline.Steps...)
-				s.Printf("branch '%s' keeps %d commands", args[0], len(s.Timeline.Steps))
+				s.branches[args[0]] = s.Timeline.Steps()
+				s.Printf("branch '%s' keeps %d commands", args[0], s.Timeline.Len())
 				return nil
 			}},
 		{Name: "fred-switch", Args: "NAME", NeedsHistory: true,
@@ -211,7 +212,7 @@ func init() {
 				if !ok {
 					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
 				}
-				return s.reverse("fred-switch", 1, func(*rewriter, []Step) ([]Step, error) { return b, nil })
+				return s.reverse("fred-switch", 1, func(*rewriter, []history.Step) ([]history.Step, error) { return b, nil })
 			}},
 		{Name: "fred-log", Args: "[N|all]",
 			Help: "Show the replay log's last N entries (default 20): what the program got from the outside world (clocks, randomness, reads, polls), recorded the first time and given back when fred replays. Each line: sequence number, thread, call, result.",
@@ -419,7 +420,7 @@ func (s *Session) writeList() {
 	fmt.Fprintf(w, "  %-4s %-40s %14s %9s\n", "id", "taken after", "size", "took")
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		after := position(sn.Steps)
+		after := history.Position(sn.Steps)
 		if sn.Auto {
 			after += ", auto"
 		}
@@ -427,7 +428,7 @@ func (s *Session) writeList() {
 	}
 	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the first stop, if it comes earlier), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
 	for name, b := range s.branches {
-		fmt.Fprintf(w, "  branch %-10s ends after %s\n", name, position(b))
+		fmt.Fprintf(w, "  branch %-10s ends after %s\n", name, history.Position(b))
 	}
 }
 

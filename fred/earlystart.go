@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -93,7 +94,7 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	d, _ := s.depth()
 	s.running = true
 	s.pid, _ = s.Pid()
-	s.Timeline.Start = Step{At: loc, Depth: d}
+	s.Timeline.SetStart(history.Step{At: loc, Depth: d})
 	s.maybeAutoSnapshot()
 
 	start = time.Now()

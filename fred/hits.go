@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
@@ -265,14 +266,14 @@ func (s *Session) runSoftHits(addr uint64, k int, bps []string, timeout time.Dur
 }
 
 // hitsStep is the made-up step "fred-hits ADDR K".
-func hitsStep(addr uint64, k int, bps []string) Step {
+func hitsStep(addr uint64, k int, bps []string) history.Step {
 	a := "0x" + strconv.FormatUint(addr, 16)
-	return Step{Cmd: P.Command{Line: fmt.Sprintf("%s %s %d", opHits, a, k), Kind: P.Forward, Op: opHits, Count: k, Args: a},
-		Bps: bps, Stop: P.StopDone, Origin: Hits}
+	return history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %s %d", opHits, a, k), Kind: P.Forward, Op: opHits, Count: k, Args: a},
+		Bps: bps, Stop: P.StopDone, Origin: history.Hits}
 }
 
 // replayHits runs a fred-hits step again.
-func (s *Session) replayHits(step Step) (string, error) {
+func (s *Session) replayHits(step history.Step) (string, error) {
 	addr, err := strconv.ParseUint(strings.TrimPrefix(step.Cmd.Args, "0x"), 16, 64)
 	if err != nil {
 		return "", fmt.Errorf("bad step %q", step.Cmd.Line)
@@ -294,9 +295,9 @@ func (s *Session) replayHits(step Step) (string, error) {
 // hit is where a moment lies in a hit count: k executions of addr after
 // the anchor, a moment inside the `continue` cont.
 type hit struct {
-	base   []Step // the history before the continue
-	anchor []Step
-	cont   Step
+	base   []history.Step // the history before the continue
+	anchor []history.Step
+	cont   history.Step
 	addr   uint64
 	k      int
 }
@@ -356,8 +357,8 @@ func (h *hit) key() string { return fmt.Sprintf("%d %x", len(h.anchor), h.addr) 
 func (w *watchProgram) hitMoment(h *hit, k int) moment {
 	nh := *h
 	nh.k = k
-	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16))).partOf(h.cont)
-	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps).partOf(h.cont)), then: &then, hit: &nh}
+	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16))).PartOf(h.cont)
+	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps).PartOf(h.cont)), then: &then, hit: &nh}
 }
 
 // hitsScan is Between once run times cannot divide a stretch further:
@@ -452,13 +453,13 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	// steadier, than doubling).
 	w.scanStep[h.key()] = 4 * step
 	m := w.hitMoment(h, h.k+step)
-	s.Timeline.Steps = m.steps
-	last := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
-	if err := s.learn(last); err != nil {
-		return nil, err
+	last := m.steps[len(m.steps)-1]
+	lerr := s.learn(&last)
+	m.steps = with(m.steps[:len(m.steps)-1], last)
+	s.Timeline.Set(m.steps, s.marksFor(m.steps))
+	if lerr != nil {
+		return nil, lerr
 	}
-	m.steps = append([]Step(nil), s.Timeline.Steps...)
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
 	return m, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"golang.org/x/sys/unix"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -113,8 +114,8 @@ func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
 // A live hit count serves as the start of a longer one: going from "k
 // executions" to "k+n" runs only n more.
 func TestAlongHitCounts(t *testing.T) {
-	base := []Step{{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}}}
-	at := func(k int, addr uint64) []Step { return with(base, hitsStep(addr, k, nil)) }
+	base := []history.Step{{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}}}
+	at := func(k int, addr uint64) []history.Step { return with(base, hitsStep(addr, k, nil)) }
 	if at, done, ok := along(at(10, 0x40), at(25, 0x40)); !ok || at != 1 || done != 10 {
 		t.Fatalf("along(hits 10, hits 25) = %d, %d, %v; want 1, 10, true", at, done, ok)
 	}
@@ -131,7 +132,7 @@ func TestAlongHitCounts(t *testing.T) {
 func TestSpanMeasuredFromOneStart(t *testing.T) {
 	ms := time.Millisecond
 	w := &watchProgram{endFrom: map[string]time.Duration{}}
-	cont := Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Took: 10 * ms}
+	cont := history.Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Took: 10 * ms}
 	st := stretch{cont: cont, offB: -1}
 	w.endFrom[w.endKey(st)+"|start"] = 5 * ms
 	p1 := &probe{id: 1, from: "start", rel: 2 * ms, off: 2 * ms}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"golang.org/x/sys/unix"
@@ -142,7 +143,7 @@ func (s *Session) ipAfterInput() {
 	if !typed || s.snap == nil || !s.running {
 		return
 	}
-	if m := s.Timeline.Marks; len(m) > 0 && m[len(m)-1].Index == len(s.Timeline.Steps) {
+	if m := s.Timeline.Marks(); len(m) > 0 && m[len(m)-1].Index == s.Timeline.Len() {
 		return
 	}
 	sn, err := s.Checkpoint(true)
@@ -165,7 +166,7 @@ func (s *Session) ipStarted() {
 		return
 	}
 	d, _ := s.depth()
-	s.Timeline.Start = Step{At: loc, Depth: d}
+	s.Timeline.SetStart(history.Step{At: loc, Depth: d})
 	s.run++ // the program's first run, as gdb's "run" starts one
 	s.running = true
 	s.pid, _ = s.Pid()
@@ -178,7 +179,7 @@ func (s *Session) ipStarted() {
 // in-process debugger restarts the program by itself once it has ended
 // (pdb does), so the next command moves a new run.
 func (s *Session) ipNewRun() bool {
-	return s.ip != nil && !s.running && len(s.Timeline.Steps) > 0 && s.Timeline.Now().Ended
+	return s.ip != nil && !s.running && s.Timeline.Len() > 0 && s.Timeline.Now().Ended
 }
 
 // stopOf says why a forward command stopped: from its output, or by

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -17,7 +18,7 @@ func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
 	if st := s.p.Stepper; st == nil || st.Stepis == nil || st.Frame == "" {
 		return ErrNoInstructions
 	}
-	return s.reverseTo(name, n, func(r *rewriter, t []Step) ([]Step, error) {
+	return s.reverseTo(name, n, func(r *rewriter, t []history.Step) ([]history.Step, error) {
 		return s.prevInstruction(r, t, nexti)
 	}, true)
 }
@@ -26,7 +27,7 @@ func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
 // steps. nexti: a call is one instruction, so when the instruction before
 // was a return, the moment is the call's: the last one in this frame. It counts
 // `stepi`s in the debugger, from the moment before a command to its end.
-func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step, error) {
+func (s *Session) prevInstruction(r *rewriter, steps []history.Step, nexti bool) ([]history.Step, error) {
 	if len(steps) <= r.m.first() {
 		return nil, ErrAtStart
 	}
@@ -67,7 +68,7 @@ func (s *Session) prevInstruction(r *rewriter, steps []Step, nexti bool) ([]Step
 }
 
 // stepisFrom is the moment k stepis after t.
-func stepisFrom(r *rewriter, t []Step, k int, bps []string) []Step {
+func stepisFrom(r *rewriter, t []history.Step, k int, bps []string) []history.Step {
 	if k <= 0 {
 		return t
 	}
@@ -75,7 +76,7 @@ func stepisFrom(r *rewriter, t []Step, k int, bps []string) []Step {
 }
 
 // frameAt goes to moment t and says where the selected thread is.
-func (s *Session) frameAt(r *rewriter, t []Step) (P.Frame, error) {
+func (s *Session) frameAt(r *rewriter, t []history.Step) (P.Frame, error) {
 	if err := r.m.goTo(t); err != nil {
 		return P.Frame{}, err
 	}
@@ -89,7 +90,7 @@ func (s *Session) frameAt(r *rewriter, t []Step) (P.Frame, error) {
 // countStepis counts the stepis of the last command of t, which ends at
 // frame end; the last of them in frame's function at its stack pointer or
 // above is Same.
-func (s *Session) countStepis(r *rewriter, t []Step, end, frame P.Frame) (P.StepisResult, error) {
+func (s *Session) countStepis(r *rewriter, t []history.Step, end, frame P.Frame) (P.StepisResult, error) {
 	before, last := t[:len(t)-1], t[len(t)-1]
 	if err := r.m.goTo(before); err != nil {
 		return P.StepisResult{}, err
@@ -104,7 +105,7 @@ func (s *Session) countStepis(r *rewriter, t []Step, end, frame P.Frame) (P.Step
 	}
 	// The program is where the stepis left it.
 	if c.Reached {
-		s.standAt(append([]Step(nil), t...))
+		s.standAt(append([]history.Step(nil), t...))
 	} else {
 		s.standAt(stepisFrom(r, before, c.N, last.Bps))
 	}

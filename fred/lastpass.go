@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -28,7 +29,7 @@ import (
 // lastPasser is a mover that can find where the last `next` of a continue
 // starts without counting the others.
 type lastPasser interface {
-	lastNext(before []Step, last Step) (t []Step, ok bool, err error)
+	lastNext(before []history.Step, last history.Step) (t []history.Step, ok bool, err error)
 }
 
 // maxPasses bounds the jumps; past it fred counts the `next`s instead.
@@ -49,10 +50,10 @@ const shortWalk = 30
 // lastNext implements lastPasser for gdb, in a single-threaded program
 // whose continue stopped at a breakpoint or a crash. ok is false when it
 // cannot help: the caller counts the `next`s then.
-func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
+func (m sessionMover) lastNext(before []history.Step, last history.Step) ([]history.Step, bool, error) {
 	s := m.s
 	if !nativeProbes || s.p.Stepper == nil || s.p.Stepper.Where == "" ||
-		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.known() {
+		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.Known() {
 		return nil, false, nil
 	}
 	// Count up to shortWalk `next`s; if the stop is not reached by then,
@@ -72,7 +73,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 			return nil, true, err
 		}
 		if n > 0 {
-			cur = with(cur, s.synth(P.OpNext, n, last.Bps).partOf(last))
+			cur = with(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
 		}
 		if why != "limit" {
 			// One `next` from cur reaches the stop: the continue's
@@ -80,7 +81,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 			return cur, true, nil
 		}
 		// The program stands after exactly those n.
-		s.standAt(append([]Step(nil), cur...))
+		s.standAt(append([]history.Step(nil), cur...))
 		if far >= 2*nearMin {
 			// Still far in run time: jump again before counting.
 			near, rest, err := s.nearStop(m.ctx, cur, last, m.st)
@@ -111,7 +112,7 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, s.hitCounts())
 			}
 			if n > 0 {
-				cur = with(cur, s.synth(P.OpNext, n, last.Bps).partOf(last))
+				cur = with(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
 			}
 			return cur, true, nil
 		}
@@ -136,24 +137,26 @@ func (m sessionMover) lastNext(before []Step, last Step) ([]Step, bool, error) {
 // endsLike reports whether a run that stopped so may have reached the
 // continue's own stop: a breakpoint, or a signal (a crash: a replay
 // faults where the first run did). The caller compares the place.
-func endsLike(stop P.Stop, last Step) bool {
+func endsLike(stop P.Stop, last history.Step) bool {
 	return stop == last.Stop && (stop == P.StopBreakpoint || stop == P.StopSignal)
 }
 
 // passTo is the moment just before the n-th execution, after at, of the
 // instruction at pc (where at's last step stopped), with its place
 // learnt: from the nearest snapshot countToStop kept on the way.
-func (m sessionMover) passTo(at []Step, pc uint64, n int, bps []string) ([]Step, error) {
+func (m sessionMover) passTo(at []history.Step, pc uint64, n int, bps []string) ([]history.Step, error) {
 	s := m.s
 	t := with(at, hitsStep(pc, n, bps))
 	if err := m.goTo(t); err != nil {
 		return nil, err
 	}
-	step := &s.Timeline.Steps[len(s.Timeline.Steps)-1]
-	if err := s.learn(step); err != nil {
+	step := s.Timeline.Now()
+	err := s.learn(&step)
+	s.Timeline.SetNow(step)
+	if err != nil {
 		return nil, err
 	}
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	s.Timeline.Set(s.Timeline.Steps(), s.marksFor(s.Timeline.Steps()))
 	// The walk comes back here at least once more: keep it if replaying
 	// the rest from the last chunk's snapshot costs more than that.
 	rest := n
@@ -163,7 +166,7 @@ func (m sessionMover) passTo(at []Step, pc uint64, n int, bps []string) ([]Step,
 	if s.snap != nil && s.worthSnapshot(rest) {
 		_, _ = s.Checkpoint(true)
 	}
-	return append([]Step(nil), s.Timeline.Steps...), nil
+	return s.Timeline.Steps(), nil
 }
 
 // countToStop runs the program, which stands at the start of a statement
@@ -176,7 +179,7 @@ func (m sessionMover) passTo(at []Step, pc uint64, n int, bps []string) ([]Step,
 // When the stop is more than a chunk away and far in run time, it returns
 // near instead: a moment close before the stop (nearStop), from which the
 // walk goes on.
-func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *revStats) (pc uint64, k int, near []Step, rest time.Duration, ok bool, err error) {
+func (s *Session) countToStop(ctx context.Context, cur []history.Step, last history.Step, st *revStats) (pc uint64, k int, near []history.Step, rest time.Duration, ok bool, err error) {
 	pc, _, _, err = s.where()
 	if err != nil {
 		return 0, 0, nil, 0, true, err
@@ -213,7 +216,7 @@ func (s *Session) countToStop(ctx context.Context, cur []Step, last Step, st *re
 			break
 		}
 		total += passChunk
-		at := with(cur, hitsStep(pc, total, last.Bps).partOf(last))
+		at := with(cur, hitsStep(pc, total, last.Bps).PartOf(last))
 		s.standAt(at)
 		if s.snap != nil && s.worthSnapshot(passChunk) {
 			_, _ = s.Checkpoint(true)
@@ -245,7 +248,7 @@ var nearMin = 40 * time.Microsecond
 // rest is short enough to count. It returns the probe's history and how
 // far, in run time, it lay from the stop; nil when the stretch is short
 // already or no probe fell before the stop.
-func (s *Session) nearStop(ctx context.Context, at []Step, last Step, st *revStats) ([]Step, time.Duration, error) {
+func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.Step, st *revStats) ([]history.Step, time.Duration, error) {
 	if s.snap == nil || s.p.Tracer == nil {
 		return nil, 0, nil
 	}

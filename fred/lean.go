@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 )
 
@@ -23,10 +24,10 @@ var quotedRe = regexp.MustCompile(`"(.*)"`)
 // only when every stop in it is in code with source. A stop in a library
 // (a breakpoint on malloc) has another location without the library's
 // debug information, and its replay would look diverged.
-func (s *Session) enterLeanFor(steps []Step) (leave func() error) {
+func (s *Session) enterLeanFor(steps []history.Step) (leave func() error) {
 	noop := func() error { return nil }
 	for _, st := range steps {
-		if st.known() && !hasSource(st) {
+		if st.Known() && !hasSource(st) {
 			return noop
 		}
 	}

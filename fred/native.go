@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
@@ -36,8 +37,8 @@ const opProbe = "fred-probe"
 // probe is a moment inside a `continue` found by a native probe.
 type probe struct {
 	id   int
-	base []Step // the history before the continue
-	cont Step   // the continue it lies in
+	base []history.Step // the history before the continue
+	cont history.Step   // the continue it lies in
 	// off is the program's CPU time from the start of the continue to the
 	// interrupt: where the probe lies, for choosing the next one.
 	off time.Duration
@@ -48,8 +49,8 @@ type probe struct {
 	// within one starting moment whenever they can be.
 	from string
 	rel  time.Duration
-	fp   string // registers there
-	step Step   // the step that names it
+	fp   string       // registers there
+	step history.Step // the step that names it
 }
 
 // anchorKey names a probe, or the continue's start (nil), as a moment
@@ -116,7 +117,7 @@ func (e *ProbeGoneError) Error() string {
 }
 
 // probeOf is the probe a history ends at, or nil.
-func (s *Session) probeOf(steps []Step) *probe {
+func (s *Session) probeOf(steps []history.Step) *probe {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -424,21 +425,21 @@ func (s *Session) fingerprint() (string, error) {
 
 // dirty says the live program no longer matches any history (an interrupt
 // may be pending): the next goTo restores a snapshot.
-func (s *Session) dirty(base []Step) {
-	s.standAt(with(base, Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: Interrupted}))
+func (s *Session) dirty(base []history.Step) {
+	s.standAt(with(base, history.Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: history.Interrupted}))
 }
 
 // nexts counts `next`s in the debugger itself, in chunks so that Ctrl-C
 // and the deadlines still apply. It returns the total and why the last
 // chunk stopped. The live history is left naming where the program is
 // only as "bps: after N nexts"; the next goTo restores.
-func (s *Session) nexts(ctx context.Context, from []Step, bps []string, mode P.NextsMode, st *revStats) (int, string, error) {
+func (s *Session) nexts(ctx context.Context, from []history.Step, bps []string, mode P.NextsMode, st *revStats) (int, string, error) {
 	return s.nextsUpTo(ctx, from, bps, mode, st, 0)
 }
 
 // nextsUpTo is nexts that stops after at most max `next`s (0: no limit
 // but maxWalk), with why "limit" if it got there.
-func (s *Session) nextsUpTo(ctx context.Context, from []Step, bps []string, mode P.NextsMode, st *revStats, max int) (int, string, error) {
+func (s *Session) nextsUpTo(ctx context.Context, from []history.Step, bps []string, mode P.NextsMode, st *revStats, max int) (int, string, error) {
 	chunk := 2000
 	if max > 0 {
 		chunk = min(chunk, max)
@@ -480,7 +481,7 @@ func (s *Session) nextsUpTo(ctx context.Context, from []Step, bps []string, mode
 
 // countNexts is the counter of sessionMover: the `next`s a continue or a
 // finish is made of, counted in the debugger.
-func (m sessionMover) countNexts(before []Step, last Step) (int, bool, error) {
+func (m sessionMover) countNexts(before []history.Step, last history.Step) (int, bool, error) {
 	s := m.s
 	if s.p.Stepper == nil || (last.Cmd.Op != P.OpContinue && last.Cmd.Op != P.OpFinish) {
 		return 0, false, nil
@@ -495,13 +496,13 @@ func (m sessionMover) countNexts(before []Step, last Step) (int, bool, error) {
 // stretch is a part of one `continue` that native probes can divide: from
 // its start or a probe in it, to its end or a later probe.
 type stretch struct {
-	base       []Step
-	cont       Step
+	base       []history.Step
+	cont       history.Step
 	pa, pb     *probe // nil: the continue's start, its end
 	offA, offB time.Duration
 }
 
-func sameSteps(a, b []Step) bool { return len(a) == len(b) && isPrefix(a, b) }
+func sameSteps(a, b []history.Step) bool { return len(a) == len(b) && history.IsPrefix(a, b) }
 
 // stretchOf says whether a and b bound a stretch of one `continue`.
 func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
@@ -513,13 +514,13 @@ func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
 		st.base, st.cont = st.pa.base, st.pa.cont
 	case st.pb != nil:
 		st.base, st.cont = st.pb.base, st.pb.cont
-	case len(b.steps) == len(a.steps)+1 && isPrefix(a.steps, b.steps):
+	case len(b.steps) == len(a.steps)+1 && history.IsPrefix(a.steps, b.steps):
 		st.base, st.cont = a.steps, b.steps[len(a.steps)]
 	default:
 		return st, false
 	}
 	c := st.cont
-	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.known() {
+	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.Known() {
 		return st, false
 	}
 	if st.pa == nil && !sameSteps(a.steps, st.base) || st.pa != nil && !sameSteps(st.pa.base, st.base) {
@@ -582,7 +583,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	from := st.base
 	if st.pa != nil {
 		from = with(st.pa.base, st.pa.step)
-		if !s.hasSnapshotAt(from) && !(s.running && sameSteps(s.Timeline.Steps, from)) {
+		if !s.hasSnapshotAt(from) && !(s.running && sameSteps(s.Timeline.Steps(), from)) {
 			return nil, nil
 		}
 	}
@@ -672,7 +673,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			}
 			continue
 		}
-		d0 := s.Timeline.Start.Depth
+		d0 := s.Timeline.Start().Depth
 		if len(st.base) > 0 {
 			d0 = st.base[len(st.base)-1].Depth
 		}
@@ -750,7 +751,7 @@ func (w *watchProgram) SecondLook() bool {
 // newProbe names the place where the program stands, settled after an
 // interrupt, as probe p (its id and step filled in here), and makes it the
 // live history: p.base, then p's step.
-func (s *Session) newProbe(p *probe) ([]Step, error) {
+func (s *Session) newProbe(p *probe) ([]history.Step, error) {
 	loc, err := s.location()
 	if err != nil {
 		return nil, err
@@ -761,8 +762,8 @@ func (s *Session) newProbe(p *probe) ([]Step, error) {
 	}
 	s.nprobes++
 	p.id = s.nprobes
-	p.step = Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
-		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: Probe}.partOf(p.cont)
+	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
+		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: history.Probe}.PartOf(p.cont)
 	s.probes[p.id] = p
 	steps := with(p.base, p.step)
 	s.standAt(steps)
@@ -771,7 +772,7 @@ func (s *Session) newProbe(p *probe) ([]Step, error) {
 
 // countTo is Split for a stretch that ends at a probe: count the `next`s
 // from a until the program has the probe's registers.
-func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.Seq, error) {
+func (w *watchProgram) countTo(ctx context.Context, a []history.Step, pb *probe) (watch.Seq, error) {
 	s := w.s
 	if err := s.goTo(a, w.st); err != nil {
 		return nil, err
@@ -795,7 +796,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 		// runs): the continue's own stop, where the expression has its
 		// later value, ends the stretch instead. It is the last moment
 		// of the sequence, so the search never passes it.
-		then := s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont)
+		then := s.synth(P.OpNext, 1, pb.cont.Bps).PartOf(pb.cont)
 		return repeatSeq{s: s, op: P.OpNext, a: a, n: n + 1, of: pb.cont, then: &then}, nil
 	}
 	if why != "done" {
@@ -803,19 +804,19 @@ func (w *watchProgram) countTo(ctx context.Context, a []Step, pb *probe) (watch.
 	}
 	if n == 1 {
 		// b is one `next` after a: refine that `next` as any other.
-		return w.refine(ctx, a, s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont))
+		return w.refine(ctx, a, s.synth(P.OpNext, 1, pb.cont.Bps).PartOf(pb.cont))
 	}
 	// The program is at the probe: say so, so the next goTo need not
 	// restore if it wants the probe itself.
-	at := with(a, s.synth(P.OpNext, n, pb.cont.Bps).partOf(pb.cont))
+	at := with(a, s.synth(P.OpNext, n, pb.cont.Bps).PartOf(pb.cont))
 	at[len(at)-1].At, at[len(at)-1].Depth = pb.step.At, pb.step.Depth
 	s.standAt(at)
-	then := s.synth(P.OpNext, 1, pb.cont.Bps).partOf(pb.cont)
+	then := s.synth(P.OpNext, 1, pb.cont.Bps).PartOf(pb.cont)
 	return repeatSeq{s: s, op: P.OpNext, a: a, n: n - 1, of: pb.cont, then: &then}, nil
 }
 
 // hasSnapshotAt reports whether a snapshot of this run was taken at steps.
-func (s *Session) hasSnapshotAt(steps []Step) bool {
+func (s *Session) hasSnapshotAt(steps []history.Step) bool {
 	for _, sn := range s.snaps {
 		if sn.run == s.run && sameSteps(sn.Steps, steps) {
 			return true

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -49,20 +51,21 @@ type side struct {
 // picture lays out the session's history.
 func (s *Session) picture() picture {
 	t := &s.Timeline
+	steps, marks := t.Steps(), t.Marks()
 	pic := picture{run: s.run}
-	pic.items = s.lineItems(t.Steps, 0, true)
+	pic.items = s.lineItems(steps, 0, true)
 	now := t.Now()
 	switch {
-	case len(t.Steps) == 0 && len(t.Marks) == 0:
+	case len(steps) == 0 && len(marks) == 0:
 		pic.now = "no history yet"
 	case now.Ended:
 		pic.now = fmt.Sprintf("the program has ended (after '%s')", now.Label())
 	default:
-		pic.now = fmt.Sprintf("%s, depth %d", where(now.At), now.Depth)
+		pic.now = fmt.Sprintf("%s, depth %d", words.Where(now.At), now.Depth)
 	}
 	// Branches, then snapshots off every line, each future drawn once.
 	onLine := map[int]bool{}
-	for _, m := range t.Marks {
+	for _, m := range marks {
 		onLine[m.Snap] = true
 	}
 	for _, it := range pic.items {
@@ -75,17 +78,17 @@ func (s *Session) picture() picture {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var lines [][]Step
+	var lines [][]history.Step
 	for _, n := range names {
 		b := s.branches[n]
-		k := common(b, t.Steps)
+		k := history.Common(b, steps)
 		pic.sides = append(pic.sides, side{name: "branch '" + n + "'", at: k, items: s.lineItems(b, k, false)})
 		lines = append(lines, b)
 	}
 	var left []*snap
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		if onLine[id] || sn.run != s.run || within(sn.Steps, lines) {
+		if onLine[id] || sn.run != s.run || history.Within(sn.Steps, lines) {
 			continue
 		}
 		left = append(left, sn)
@@ -97,11 +100,11 @@ func (s *Session) picture() picture {
 	// future of theirs: one line says where they are.
 	kept := map[int][]int{} // commands in common -> snapshots
 	for _, sn := range left {
-		if within(sn.Steps, lines) {
+		if history.Within(sn.Steps, lines) {
 			continue
 		}
-		k := common(sn.Steps, t.Steps)
-		if !sn.stood && fredsOwn(sn.Steps[k:]) {
+		k := history.Common(sn.Steps, steps)
+		if !sn.stood && history.FredsOwn(sn.Steps[k:]) {
 			kept[k] = append(kept[k], sn.ID)
 			continue
 		}
@@ -122,7 +125,7 @@ func (s *Session) picture() picture {
 			}
 		}
 		pic.sides = append(pic.sides, side{name: name, at: k,
-			items: []item{{cmd: fmt.Sprintf("%s %s", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(names, ", ")), count: 1}}})
+			items: []item{{cmd: fmt.Sprintf("%s %s", words.Plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(names, ", ")), count: 1}}})
 	}
 	sort.SliceStable(pic.sides, func(i, j int) bool { return pic.sides[i].at < pic.sides[j].at })
 	for _, id := range s.order {
@@ -135,7 +138,7 @@ func (s *Session) picture() picture {
 
 // lineItems is the commands of steps from index from on, with the
 // snapshots of this run that lie on them.
-func (s *Session) lineItems(steps []Step, from int, current bool) []item {
+func (s *Session) lineItems(steps []history.Step, from int, current bool) []item {
 	at := map[int][]int{} // index -> snapshots taken after that many steps
 	for _, id := range s.order {
 		sn := s.snaps[id]
@@ -143,7 +146,7 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 			continue
 		}
 		n := len(sn.Steps)
-		if n >= from && n <= len(steps) && isPrefix(sn.Steps, steps) {
+		if n >= from && n <= len(steps) && history.IsPrefix(sn.Steps, steps) {
 			if current || n > from {
 				at[n] = append(at[n], id)
 			}
@@ -183,9 +186,9 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 				via = append(via, s.onTheWay(steps, k)...)
 			}
 			if named == nil {
-				named = places(steps) // once a line
+				named = history.Places(steps) // once a line
 			}
-			out = append(out, item{cmd: describe(steps[i:j], named), count: 1, steps: j - i, via: via})
+			out = append(out, item{cmd: history.Describe(steps[i:j], named), count: 1, steps: j - i, via: via})
 			i = j - 1
 			continue
 		}
@@ -201,121 +204,9 @@ func (s *Session) lineItems(steps []Step, from int, current bool) []item {
 	return out
 }
 
-// position says where a history ends, in the person's words: "3
-// commands ('next')", "1 command, then inside 'run': 2 stops by run
-// time".
-func position(steps []Step) string {
-	n := len(steps)
-	if n == 0 {
-		return "the start"
-	}
-	typed := 0
-	for _, a := range steps {
-		if !a.Synth() {
-			typed++
-		}
-	}
-	if !steps[n-1].Synth() {
-		return fmt.Sprintf("%s ('%s')", plural(typed, "command"), steps[n-1].Label())
-	}
-	i := n - 1
-	for i > 0 && steps[i-1].Synth() {
-		i--
-	}
-	if typed == 0 {
-		return describe(steps[i:], places(steps))
-	}
-	return fmt.Sprintf("%s, then %s", plural(typed, "command"), describe(steps[i:], places(steps)))
-}
-
-// fredsOwn: steps are all fred's (a search's moments), and some.
-func fredsOwn(steps []Step) bool {
-	for _, a := range steps {
-		if !a.Synth() {
-			return false
-		}
-	}
-	return len(steps) > 0
-}
-
-// places is where the known steps of a history stopped, by pc: a hit
-// count's address is named by its line.
-func places(steps []Step) map[uint64]P.Location {
-	m := map[uint64]P.Location{}
-	for _, a := range steps {
-		if a.known() && a.At.PC != 0 {
-			m[a.At.PC] = a.At
-		}
-	}
-	return m
-}
-
-// describe says in the person's words what steps of fred's did (steps
-// made the same way, part of one command of theirs): "inside 'continue':
-// 2 stops by run time, 277 passes of update at watch.c:12, step, next 4".
-// at names addresses (nil: by their numbers).
-func describe(steps []Step, at map[uint64]P.Location) string {
-	var parts []string
-	for i := 0; i < len(steps); {
-		a := steps[i]
-		j := i + 1
-		for j < len(steps) && steps[j].Origin == a.Origin && (a.Origin == Probe || a.Origin == ThreadTurn) {
-			j++
-		}
-		n := j - i
-		switch a.Origin {
-		case Probe:
-			parts = append(parts, plural(n, "stop by run time", "stops by run time"))
-		case Hits:
-			of := a.Cmd.Args
-			if pc, err := strconv.ParseUint(strings.TrimPrefix(of, "0x"), 16, 64); err == nil && at[pc] != (P.Location{}) {
-				of = where(at[pc])
-			} else if a.known() && !a.Ended {
-				of = where(a.At)
-			}
-			parts = append(parts, fmt.Sprintf("%s of %s", plural(a.Cmd.Count, "pass", "passes"), of))
-		case ThreadTurn:
-			k := 0
-			for _, t := range steps[i:j] {
-				if t.Cmd.Op == P.OpStep {
-					k++
-				}
-			}
-			parts = append(parts, plural(k, "statement")+" of one thread at a time")
-		case Interrupted:
-			parts = append(parts, "interrupted")
-		default:
-			parts = append(parts, a.Cmd.String())
-		}
-		i = j
-	}
-	// The same piece again and again reads once, counted (a walk of
-	// single nexts: "next x30").
-	var runs []string
-	for i := 0; i < len(parts); {
-		j := i + 1
-		for j < len(parts) && parts[j] == parts[i] {
-			j++
-		}
-		if j-i > 1 {
-			runs = append(runs, fmt.Sprintf("%s x%d", parts[i], j-i))
-		} else {
-			runs = append(runs, parts[i])
-		}
-		i = j
-	}
-	what := strings.Join(runs, ", ")
-	for _, a := range steps {
-		if a.Of != "" {
-			return fmt.Sprintf("inside '%s': %s", a.Of, what)
-		}
-	}
-	return "fred's " + what
-}
-
 // onTheWay is the snapshots taken part way through steps[i], a counted
 // command ("next 1000" on the way to "next 1620", during a search).
-func (s *Session) onTheWay(steps []Step, i int) []int {
+func (s *Session) onTheWay(steps []history.Step, i int) []int {
 	c := steps[i].Cmd
 	if c.Op != P.OpNext && c.Op != P.OpStep {
 		return nil
@@ -323,7 +214,7 @@ func (s *Session) onTheWay(steps []Step, i int) []int {
 	var ids []int
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		if sn.run != s.run || len(sn.Steps) != i+1 || !isPrefix(sn.Steps[:i], steps) {
+		if sn.run != s.run || len(sn.Steps) != i+1 || !history.IsPrefix(sn.Steps[:i], steps) {
 			continue
 		}
 		if d := sn.Steps[i].Cmd; d.Op == c.Op && max(d.Count, 1) < max(c.Count, 1) {
@@ -331,36 +222,6 @@ func (s *Session) onTheWay(steps []Step, i int) []int {
 		}
 	}
 	return ids
-}
-
-// common is how many steps a and b share from the start.
-func common(a, b []Step) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n].same(b[n]) {
-		n++
-	}
-	return n
-}
-
-// within reports whether steps lies on one of lines.
-func within(steps []Step, lines [][]Step) bool {
-	for _, l := range lines {
-		if isPrefix(steps, l) {
-			return true
-		}
-	}
-	return false
-}
-
-// where is a location without its pc: the same from run to run.
-func where(l interface {
-	String() string
-}) string {
-	s := l.String()
-	if i := strings.Index(s, " (pc "); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 func (it item) text() string {
@@ -376,7 +237,7 @@ func (it item) text() string {
 		for i, id := range it.via {
 			ids[i] = strconv.Itoa(id)
 		}
-		s += fmt.Sprintf(" (%s %s on the way)", plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(ids, ", "))
+		s += fmt.Sprintf(" (%s %s on the way)", words.Plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(ids, ", "))
 	}
 	return s
 }
@@ -414,7 +275,7 @@ func (pic picture) writeText(w io.Writer, colour bool) {
 		cmds += it.count
 	}
 	fmt.Fprintf(w, "fred: timeline of run %d: %s, %s, %s (oldest first)\n", pic.run,
-		plural(cmds, "command"), plural(pic.snaps, "snapshot"), plural(len(pic.sides), "side line"))
+		words.Plural(cmds, "command"), words.Plural(pic.snaps, "snapshot"), words.Plural(len(pic.sides), "side line"))
 	drawSides := func(lo, hi int, mark string) {
 		for _, sd := range pic.sides {
 			if sd.at < lo || sd.at >= hi {
@@ -511,7 +372,7 @@ func (pic picture) writeSVG(w io.Writer) error {
 func (s *Session) history(svg string) error {
 	pic := s.picture()
 	if svg == "" {
-		if len(s.Timeline.Steps) == 0 && len(s.Timeline.Marks) == 0 {
+		if s.Timeline.Len() == 0 && len(s.Timeline.Marks()) == 0 {
 			fmt.Fprintf(s.opt.Out, "fred: no history yet: start the program with %s\n", s.startHint())
 			return nil
 		}
@@ -532,16 +393,4 @@ func (s *Session) history(svg string) error {
 	abs, _ := filepath.Abs(svg)
 	s.Printf("timeline written to %s (%d snapshots)", abs, pic.snaps)
 	return nil
-}
-
-// plural is "1 pass", "277 passes": the second form only if it differs
-// from the first with an "s".
-func plural(n int, one string, many ...string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	if len(many) > 0 {
-		return strconv.Itoa(n) + " " + many[0]
-	}
-	return strconv.Itoa(n) + " " + one + "s"
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -69,36 +70,36 @@ func TestTimelineGolden(t *testing.T) {
 // TestDescribe: fred's pieces of a command of the person's read as part
 // of it, in words; nothing of fred's internal command names shows.
 func TestDescribe(t *testing.T) {
-	cont := Step{Cmd: P.GDB.Classify("continue")}
+	cont := history.Step{Cmd: P.GDB.Classify("continue")}
 	loop := P.Location{Function: "main", File: "/src/loop.c", Line: 20, PC: 0x401136}
-	probe := func(id int) Step {
-		return Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, id), Op: opProbe, Count: 1}, At: loop, Origin: Probe}.partOf(cont)
+	probe := func(id int) history.Step {
+		return history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, id), Op: opProbe, Count: 1}, At: loop, Origin: history.Probe}.PartOf(cont)
 	}
-	steps := []Step{
+	steps := []history.Step{
 		{Cmd: P.GDB.Classify("run"), At: P.Location{Function: "main", File: "/src/loop.c", Line: 10}},
 		probe(1), probe(2),
-		hitsStep(0x401136, 277, nil).partOf(cont),
-		synthStep(P.GDB.Classify, P.OpStep, 1, nil).partOf(cont),
-		synthStep(P.GDB.Classify, P.OpNext, 4, nil).partOf(cont),
+		hitsStep(0x401136, 277, nil).PartOf(cont),
+		synthStep(P.GDB.Classify, P.OpStep, 1, nil).PartOf(cont),
+		synthStep(P.GDB.Classify, P.OpNext, 4, nil).PartOf(cont),
 	}
-	got := describe(steps[1:], places(steps))
+	got := history.Describe(steps[1:], history.Places(steps))
 	want := "inside 'continue': 2 stops by run time, 277 passes of main at loop.c:20, step, next 4"
 	if got != want {
 		t.Errorf("describe:\n got %q\nwant %q", got, want)
 	}
-	if got, want := position(steps), "1 command, then "+want; got != want {
+	if got, want := history.Position(steps), "1 command, then "+want; got != want {
 		t.Errorf("position:\n got %q\nwant %q", got, want)
 	}
-	if got, want := position(steps[:1]), "1 command ('run')"; got != want {
+	if got, want := history.Position(steps[:1]), "1 command ('run')"; got != want {
 		t.Errorf("position of the person's command: %q, want %q", got, want)
 	}
 	// A piece of a piece is part of the person's command still.
-	if got := synthStep(P.GDB.Classify, P.OpNext, 2, nil).partOf(steps[5]).Label(); got != "inside 'continue': next 2" {
+	if got := synthStep(P.GDB.Classify, P.OpNext, 2, nil).PartOf(steps[5]).Label(); got != "inside 'continue': next 2" {
 		t.Errorf("a piece of a piece: %q", got)
 	}
 	// fred's own steps, part of nothing of the person's.
-	turn := Step{Cmd: P.Command{Line: "t", Op: P.OpStep}, Origin: ThreadTurn}
-	if got := describe([]Step{turn, turn, turn}, nil); got != "fred's 3 statements of one thread at a time" {
+	turn := history.Step{Cmd: P.Command{Line: "t", Op: P.OpStep}, Origin: history.ThreadTurn}
+	if got := history.Describe([]history.Step{turn, turn, turn}, nil); got != "fred's 3 statements of one thread at a time" {
 		t.Errorf("thread turns: %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -36,7 +37,7 @@ func (s *Session) needReverse(cmd string) error {
 	if s.snap == nil {
 		return fmt.Errorf("'%s' needs snapshots: %s", cmd, s.snapWhy)
 	}
-	if len(s.Timeline.Marks) == 0 {
+	if len(s.Timeline.Marks()) == 0 {
 		return fmt.Errorf("'%s' needs a snapshot of this run; start the program with %s first", cmd, s.startHint())
 	}
 	return nil
@@ -67,18 +68,18 @@ func (s *Session) firstIndex() int {
 // A replay of a multi-threaded stretch diverges now and then under load
 // (the replay log does not order everything the threads share yet): once,
 // fred restores and replays it again, which mostly gets there.
-func (s *Session) goTo(steps []Step, st *revStats) error {
+func (s *Session) goTo(steps []history.Step, st *revStats) error {
 	err := s.goToOnce(steps, st)
 	var de *DivergedError
 	if errors.As(err, &de) && s.running && proc.Threads(s.pid) > 1 {
 		debugf("goTo: %v; once more", err)
-		s.dirty(s.Timeline.Steps)
+		s.dirty(s.Timeline.Steps())
 		err = s.goToOnce(steps, st)
 	}
 	return err
 }
 
-func (s *Session) goToOnce(steps []Step, st *revStats) error {
+func (s *Session) goToOnce(steps []history.Step, st *revStats) error {
 	// The snapshot (or the live program) furthest along the way wins. A
 	// point reached by "next 1804" also serves for "next 1827": the rest
 	// is "next 23".
@@ -100,7 +101,7 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 			return err
 		}
 	}
-	if at, done, ok := along(s.Timeline.Steps, steps); s.running && ok && (at > bestAt || at == bestAt && done >= bestDone) {
+	if at, done, ok := along(s.Timeline.Steps(), steps); s.running && ok && (at > bestAt || at == bestAt && done >= bestDone) {
 		bestAt, bestDone = at, done
 	} else {
 		if err := s.restore(best); err != nil {
@@ -110,14 +111,14 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 	}
 	// What remains: the rest of a partly done counted step, then the
 	// steps after it.
-	var rest []Step
+	var rest []history.Step
 	if bestDone > 0 {
 		part := steps[bestAt]
 		if part.Cmd.Op == opHits {
 			addr, _ := strconv.ParseUint(strings.TrimPrefix(part.Cmd.Args, "0x"), 16, 64)
-			rest = append(rest, hitsStep(addr, part.Cmd.Count-bestDone, part.Bps).partOf(part))
+			rest = append(rest, hitsStep(addr, part.Cmd.Count-bestDone, part.Bps).PartOf(part))
 		} else {
-			rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps).partOf(part))
+			rest = append(rest, s.synth(part.Cmd.Op, part.Cmd.Count-bestDone, part.Bps).PartOf(part))
 		}
 		bestAt++
 	}
@@ -130,7 +131,7 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 	done := steps[:bestAt]
 	for i, step := range rest {
 		out, err := s.replayStep(step)
-		if err == nil && i < len(rest)-1 && step.known() && !step.Ended && s.p.Ended(out) {
+		if err == nil && i < len(rest)-1 && step.Known() && !step.Ended && s.p.Ended(out) {
 			// The program ended where the run went on (pdb then starts
 			// it again): the last step's check would come too late.
 			err = &DivergedError{Want: step.At.String(), Got: "the end of the program"}
@@ -142,14 +143,16 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 		done = steps[:len(steps)-len(rest)+i+1]
 		st.replayed++
 	}
-	s.standAt(append([]Step(nil), steps...))
-	if n := len(s.Timeline.Steps); n > 0 {
-		last := &s.Timeline.Steps[n-1]
-		if !last.known() {
-			return s.learn(last)
+	s.standAt(steps)
+	if n := s.Timeline.Len(); n > 0 {
+		last := s.Timeline.Now()
+		if !last.Known() {
+			err := s.learn(&last)
+			s.Timeline.SetNow(last)
+			return err
 		}
 		if len(rest) > 0 {
-			if err := s.checkArrived(*last); err != nil {
+			if err := s.checkArrived(last); err != nil {
 				s.dirty(steps[:n-1])
 				return err
 			}
@@ -161,12 +164,12 @@ func (s *Session) goToOnce(steps []Step, st *revStats) error {
 // along says how far the history have goes along the way to want: it
 // covers want[:at] and, when done > 0, the first done commands of the
 // counted step want[at] ("next 1804" of a "next 1827").
-func along(have, want []Step) (at, done int, ok bool) {
-	if isPrefix(have, want) {
+func along(have, want []history.Step) (at, done int, ok bool) {
+	if history.IsPrefix(have, want) {
 		return len(have), 0, true
 	}
 	n := len(have)
-	if n == 0 || n > len(want) || !isPrefix(have[:n-1], want) {
+	if n == 0 || n > len(want) || !history.IsPrefix(have[:n-1], want) {
 		return 0, 0, false
 	}
 	h, w := have[n-1].Cmd, want[n-1].Cmd
@@ -178,7 +181,7 @@ func along(have, want []Step) (at, done int, ok bool) {
 }
 
 // synth is a command fred makes up, "op k".
-func (s *Session) synth(op string, k int, bps []string) Step {
+func (s *Session) synth(op string, k int, bps []string) history.Step {
 	return synthStep(s.classify, op, k, bps)
 }
 
@@ -188,7 +191,7 @@ func (s *Session) rewriter(ctx context.Context, st *revStats) *rewriter {
 }
 
 // learn records where a made-up step ended, now that it has run.
-func (s *Session) learn(st *Step) error {
+func (s *Session) learn(st *history.Step) error {
 	loc, err := s.location()
 	if errors.Is(err, P.ErrNotRunning) {
 		st.Ended, s.running = true, false
@@ -213,7 +216,7 @@ func (e *DivergedError) Error() string {
 
 // checkArrived compares where the program is with where the history says
 // it should be.
-func (s *Session) checkArrived(want Step) error {
+func (s *Session) checkArrived(want history.Step) error {
 	loc, err := s.location()
 	switch {
 	case errors.Is(err, P.ErrNotRunning):
@@ -235,16 +238,15 @@ func (s *Session) checkArrived(want Step) error {
 // marksFor lists the snapshots that lie on a history.
 // standAt says the live program stands at the end of steps: the history
 // is steps, its marks the snapshots taken on the way.
-func (s *Session) standAt(steps []Step) {
-	s.Timeline.Steps = steps
-	s.Timeline.Marks = s.marksFor(steps)
+func (s *Session) standAt(steps []history.Step) {
+	s.Timeline.Set(steps, s.marksFor(steps))
 }
 
-func (s *Session) marksFor(steps []Step) []Mark {
-	var marks []Mark
+func (s *Session) marksFor(steps []history.Step) []history.Mark {
+	var marks []history.Mark
 	for _, id := range s.order {
-		if sn := s.snaps[id]; sn.run == s.run && isPrefix(sn.Steps, steps) {
-			marks = append(marks, Mark{Snap: id, Index: len(sn.Steps)})
+		if sn := s.snaps[id]; sn.run == s.run && history.IsPrefix(sn.Steps, steps) {
+			marks = append(marks, history.Mark{Snap: id, Index: len(sn.Steps)})
 		}
 	}
 	sort.SliceStable(marks, func(i, j int) bool { return marks[i].Index < marks[j].Index })
@@ -258,7 +260,7 @@ func (s *Session) marksFor(steps []Step) []Mark {
 var moveFault func(s *Session, stage string) error
 
 // replayStep runs one recorded command again, with the breakpoints it had.
-func (s *Session) replayStep(step Step) (string, error) {
+func (s *Session) replayStep(step history.Step) (string, error) {
 	if moveFault != nil {
 		if err := moveFault(s, "replay"); err != nil {
 			return "", err
@@ -383,10 +385,10 @@ func (s *Session) refreshBreakpoints() {
 
 // forward runs a forward command fred chose (not the person) from the live
 // program and returns the step it made.
-func (s *Session) forward(line string, bps []string, st *revStats) (Step, error) {
+func (s *Session) forward(line string, bps []string, st *revStats) (history.Step, error) {
 	restore, err := s.useBreakpoints(bps)
 	if err != nil {
-		return Step{}, err
+		return history.Step{}, err
 	}
 	start := time.Now()
 	out, err := s.queryFor(line, s.opt.Timeout)
@@ -394,36 +396,36 @@ func (s *Session) forward(line string, bps []string, st *revStats) (Step, error)
 		err = rerr
 	}
 	if err != nil {
-		return Step{}, err
+		return history.Step{}, err
 	}
 	st.replayed++
-	step := Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Origin: Refined}
+	step := history.Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Origin: history.Refined}
 	loc, err := s.location()
 	if errors.Is(err, P.ErrNotRunning) {
 		step.Ended, step.Stop = true, P.StopEnded
 		s.running = false
 	} else if err != nil {
-		return Step{}, err
+		return history.Step{}, err
 	} else {
 		step.At = loc
 		if step.Depth, err = s.depth(); err != nil {
-			return Step{}, err
+			return history.Step{}, err
 		}
 	}
-	s.Timeline.Steps = append(s.Timeline.Steps, step)
+	s.Timeline.Add(step)
 	return step, nil
 }
 
 // depthOf is the stack depth at the end of a history.
-func depthOf(steps []Step) int {
+func depthOf(steps []history.Step) int {
 	if len(steps) == 0 {
 		return 0
 	}
 	return steps[len(steps)-1].Depth
 }
 
-func with(steps []Step, more ...Step) []Step {
-	return append(append([]Step(nil), steps...), more...)
+func with(steps []history.Step, more ...history.Step) []history.Step {
+	return append(append([]history.Step(nil), steps...), more...)
 }
 
 // sessionMover is the live debugger as a mover.
@@ -433,16 +435,16 @@ type sessionMover struct {
 	ctx context.Context
 }
 
-func (m sessionMover) goTo(steps []Step) error {
+func (m sessionMover) goTo(steps []history.Step) error {
 	if err := m.ctx.Err(); err != nil {
 		return err
 	}
 	return m.s.goTo(steps, m.st)
 }
 
-func (m sessionMover) forward(op string, bps []string) (Step, error) {
+func (m sessionMover) forward(op string, bps []string) (history.Step, error) {
 	if err := m.ctx.Err(); err != nil {
-		return Step{}, err
+		return history.Step{}, err
 	}
 	return m.s.forward(op, bps, m.st)
 }
@@ -454,19 +456,19 @@ func (m sessionMover) bare(op string, bps []string) (P.Stop, error) {
 	return m.s.bareNext(bps, m.st)
 }
 
-func (m sessionMover) now() Step                      { return m.s.Timeline.Now() }
+func (m sessionMover) now() history.Step              { return m.s.Timeline.Now() }
 func (m sessionMover) first() int                     { return m.s.firstIndex() }
 func (m sessionMover) classify(line string) P.Command { return m.s.classify(line) }
 
 // reverse runs one reverse command: compute the target moment, go there,
 // show it, and say what it cost.
-func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []Step) ([]Step, error)) error {
+func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []history.Step) ([]history.Step, error)) error {
 	return s.reverseTo(name, n, pick, false)
 }
 
 // reverseTo is reverse; anywhere: every moment is a place to land, with
 // source or not (an instruction's grain).
-func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step) ([]Step, error), anywhere bool) error {
+func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []history.Step) ([]history.Step, error), anywhere bool) error {
 	if err := s.needReverse(name); err != nil {
 		return err
 	}
@@ -482,8 +484,8 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step)
 		}
 	}()
 	rw := s.rewriter(ctx, st)
-	target := func(t []Step, _ *revStats) ([]Step, error) { return pick(rw, t) }
-	orig := append([]Step(nil), s.Timeline.Steps...)
+	target := func(t []history.Step, _ *revStats) ([]history.Step, error) { return pick(rw, t) }
+	orig := s.Timeline.Steps()
 	leave := s.enterLeanFor(orig)
 	defer func() { _ = leave() }() // symbols come back after any error too
 	t := orig
@@ -504,7 +506,7 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step)
 		if err = ctx.Err(); err != nil {
 			break // Ctrl-C, or fred's memory bound
 		}
-		var next []Step
+		var next []history.Step
 		next, err = target(t, st)
 		// Code without source to show (libc, the startup code) is no
 		// place to land, unless a breakpoint stopped there (code without
@@ -556,7 +558,7 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []Step)
 // interrupt, err, or both err and the failure to go back (lost is set
 // then: keepPresent's snapshot is all that is left of the present). A
 // debugger that died needs no going back: the session is over.
-func (s *Session) rollback(ctx context.Context, name string, err error, orig []Step, st *revStats, lost *bool) error {
+func (s *Session) rollback(ctx context.Context, name string, err error, orig []history.Step, st *revStats, lost *bool) error {
 	if gerr := s.goBack(err, orig, st, lost); gerr != nil {
 		return gerr
 	}
@@ -565,7 +567,7 @@ func (s *Session) rollback(ctx context.Context, name string, err error, orig []S
 
 // goBack is rollback's first half, for callers that look at err once
 // the person is back: nil when they are.
-func (s *Session) goBack(err error, orig []Step, st *revStats, lost *bool) error {
+func (s *Session) goBack(err error, orig []history.Step, st *revStats, lost *bool) error {
 	if errors.Is(err, ErrSessionOver) {
 		return err
 	}
@@ -606,7 +608,7 @@ func countArg(cmd string, args []string) (int, error) {
 
 // hasSource reports whether a stop is in code whose source the person can
 // read.
-func hasSource(st Step) bool {
+func hasSource(st history.Step) bool {
 	if st.Ended || st.At.Line == 0 {
 		return st.Ended
 	}

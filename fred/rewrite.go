@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -14,11 +15,11 @@ import (
 // mover is what the rewriting needs from a program.
 type mover interface {
 	// goTo brings the program to the moment the steps reach.
-	goTo(steps []Step) error
+	goTo(steps []history.Step) error
 	// forward runs one command from where the program is and records it.
-	forward(op string, bps []string) (Step, error)
+	forward(op string, bps []string) (history.Step, error)
 	// now is the last step of where the program is.
-	now() Step
+	now() history.Step
 	// first is the history length at the first snapshot: nothing earlier
 	// can be reached.
 	first() int
@@ -32,7 +33,7 @@ type mover interface {
 // next or finish is made of (stepsOf); ok is false when it cannot for
 // this command.
 type stepCounter interface {
-	countSteps(before []Step, last Step) (n int, ok bool, err error)
+	countSteps(before []history.Step, last history.Step) (n int, ok bool, err error)
 }
 
 // callSiter is a mover that can find where the frame a history ends in
@@ -40,43 +41,43 @@ type stepCounter interface {
 // call fred divided, counted steps); ok is false when it cannot for this
 // history.
 type callSiter interface {
-	knownCallSite(steps []Step) (t []Step, ok bool, err error)
+	knownCallSite(steps []history.Step) (t []history.Step, ok bool, err error)
 }
 
 // longCaller is a mover that can name the return of a long call as a
 // continue to its return address (callToReturn), for the last-pass
 // machinery of continues to divide.
 type longCaller interface {
-	callToReturn(base []Step, bps []string, onlyLong bool) (Step, bool, error)
+	callToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error)
 }
 
 // counter is a mover that can count the `next`s of a continue or a finish
 // in the debugger; ok is false when it cannot for this command.
 type counter interface {
-	countNexts(before []Step, last Step) (n int, ok bool, err error)
+	countNexts(before []history.Step, last history.Step) (n int, ok bool, err error)
 }
 
 type rewriter struct{ m mover }
 
 // repeat is one made-up command "op k".
-func (r *rewriter) repeat(op string, k int, bps []string) Step {
+func (r *rewriter) repeat(op string, k int, bps []string) history.Step {
 	return synthStep(r.m.classify, op, k, bps)
 }
 
 // synthStep is a command fred makes up, "op k", run with breakpoints bps.
-func synthStep(classify func(string) P.Command, op string, k int, bps []string) Step {
+func synthStep(classify func(string) P.Command, op string, k int, bps []string) history.Step {
 	line := op
 	if k > 1 {
 		line += " " + strconv.Itoa(k)
 	}
-	return Step{Cmd: classify(line), Bps: bps, Origin: Refined}
+	return history.Step{Cmd: classify(line), Bps: bps, Origin: history.Refined}
 }
 
 // countNexts runs `next`s from before until one ends where the command
 // last ended (continue: any stop that is not a finished step; finish:
 // the frame returns; until, advance: the recorded place) and says how
 // many came before that one.
-func (r *rewriter) countNexts(before []Step, last Step) (int, error) {
+func (r *rewriter) countNexts(before []history.Step, last history.Step) (int, error) {
 	if c, ok := r.m.(counter); ok {
 		// The debugger counts them itself: one round trip, not one each.
 		if n, ok, err := c.countNexts(before, last); ok {
@@ -115,7 +116,7 @@ func (r *rewriter) countNexts(before []Step, last Step) (int, error) {
 
 // prevStatement is the moment before the last statement executed in the
 // history: the target of reverse-step.
-func (r *rewriter) prevStatement(steps []Step) ([]Step, error) {
+func (r *rewriter) prevStatement(steps []history.Step) ([]history.Step, error) {
 	t, err := r.prevStatement0(steps)
 	if err != nil {
 		return nil, err
@@ -125,19 +126,19 @@ func (r *rewriter) prevStatement(steps []Step) ([]Step, error) {
 
 // resolve makes sure the last step of a moment says where it ends (depth,
 // location), running it if fred made it up.
-func (r *rewriter) resolve(t []Step) ([]Step, error) {
-	if len(t) == 0 || t[len(t)-1].known() {
+func (r *rewriter) resolve(t []history.Step) ([]history.Step, error) {
+	if len(t) == 0 || t[len(t)-1].Known() {
 		return t, nil
 	}
 	if err := r.m.goTo(t); err != nil {
 		return nil, err
 	}
-	t = append([]Step(nil), t...)
+	t = append([]history.Step(nil), t...)
 	t[len(t)-1] = r.m.now()
 	return t, nil
 }
 
-func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
+func (r *rewriter) prevStatement0(steps []history.Step) ([]history.Step, error) {
 	if len(steps) <= r.m.first() {
 		return nil, ErrAtStart
 	}
@@ -164,10 +165,10 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		// "next 5" is "next 4" then "next": the debugger replays the first
 		// part in one command.
 		if k > 1 {
-			before = with(before, r.repeat(last.Cmd.Op, k-1, last.Bps).partOf(last))
+			before = with(before, r.repeat(last.Cmd.Op, k-1, last.Bps).PartOf(last))
 		}
 		stop := last.Stop
-		last = r.repeat(last.Cmd.Op, 1, last.Bps).partOf(last)
+		last = r.repeat(last.Cmd.Op, 1, last.Bps).PartOf(last)
 		last.Stop = stop
 	}
 	if sc, ok := r.m.(stepCounter); ok && (last.Cmd.Op == P.OpContinue || last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpFinish) {
@@ -177,7 +178,7 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 			return nil, err
 		}
 		if ok && n > 1 {
-			return with(before, r.repeat(P.OpStep, n-1, last.Bps).partOf(last)), nil
+			return with(before, r.repeat(P.OpStep, n-1, last.Bps).PartOf(last)), nil
 		}
 		if ok {
 			return before, nil
@@ -189,7 +190,7 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 	case P.OpNext:
 		return r.lastInside(before, last.Bps)
 	case P.OpContinue, P.OpFinish, P.OpUntil, P.OpAdvance:
-		if (last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && (!last.known() || last.Ended) {
+		if (last.Cmd.Op == P.OpUntil || last.Cmd.Op == P.OpAdvance) && (!last.Known() || last.Ended) {
 			return before, nil // no recorded stop to walk to
 		}
 		// The last statement is inside the last of the `next`s the
@@ -221,11 +222,11 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 		switch {
 		case last.Cmd.Op == P.OpContinue && n > 0:
 			// Long: one "next n" the debugger replays in one command.
-			before = with(before, r.repeat(P.OpNext, n, last.Bps).partOf(last))
+			before = with(before, r.repeat(P.OpNext, n, last.Bps).PartOf(last))
 		default:
 			// Within a function: single steps, each one for fred-undo.
 			for i := 0; i < n; i++ {
-				before = with(before, r.repeat(P.OpNext, 1, last.Bps).partOf(last))
+				before = with(before, r.repeat(P.OpNext, 1, last.Bps).PartOf(last))
 			}
 		}
 		return r.lastInside(before, last.Bps)
@@ -238,7 +239,7 @@ func (r *rewriter) prevStatement0(steps []Step) ([]Step, error) {
 // lastInside is the last statement executed by a `next` from the moment
 // a: a itself, or, if its line calls functions, the last statement inside
 // the last call.
-func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
+func (r *rewriter) lastInside(a []history.Step, bps []string) ([]history.Step, error) {
 	if err := r.m.goTo(a); err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (r *rewriter) lastInside(a []Step, bps []string) ([]Step, error) {
 
 // callSite is the moment of the call that entered the current function:
 // the target of reverse-finish.
-func (r *rewriter) callSite(steps []Step) ([]Step, error) {
+func (r *rewriter) callSite(steps []history.Step) ([]history.Step, error) {
 	if cs, ok := r.m.(callSiter); ok {
 		if t, ok, err := cs.knownCallSite(steps); ok || err != nil {
 			if err != nil {
@@ -313,7 +314,7 @@ func (r *rewriter) callSite(steps []Step) ([]Step, error) {
 
 // prevSameDepth is the target of reverse-next: the previous statement at
 // this depth, or the caller's statement if the frame was just entered.
-func (r *rewriter) prevSameDepth(steps []Step) ([]Step, error) {
+func (r *rewriter) prevSameDepth(steps []history.Step) ([]history.Step, error) {
 	d := depthOf(steps)
 	t, err := r.prevStatement(steps)
 	if err != nil {
@@ -329,7 +330,7 @@ func (r *rewriter) prevSameDepth(steps []Step) ([]Step, error) {
 
 // lastBreakpoint is the target of reverse-continue: the latest earlier
 // moment at which a breakpoint or watchpoint stopped the program.
-func (r *rewriter) lastBreakpoint(steps []Step) ([]Step, bool) {
+func (r *rewriter) lastBreakpoint(steps []history.Step) ([]history.Step, bool) {
 	for i := len(steps) - 2; i >= r.m.first(); i-- {
 		if i >= 0 && steps[i].Stop == P.StopBreakpoint {
 			return steps[:i+1], true

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -25,8 +26,8 @@ type simProg struct {
 	trace []simStmt
 	bps   map[int]bool // lines with a breakpoint
 	pos   int
-	steps []Step // the history that reached pos
-	moves int    // commands run, replays included
+	steps []history.Step // the history that reached pos
+	moves int            // commands run, replays included
 }
 
 // simProgram builds a random program: main loops over calls to functions
@@ -64,12 +65,12 @@ func simProgram(r *rand.Rand) *simProg {
 	return p
 }
 
-func (p *simProg) state(pos int) Step {
+func (p *simProg) state(pos int) history.Step {
 	if pos >= len(p.trace) {
-		return Step{Ended: true, Stop: P.StopEnded}
+		return history.Step{Ended: true, Stop: P.StopEnded}
 	}
 	t := p.trace[pos]
-	return Step{At: P.Location{File: "sim.c", Line: t.line, Function: t.fn, PC: uint64(t.line)}, Depth: t.depth}
+	return history.Step{At: P.Location{File: "sim.c", Line: t.line, Function: t.fn, PC: uint64(t.line)}, Depth: t.depth}
 }
 
 // run executes one command from pos and returns the new position and why
@@ -94,7 +95,7 @@ func (p *simProg) run(op string, from int) (int, P.Stop) {
 	return len(p.trace), P.StopEnded
 }
 
-func (p *simProg) exec(c P.Command) Step {
+func (p *simProg) exec(c P.Command) history.Step {
 	n := c.Count
 	if n < 1 {
 		n = 1
@@ -113,9 +114,9 @@ func (p *simProg) exec(c P.Command) Step {
 }
 
 // mover, as the rewriting sees the program.
-func (p *simProg) goTo(steps []Step) error {
+func (p *simProg) goTo(steps []history.Step) error {
 	p.pos = 0
-	p.steps = append([]Step(nil), steps[:1]...)
+	p.steps = append([]history.Step(nil), steps[:1]...)
 	for _, st := range steps[1:] {
 		got := p.exec(st.Cmd)
 		p.steps = append(p.steps, got)
@@ -123,9 +124,9 @@ func (p *simProg) goTo(steps []Step) error {
 	return nil
 }
 
-func (p *simProg) forward(op string, bps []string) (Step, error) {
+func (p *simProg) forward(op string, bps []string) (history.Step, error) {
 	st := p.exec(P.GDB.Classify(op))
-	st.Origin = Refined
+	st.Origin = history.Refined
 	p.steps = append(p.steps, st)
 	return st, nil
 }
@@ -135,7 +136,7 @@ func (p *simProg) bare(op string, bps []string) (P.Stop, error) {
 	return st.Stop, err
 }
 
-func (p *simProg) now() Step                      { return p.steps[len(p.steps)-1] }
+func (p *simProg) now() history.Step              { return p.steps[len(p.steps)-1] }
 func (p *simProg) first() int                     { return 1 }
 func (p *simProg) classify(line string) P.Command { return P.GDB.Classify(line) }
 
@@ -170,8 +171,8 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		p := simProgram(r)
 		rw := &rewriter{m: p}
-		run := Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: p.state(0).Depth}
-		hist := []Step{run}
+		run := history.Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: p.state(0).Depth}
+		hist := []history.Step{run}
 		p.goTo(hist)
 		for i := 0; i < 12 && p.pos < len(p.trace); i++ {
 			hist = append(hist, p.exec(P.GDB.Classify(ops[r.Intn(len(ops))])))
@@ -179,7 +180,7 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 			pos := p.pos
 			type rev struct {
 				name string
-				f    func([]Step) ([]Step, error)
+				f    func([]history.Step) ([]history.Step, error)
 				want int
 			}
 			revs := []rev{{"reverse-step", rw.prevStatement, p.wantPrevStatement(pos)}}
@@ -212,7 +213,7 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 	}
 }
 
-func cmds(h []Step) []string {
+func cmds(h []history.Step) []string {
 	var s []string
 	for _, st := range h {
 		s = append(s, st.Cmd.String())
@@ -231,8 +232,8 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 		{"f", 12, 3}, {"f", 12, 2},
 		{"main", 3, 1}, {"main", 4, 1}}
 	rw := &rewriter{m: p}
-	run := Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: 1}
-	hist := []Step{run}
+	run := history.Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: 1}
+	hist := []history.Step{run}
 	p.goTo(hist)
 	hist = append(hist, p.exec(P.GDB.Classify("next")))     // main:2
 	hist = append(hist, p.exec(P.GDB.Classify("continue"))) // f:21 at depth 4
@@ -242,7 +243,7 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		f    func([]Step) ([]Step, error)
+		f    func([]history.Step) ([]history.Step, error)
 		want int
 	}{
 		{"reverse-step", rw.prevStatement, 6},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/xstate"
 	P "github.com/fred-debugger/fred/personalities"
@@ -65,7 +66,7 @@ type Session struct {
 	conn   *conn
 	marker string
 
-	Timeline Timeline
+	Timeline history.Timeline
 	running  bool
 	pid      int       // the program's pid while it runs
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
@@ -104,7 +105,7 @@ type Session struct {
 	run      int      // counts the program's runs; snapshots belong to one
 	bps      []string // where enabled breakpoints stop now
 	bpList   []P.Bp
-	branches map[string][]Step
+	branches map[string][]history.Step
 	probes   map[int]*probe // moments inside a continue, by number (native.go)
 	nprobes  int
 
@@ -292,7 +293,7 @@ func Start(opt Options) (*Session, error) {
 	if opt.Forwarding == nil {
 		opt.Forwarding = func(bool) {}
 	}
-	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, snapTook: map[string]time.Duration{}, branches: map[string][]Step{}, probes: map[int]*probe{}}
+	s := &Session{opt: opt, p: opt.Personality, snaps: map[int]*snap{}, adopted: map[int]bool{}, snapTook: map[string]time.Duration{}, branches: map[string][]history.Step{}, probes: map[int]*probe{}}
 	// Before any process of the session exists: the keeper kills them
 	// all if fred dies without ending them (internal/proc/keeper.go).
 	if k, err := proc.StartKeeper(); err == nil {
@@ -692,7 +693,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 			s.run++
 			s.refreshBreakpoints()
 		}
-		step := Step{Cmd: cmd, Shown: shown, Stop: s.stopOf(out), Bps: s.bps, Took: took}
+		step := history.Step{Cmd: cmd, Shown: shown, Stop: s.stopOf(out), Bps: s.bps, Took: took}
 		loc, err := s.location()
 		if errors.Is(err, P.ErrNotRunning) {
 			s.running, s.pid = false, 0
@@ -724,7 +725,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		}
 		if s.running {
 			now := s.Timeline.Now()
-			s.Timeline.Add(Step{Cmd: cmd, At: now.At, Depth: now.Depth, Bps: s.bps, Took: took})
+			s.Timeline.Add(history.Step{Cmd: cmd, At: now.At, Depth: now.Depth, Bps: s.bps, Took: took})
 		}
 	case P.Kill:
 		s.running, s.pid = false, 0

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
 	"golang.org/x/sys/unix"
 )
@@ -18,8 +20,8 @@ import (
 // snap is a snapshot and the history that led to it.
 type snap struct {
 	*ckpt.Snapshot
-	Steps []Step // the timeline up to the snapshot
-	Marks []Mark
+	Steps []history.Step // the timeline up to the snapshot
+	Marks []history.Mark
 	Auto  bool             // taken by fred, not the person
 	run   int              // the run of the program it belongs to
 	lwp   int              // the thread selected when it was taken (multi-threaded programs)
@@ -325,8 +327,8 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	s.nextSnap = id
 	s.Timeline.Mark(id)
 	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via, threads: threads,
-		Steps: append([]Step(nil), s.Timeline.Steps...),
-		Marks: append([]Mark(nil), s.Timeline.Marks...)}
+		Steps: s.Timeline.Steps(),
+		Marks: s.Timeline.Marks()}
 	if s.files != nil {
 		if sn.files, err = s.files.Mark(pid); err != nil {
 			debugf("files of snapshot %d: %v", id, err)
@@ -418,7 +420,7 @@ func (s *Session) Restart(id int) error {
 		return err
 	}
 	s.run = sn.run
-	s.standAt(append([]Step(nil), sn.Steps...))
+	s.standAt(append([]history.Step(nil), sn.Steps...))
 	return s.show()
 }
 
@@ -551,11 +553,11 @@ func (s *Session) prune() {
 		}
 	}
 	onLine := func(sn *snap) bool {
-		if sn.run == s.run && isPrefix(sn.Steps, s.Timeline.Steps) {
+		if sn.run == s.run && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
 			return true
 		}
 		for _, b := range s.branches {
-			if isPrefix(sn.Steps, b) {
+			if history.IsPrefix(sn.Steps, b) {
 				return true
 			}
 		}
@@ -605,13 +607,14 @@ func (s *Session) drop(id int) {
 			break
 		}
 	}
-	s.Timeline.Marks = s.marksFor(s.Timeline.Steps)
+	steps := s.Timeline.Steps()
+	s.Timeline.Set(steps, s.marksFor(steps))
 }
 
 // markStood notes the snapshots of the moment the person is at.
 func (s *Session) markStood() {
 	for _, sn := range s.snaps {
-		if !sn.stood && sn.run == s.run && len(sn.Steps) == len(s.Timeline.Steps) && isPrefix(sn.Steps, s.Timeline.Steps) {
+		if !sn.stood && sn.run == s.run && len(sn.Steps) == s.Timeline.Len() && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
 			sn.stood = true
 		}
 	}
@@ -634,7 +637,7 @@ func (s *Session) keepPresent() int {
 		return 0
 	}
 	for _, sn := range s.snaps {
-		if sn.run == s.run && len(sn.Steps) == len(s.Timeline.Steps) && isPrefix(sn.Steps, s.Timeline.Steps) {
+		if sn.run == s.run && len(sn.Steps) == s.Timeline.Len() && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
 			return 0
 		}
 	}
@@ -677,13 +680,13 @@ func (s *Session) maybeAutoSnapshot() {
 		return
 	}
 	r := &s.refused
-	if r.run == s.run+1 && len(s.Timeline.Steps) < r.retryAt {
+	if r.run == s.run+1 && s.Timeline.Len() < r.retryAt {
 		return
 	}
-	marks := s.Timeline.Marks
+	marks := s.Timeline.Marks()
 	first := len(marks) == 0
 	if !first {
-		since := s.Timeline.Steps[marks[len(marks)-1].Index:]
+		since := s.Timeline.Steps()[marks[len(marks)-1].Index:]
 		var ran time.Duration
 		for _, st := range since {
 			ran += st.Took
@@ -708,13 +711,13 @@ func (s *Session) maybeAutoSnapshot() {
 		} else if r.gap < maxRetryGap {
 			r.gap *= 2
 		}
-		r.retryAt = len(s.Timeline.Steps) + r.gap
+		r.retryAt = s.Timeline.Len() + r.gap
 		return
 	}
 	*r = refusal{}
 	switch {
-	case first && len(s.Timeline.Steps) == 0:
-		s.Printf("snapshot %d taken at the program's start, %s (%.3f s)", sn.ID, where(s.Timeline.Start.At), sn.Took.Seconds())
+	case first && s.Timeline.Len() == 0:
+		s.Printf("snapshot %d taken at the program's start, %s (%.3f s)", sn.ID, words.Where(s.Timeline.Start().At), sn.Took.Seconds())
 	case first:
 		s.Printf("snapshot %d taken at the first stop (%.3f s)", sn.ID, sn.Took.Seconds())
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 )
@@ -51,9 +52,9 @@ func (s *Session) countSteps(max int, mode P.StepsMode, took time.Duration) (P.N
 // debugger cannot count them or the count did not end where c ended (the
 // caller then counts `next`s). The program is left at the end of c, or
 // the history says it is elsewhere.
-func (s *Session) stepsOf(ctx context.Context, a []Step, c Step, st *revStats) (n int, ok bool, err error) {
+func (s *Session) stepsOf(ctx context.Context, a []history.Step, c history.Step, st *revStats) (n int, ok bool, err error) {
 	mode := P.StepsMode{AtBps: true, Until: map[string]string{P.OpNext: "next", P.OpFinish: "finish"}[c.Cmd.Op]}
-	if !s.canCountSteps() || c.Cmd.Count > 1 || c.Ended || !c.known() ||
+	if !s.canCountSteps() || c.Cmd.Count > 1 || c.Ended || !c.Known() ||
 		c.Cmd.Op == P.OpContinue && c.Stop != P.StopBreakpoint || c.Cmd.Op != P.OpContinue && mode.Until == "" {
 		return 0, false, nil
 	}
@@ -110,7 +111,7 @@ const stepChunk = 1 << 19
 // when fork copies can keep the moments between them. The result's N is
 // the whole count. A `next` or `finish` is counted in one go: where its
 // count ends depends on the frame it started in.
-func (s *Session) countInChunks(ctx context.Context, a []Step, c Step, mode P.StepsMode, st *revStats) (P.NextsResult, error) {
+func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history.Step, mode P.StepsMode, st *revStats) (P.NextsResult, error) {
 	_, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger)
 	if c.Cmd.Op != P.OpContinue || !copies {
 		return s.countSteps(1<<40, mode, c.Took)
@@ -127,7 +128,7 @@ func (s *Session) countInChunks(ctx context.Context, a []Step, c Step, mode P.St
 		if ctx.Err() != nil {
 			return P.NextsResult{N: total, Why: "signal"}, nil
 		}
-		s.standAt(with(a, s.synth(P.OpStep, total, c.Bps).partOf(c)))
+		s.standAt(with(a, s.synth(P.OpStep, total, c.Bps).PartOf(c)))
 		sn, err := s.Checkpoint(true)
 		if err != nil {
 			debugf("snapshot after %d steps of a continue: %v", total, err)
@@ -146,13 +147,13 @@ func (s *Session) countInChunks(ctx context.Context, a []Step, c Step, mode P.St
 // countSteps is stepsOf for the rewriting: reverse-step after a long
 // continue lands on "step N-1" without counting `next`s. A snapshot a
 // little before the end makes the walk back from there cheap.
-func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
+func (m sessionMover) countSteps(before []history.Step, last history.Step) (int, bool, error) {
 	s := m.s
 	n, ok, err := s.stepsOf(m.ctx, before, last, m.st)
 	if !ok || err != nil || n <= stepsNearEnd*2 {
 		return n, ok, err
 	}
-	near := with(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).partOf(last))
+	near := with(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).PartOf(last))
 	if err := s.goTo(near, m.st); err != nil {
 		return 0, false, err
 	}
@@ -170,7 +171,7 @@ func (m sessionMover) countSteps(before []Step, last Step) (int, bool, error) {
 // counted in steps, then those steps replayed in one count that names the
 // last shallower one as it goes. ok is false when a command on the way
 // cannot be counted (the caller then walks back statement by statement).
-func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
+func (m sessionMover) callSiteByCount(steps []history.Step) ([]history.Step, bool, error) {
 	s := m.s
 	first := s.firstIndex()
 	if !s.canCountSteps() || len(steps) <= first {
@@ -231,7 +232,7 @@ func (m sessionMover) callSiteByCount(steps []Step) ([]Step, bool, error) {
 
 // knownCallSite implements callSiter: a long call's (gdb), or by counted
 // steps (pdb, perl).
-func (m sessionMover) knownCallSite(steps []Step) ([]Step, bool, error) {
+func (m sessionMover) knownCallSite(steps []history.Step) ([]history.Step, bool, error) {
 	if t, ok := m.s.callSiteOfReturn(steps); ok {
 		return t, true, nil
 	}
@@ -245,16 +246,16 @@ const stepsNearEnd = 2000
 // repeatSeq is the lazy list a, a+op, a+op 2, ..., a+op n.
 type repeatSeq struct {
 	s    *Session
-	a    []Step
+	a    []history.Step
 	op   string
 	n    int
-	of   Step // the command whose pieces these are (its breakpoints)
-	then *Step
+	of   history.Step // the command whose pieces these are (its breakpoints)
+	then *history.Step
 }
 
 func (q repeatSeq) Len() int { return q.n }
 func (q repeatSeq) At(i int) watch.Moment {
-	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.of.Bps).partOf(q.of)), then: q.then}
+	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.of.Bps).PartOf(q.of)), then: q.then}
 }
 
 // longWalk is how many `next`s fred counts inside a call before it takes
@@ -268,7 +269,7 @@ const longWalk = 2000
 // caller's line (where gdb's finish ends too). ok is false
 // where that does not hold: a recursive call that returns there from
 // deeper first, a debugger without return addresses.
-func (m sessionMover) callToReturn(base []Step, bps []string, onlyLong bool) (Step, bool, error) {
+func (m sessionMover) callToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error) {
 	return m.s.callToReturn(m.ctx, base, bps, onlyLong, m.st)
 }
 
@@ -276,36 +277,36 @@ func (m sessionMover) callToReturn(base []Step, bps []string, onlyLong bool) (St
 // a and the step into the call; for a `finish`, its start).
 // With onlyLong, ok is false too when the call returns within longWalk
 // `next`s.
-func (s *Session) callToReturn(ctx context.Context, base []Step, bps []string, onlyLong bool, st *revStats) (Step, bool, error) {
+func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []string, onlyLong bool, st *revStats) (history.Step, bool, error) {
 	if s.p.CallerCmd == "" || s.canCountSteps() || depthOf(base) < 2 {
-		return Step{}, false, nil
+		return history.Step{}, false, nil
 	}
 	if err := s.goTo(base, st); err != nil {
-		return Step{}, false, err
+		return history.Step{}, false, err
 	}
 	if onlyLong {
 		_, why, err := s.nextsUpTo(ctx, base, bps, P.NextsMode{Shallower: true}, st, longWalk)
 		if err != nil || why != "limit" {
-			return Step{}, false, err
+			return history.Step{}, false, err
 		}
 		if err := s.goTo(base, st); err != nil {
-			return Step{}, false, err
+			return history.Step{}, false, err
 		}
 	}
 	ret, err := s.callerPC()
 	if err != nil {
-		return Step{}, false, nil
+		return history.Step{}, false, nil
 	}
 	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), fmt.Sprintf("*0x%016x", ret)))
 	if err := s.goTo(with(base, cont), st); err != nil {
-		return Step{}, false, err
+		return history.Step{}, false, err
 	}
 	end := s.Timeline.Now()
 	if end.Ended || end.Depth != depthOf(base)-1 || end.At.PC != ret {
-		return Step{}, false, nil
+		return history.Step{}, false, nil
 	}
 	end.Stop = P.StopBreakpoint
-	s.Timeline.Steps[len(s.Timeline.Steps)-1] = end
+	s.Timeline.SetNow(end)
 	return end, true, nil
 }
 
@@ -313,11 +314,11 @@ func (s *Session) callToReturn(ctx context.Context, base []Step, bps []string, o
 // callToReturn (gdb): a history a, the step into the call, then only
 // moments of the continue to its return, which all carry the breakpoint
 // at the return address. The call site is a.
-func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
+func (s *Session) callSiteOfReturn(steps []history.Step) ([]history.Step, bool) {
 	d := depthOf(steps)
 	for j := len(steps) - 2; j >= s.firstIndex() && j >= 1; j-- {
 		q := steps[j]
-		if q.known() && q.Depth < d {
+		if q.Known() && q.Depth < d {
 			return nil, false
 		}
 		if q.Cmd.Op != P.OpStep || q.Depth != d || depthOf(steps[:j]) != d-1 {
@@ -337,7 +338,7 @@ func (s *Session) callSiteOfReturn(steps []Step) ([]Step, bool) {
 			if p := s.probeOf(steps[:k+1]); p != nil {
 				bps = p.cont.Bps // a probe: a moment inside that continue
 			}
-			if !st.Synth() || !contains(bps, ret) || st.known() && st.Depth < d {
+			if !st.Synth() || !contains(bps, ret) || st.Known() && st.Depth < d {
 				return nil, false
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 	"golang.org/x/sys/unix"
 )
@@ -66,8 +67,8 @@ func (s *Session) threads() ([]P.ThreadInfo, error) {
 
 // threadStep is a step the round-robin search made: select a thread (by
 // its kernel id), or run a statement of the selected one alone.
-func (s *Session) threadStep(line, op string) Step {
-	return Step{Cmd: P.Command{Line: line, Kind: P.Mutate, Op: op, Count: 1}, Origin: ThreadTurn}
+func (s *Session) threadStep(line, op string) history.Step {
+	return history.Step{Cmd: P.Command{Line: line, Kind: P.Mutate, Op: op, Count: 1}, Origin: history.ThreadTurn}
 }
 
 // whichThread runs the round-robin search from the live moment (the
@@ -100,7 +101,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 	// this one was replayed: a snapshot fixes it, so that going back to a
 	// moment of the search replays only statements run one thread at a
 	// time, which come out the same every time.
-	steps := append([]Step(nil), s.Timeline.Steps...)
+	steps := s.Timeline.Steps()
 	snapAt := 0
 	// snapHere takes a snapshot of the search's moment now: replays of
 	// the search start there.
@@ -172,7 +173,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				// Recorded even if the thread does not run: gdb has it
 				// selected from now on.
 				steps, selected = with(steps, sel), lwp
-				s.Timeline.Steps = steps
+				s.Timeline.SetSteps(steps)
 			}
 			if len(steps)-snapAt >= rrSnapEvery {
 				if err := snapHere(); err != nil {
@@ -201,7 +202,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				// gdb did not stop it: the snapshot holds what it did.
 				blocked[lwp] = true
 				spins++
-				s.Timeline.Steps = with(steps, s.threadStep("(interrupted)", "interrupted"))
+				s.Timeline.SetSteps(with(steps, s.threadStep("(interrupted)", "interrupted")))
 				if err := s.goTo(steps, w.st); err != nil {
 					return P.ThreadInfo{}, err
 				}
@@ -221,7 +222,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				// It counts as moving only if it stands somewhere else
 				// now; either way it waits until the others have moved.
 				steps = with(steps, st)
-				s.Timeline.Steps = steps
+				s.Timeline.SetSteps(steps)
 				blocked[lwp] = true
 				c, err := s.query(th.Current)
 				if err != nil {
@@ -259,7 +260,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			n++
 			moved = true
 			steps = with(steps, st)
-			s.Timeline.Steps = steps
+			s.Timeline.SetSteps(steps)
 			if s.p.Ended(out) {
 				return P.ThreadInfo{}, errors.New("the program ended during the search for the thread")
 			}
@@ -288,7 +289,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 
 // landBefore goes back to just before the last of steps, the statement
 // of the selected thread that made the change, and returns that thread.
-func (s *Session) landBefore(steps []Step, w *watchProgram, before string) (P.ThreadInfo, error) {
+func (s *Session) landBefore(steps []history.Step, w *watchProgram, before string) (P.ThreadInfo, error) {
 	// Once more from a fresh replay: the value before the statement, and
 	// after it. Threads that ran in a stretch of this search may run
 	// otherwise when it is replayed (a thread held too long, under load,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/replaylog"
@@ -19,8 +20,8 @@ import (
 // that reach it, and the command that takes it on to the next moment of
 // its level (known when the moment came from refining a command).
 type moment struct {
-	steps []Step
-	then  *Step
+	steps []history.Step
+	then  *history.Step
 	hit   *hit // where it lies in a hit count (hits.go), if it is one
 }
 
@@ -29,10 +30,10 @@ func (m moment) String() string {
 		return "the start"
 	}
 	last := m.steps[len(m.steps)-1]
-	return fmt.Sprintf("after %s%s", position(m.steps), atString(last))
+	return fmt.Sprintf("after %s%s", history.Position(m.steps), atString(last))
 }
 
-func atString(st Step) string {
+func atString(st history.Step) string {
 	if st.At.File == "" {
 		return ""
 	}
@@ -165,14 +166,14 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	// runs more than about twice, and later reverse commands reuse it.
 	// A short hit count replays from its anchor faster than a snapshot
 	// is taken.
-	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && isPrefix(mm.steps, w.s.Timeline.Steps) && len(mm.steps) == len(w.s.Timeline.Steps) {
+	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && history.IsPrefix(mm.steps, w.s.Timeline.Steps()) && len(mm.steps) == w.s.Timeline.Len() {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		} else {
 			debugf("keep %v: %v", mm, err)
 		}
 	} else {
-		debugf("keep %v: not here (running %v, now %v)", m, w.s.running, moment{steps: w.s.Timeline.Steps})
+		debugf("keep %v: not here (running %v, now %v)", m, w.s.running, moment{steps: w.s.Timeline.Steps()})
 	}
 }
 
@@ -185,12 +186,12 @@ func (w *watchProgram) Stops(after, end watch.Moment) []watch.Moment {
 	// end's boundaries, the next; if it lies inside a command of end's,
 	// that command's end.
 	k := 0
-	for k < len(am.steps) && k < len(em.steps) && am.steps[k].same(em.steps[k]) {
+	for k < len(am.steps) && k < len(em.steps) && am.steps[k].Same(em.steps[k]) {
 		k++
 	}
 	var stops []watch.Moment
 	for i := k + 1; i < len(em.steps); i++ {
-		if em.steps[i-1].Origin == Typed {
+		if em.steps[i-1].Origin == history.Typed {
 			stops = append(stops, moment{steps: em.steps[:i]})
 		}
 	}
@@ -218,11 +219,11 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 		// count the statements up to it.
 		return w.countTo(ctx, am.steps, pb)
 	}
-	var cmds []Step
-	if isPrefix(am.steps, bm.steps) {
+	var cmds []history.Step
+	if history.IsPrefix(am.steps, bm.steps) {
 		cmds = bm.steps[len(am.steps):]
 	} else if am.then != nil {
-		cmds = []Step{*am.then}
+		cmds = []history.Step{*am.then}
 	} else {
 		return nil, fmt.Errorf("cannot tell how %v leads to %v", am, bm)
 	}
@@ -253,10 +254,10 @@ func (s *Session) callerPC() (uint64, error) {
 }
 
 // refine splits one command into the finer moments inside it.
-func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq, error) {
+func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.Step) (watch.Seq, error) {
 	s := w.s
-	single := func(op string) *Step {
-		st := s.synth(op, 1, c.Bps).partOf(c)
+	single := func(op string) *history.Step {
+		st := s.synth(op, 1, c.Bps).PartOf(c)
 		return &st
 	}
 	if c.Cmd.Count <= 1 && (c.Cmd.Op == P.OpContinue || c.Cmd.Op == P.OpNext || c.Cmd.Op == P.OpFinish) {
@@ -289,7 +290,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 		if err != nil {
 			return nil, fmt.Errorf("bad step %q", c.Cmd.Line)
 		}
-		h := &hit{base: a, anchor: a, cont: Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Bps: c.Bps, Origin: Refined, Of: c.Of}, addr: addr}
+		h := &hit{base: a, anchor: a, cont: history.Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Bps: c.Bps, Origin: history.Refined, Of: c.Of}, addr: addr}
 		if c.Cmd.Count <= 1 {
 			// One execution: a run to it.
 			return w.refine(ctx, a, *w.hitMoment(h, 1).then)
@@ -359,7 +360,7 @@ func (w *watchProgram) refine(ctx context.Context, a []Step, c Step) (watch.Seq,
 			loc, lerr := s.location()
 			dr, derr := s.depth()
 			if lerr == nil && derr == nil && dr == d && loc.Line == at.At.Line && loc.File == at.At.File && loc.Function == at.At.Function {
-				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps).partOf(c)), then: single(P.OpNext)}
+				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps).PartOf(c)), then: single(P.OpNext)}
 			}
 		}
 		return seq, nil
@@ -509,7 +510,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	start := s.firstIndex()
 	if from != 0 {
 		sn, ok := s.snaps[from]
-		if !ok || sn.run != s.run || !isPrefix(sn.Steps, s.Timeline.Steps) {
+		if !ok || sn.run != s.run || !history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
 			return &NoSnapshotError{ID: from}
 		}
 		start = len(sn.Steps)
@@ -529,7 +530,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 			s.dropPresent(present)
 		}
 	}()
-	orig := append([]Step(nil), s.Timeline.Steps...)
+	orig := s.Timeline.Steps()
 	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
@@ -659,7 +660,7 @@ func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
 		return 0, err
 	}
 	st.replayed++
-	s.Timeline.Steps = append(s.Timeline.Steps, Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Origin: Refined})
+	s.Timeline.Add(history.Step{Cmd: s.p.Classify(P.OpNext), Bps: bps, Origin: history.Refined})
 	stop := s.stopOf(out)
 	if stop == P.StopEnded {
 		s.running = false

@@ -877,9 +877,9 @@ func (a *adapter) reverse(resp godap.ResponseMessage, cmd, reason string) {
 		a.fail(r.RequestSeq, r.Command, err)
 		return
 	}
-	before := len(a.sess.Timeline.Steps)
+	before := a.sess.Timeline.Len()
 	a.do(cmd, false, func(out string, err error) {
-		if err == nil && len(a.sess.Timeline.Steps) == before && strings.Contains(out, fred.ErrAtStart.Error()) {
+		if err == nil && a.sess.Timeline.Len() == before && strings.Contains(out, fred.ErrAtStart.Error()) {
 			err = fred.ErrAtStart // nothing behind: the program did not move
 		}
 		if err != nil {

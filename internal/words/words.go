@@ -1,0 +1,28 @@
+// Package words holds the small helpers fred's messages are written with.
+package words
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Plural is "1 pass", "277 passes": the second form only if it differs
+// from the first with an "s".
+func Plural(n int, one string, many ...string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	if len(many) > 0 {
+		return strconv.Itoa(n) + " " + many[0]
+	}
+	return strconv.Itoa(n) + " " + one + "s"
+}
+
+// Where is a location without its pc: the same from run to run.
+func Where(l interface{ String() string }) string {
+	s := l.String()
+	if i := strings.Index(s, " (pc "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
