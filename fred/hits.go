@@ -2,20 +2,18 @@ package fred
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/perf"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
-	"golang.org/x/sys/unix"
 )
 
 // Hit counts: the last stretch of a `continue`, too short to divide by run
@@ -32,56 +30,16 @@ import (
 // instruction at ADDR is about to execute for the K-th time.
 const opHits = "fred-hits"
 
-// ErrNoHitCounts says the kernel would not count executions (no debug
-// register free, perf events not allowed): fred counts `next`s instead.
-var ErrNoHitCounts = errors.New("counting executions with a hardware breakpoint is not available")
+// ErrNoHitCounts says the kernel would not count executions: fred counts
+// `next`s instead.
+var ErrNoHitCounts = perf.ErrNoHitCounts
 
-// perf_event_attr bits x/sys does not name: remove_on_exec and sigtrap.
-const (
-	perfBitRemoveOnExec = 1 << 36
-	perfBitSigtrap      = 1 << 37
-	hwBreakpointX       = 4 // HW_BREAKPOINT_X
-)
-
-// perfEvent is a perf event the kernel keeps on one thread of the
-// program: a counted hardware execution breakpoint (openHits) or a
-// CPU-time alarm (openCPUAlarm, native.go).
-type perfEvent struct{ fd int }
-
-// openPerf opens attr on thread tid, with what every such event of fred's
-// needs: its size, no hypervisor counts, gone at an exec.
-func openPerf(attr unix.PerfEventAttr, tid int) (*perfEvent, error) {
-	attr.Size = uint32(unsafe.Sizeof(unix.PerfEventAttr{}))
-	attr.Bits |= unix.PerfBitExcludeHv | perfBitRemoveOnExec
-	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("perf_event_open: %w", err)
-	}
-	return &perfEvent{fd: fd}, nil
-}
-
-// openHits counts executions of addr by thread tid. With period k > 0 the
-// thread gets a SIGTRAP (which gdb reports as a stop) just before the k-th.
-func openHits(tid int, addr uint64, k uint64) (*perfEvent, error) {
+// openHits is perf.Hits where the debug registers count (hitsCount).
+func openHits(tid int, addr uint64, k uint64) (*perf.Event, error) {
 	if err := hitsCount(); err != nil {
 		return nil, err
 	}
-	attr := unix.PerfEventAttr{
-		Type:    unix.PERF_TYPE_BREAKPOINT,
-		Bp_type: hwBreakpointX,
-		Ext1:    addr,
-		Ext2:    8, // bp_len: sizeof(long), as the kernel wants for execution breakpoints
-		Sample:  k,
-		Bits:    unix.PerfBitExcludeKernel,
-	}
-	if k > 0 {
-		attr.Bits |= perfBitSigtrap
-	}
-	h, err := openPerf(attr, tid)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoHitCounts, err)
-	}
-	return h, nil
+	return perf.Hits(tid, addr, k)
 }
 
 // hitsCount says whether hardware execution breakpoints count here: in
@@ -134,16 +92,6 @@ func (s *Session) hitsLimit(n int) int {
 	}
 	return n
 }
-
-func (h *perfEvent) count() (uint64, error) {
-	var b [8]byte
-	if _, err := unix.Read(h.fd, b[:]); err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint64(b[:]), nil
-}
-
-func (h *perfEvent) close() { _ = unix.Close(h.fd) }
 
 // where is the selected thread's pc, eflags and LWP.
 func (s *Session) where() (pc, flags uint64, lwp int, err error) {
@@ -201,12 +149,12 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 	if err != nil {
 		return hitRun{}, err
 	}
-	defer h.close()
+	defer h.Close()
 	out, err := s.countedRun("continue", k, bps, timeout)
 	if err != nil {
 		return hitRun{}, err
 	}
-	n, err := h.count()
+	n, err := h.Count()
 	if err != nil {
 		return hitRun{}, err
 	}

@@ -177,7 +177,7 @@ func TestHitsCountSelfCheck(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	h, oerr := openHits(unix.Gettid(), uint64(reflect.ValueOf(hitsProbe2).Pointer()), 0)
 	if h != nil {
-		defer h.close()
+		defer h.Close()
 	}
 	if err != nil {
 		if !errors.Is(err, ErrNoHitCounts) || !errors.Is(oerr, ErrNoHitCounts) {
@@ -191,7 +191,7 @@ func TestHitsCountSelfCheck(t *testing.T) {
 	for i := 0; i < 37; i++ {
 		hitsTestSink += hitsProbe2(i)
 	}
-	if n, err := h.count(); err != nil || n != 37 {
+	if n, err := h.Count(); err != nil || n != 37 {
 		t.Fatalf("counted %d (%v) of 37 executions", n, err)
 	}
 }

@@ -1,7 +1,6 @@
 package fred
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/perf"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
@@ -129,41 +129,6 @@ func (s *Session) probeOf(steps []history.Step) *probe {
 	return s.probes[id]
 }
 
-// cpuTime is the CPU time all of pid's threads have used, from
-// /proc/PID/task/*/schedstat. For a running thread the kernel brings the
-// figure up to date only at scheduler ticks, but for a stopped one it is
-// exact to the nanosecond: read before a resume and after the stop, it
-// says how far the program ran.
-func cpuTime(pid int, buf []byte) (time.Duration, error) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, err
-	}
-	var sum time.Duration
-	for _, t := range tasks {
-		f, err := os.Open(dir + "/" + t.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread has exited
-		}
-		n, err := f.Read(buf)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		b := buf[:n]
-		if i := bytes.IndexByte(b, ' '); i > 0 {
-			b = b[:i]
-		}
-		ns, err := strconv.ParseInt(string(b), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("cannot read %s/%s/schedstat", dir, t.Name())
-		}
-		sum += time.Duration(ns)
-	}
-	return sum, nil
-}
-
 // runResult is how a timed run ended.
 type runResult struct {
 	stop  P.Stop
@@ -177,40 +142,15 @@ type runResult struct {
 // opens); else by a timed interrupt from outside, exact to some tens of µs.
 var clockAlarms = os.Getenv("FRED_CPU_ALARM") != "0"
 
-// openCPUAlarm arms a SIGTRAP for thread tid once it has run d more. The
-// alarm may go off in the kernel too (in a page fault, say): skipping
-// those (exclude_kernel) would put it off by a whole period, and made the
-// DAG benchmark's search slower than the interrupts from outside.
-func openCPUAlarm(tid int, d time.Duration) (*perfEvent, uint64, error) {
-	period := uint64(max(d, 10*time.Microsecond).Nanoseconds())
-	c, err := openPerf(unix.PerfEventAttr{
-		Type:   unix.PERF_TYPE_SOFTWARE,
-		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
-		Sample: period,
-		Bits:   unix.PerfBitDisabled | perfBitSigtrap,
-	}, tid)
-	if err != nil {
-		return nil, 0, err
-	}
-	// One alarm only: the event disables itself at its first overflow. A
-	// second one (the timer re-arms every period) could fire as the thread
-	// stops, and its trap would hit the next call into the program.
-	if err := unix.IoctlSetInt(c.fd, unix.PERF_EVENT_IOC_REFRESH, 1); err != nil {
-		c.close()
-		return nil, 0, fmt.Errorf("perf task-clock refresh: %w", err)
-	}
-	return c, period, nil
-}
-
 // runAlarmed is runFor by a CPU-time alarm. A wall-clock interrupt backs
 // it up (the task clock stands still while the program waits for input or
 // a lock): after four times d and 50 ms more, as continueFor sends it.
 // fired says the alarm's time passed or fred sent the interrupt: the
 // program may have a signal still to come, so the caller marks it run on.
-func (s *Session) runAlarmed(c *perfEvent, period uint64, d, cpu0 time.Duration, buf []byte, timeout time.Duration) (runResult, error) {
+func (s *Session) runAlarmed(c *perf.Event, period uint64, d, cpu0 time.Duration, buf []byte, timeout time.Duration) (runResult, error) {
 	pid := s.pid
 	interrupted, out, err := s.continueFor(pid, 4*d+50*time.Millisecond, timeout, true)
-	n, cerr := c.count()
+	n, cerr := c.Count()
 	var r runResult
 	r.stop = s.stopOf(out)
 	r.fired = interrupted || cerr == nil && n >= period
@@ -219,14 +159,14 @@ func (s *Session) runAlarmed(c *perfEvent, period uint64, d, cpu0 time.Duration,
 		// may be queued in the stopped thread, and on some kernels closing
 		// the event waits for it to run. The caller restores the program
 		// (the trap dies with it); the close finishes then.
-		go c.close()
+		go c.Close()
 	} else {
-		c.close()
+		c.Close()
 	}
 	if err != nil {
 		return runResult{}, err
 	}
-	if cpu1, err := cpuTime(pid, buf); err == nil {
+	if cpu1, err := perf.CPUTime(pid, buf); err == nil {
 		r.ran = cpu1 - cpu0
 	}
 	debugf("fred-probe: target %v cpu %v fired %v stop %v (CPU alarm; interrupted %v)", d, r.ran, r.fired, r.stop, interrupted)
@@ -282,14 +222,14 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 	}
 	pid := s.pid
 	buf := make([]byte, 512)
-	cpu0, err := cpuTime(pid, buf)
+	cpu0, err := perf.CPUTime(pid, buf)
 	if err != nil {
 		_ = put()
 		return runResult{}, err
 	}
 	var r runResult
 	if clockAlarms && proc.Threads(pid) == 1 {
-		c, period, err := openCPUAlarm(pid, d)
+		c, period, err := perf.CPUAlarm(pid, d)
 		if err == nil {
 			r, err := s.runAlarmed(c, period, d, cpu0, buf, timeout)
 			if perr := put(); err == nil {
@@ -310,7 +250,7 @@ func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (
 			return runResult{}, err
 		}
 		r.stop, r.fired = s.stopOf(out), fired
-		if cpu1, err := cpuTime(pid, buf); err == nil {
+		if cpu1, err := perf.CPUTime(pid, buf); err == nil {
 			r.ran = cpu1 - cpu0
 		}
 		debugf("  round %d: fired %v stop %v, %v of %v", round, fired, r.stop, r.ran, d)

@@ -51,37 +51,24 @@ func TestTimelineKeepsItself(t *testing.T) {
 	}
 }
 
-// Fred's steps are said in the person's words, never by their made-up
-// commands.
-func TestDescribe(t *testing.T) {
+// The helpers that compare histories, and where an empty one ends.
+func TestCompare(t *testing.T) {
 	cont := step("continue", Typed)
-	probe := step("fred-probe 1", Probe).PartOf(cont)
-	turn := step("t", ThreadTurn).PartOf(cont)
-	turn.Cmd.Op = P.OpStep
 	next := step("next", Refined).PartOf(cont)
-	for _, c := range []struct {
-		steps []Step
-		want  string
-	}{
-		{[]Step{probe, probe}, "inside 'continue': 2 stops by run time"},
-		{[]Step{probe, next, next, next}, "inside 'continue': 1 stop by run time, next x3"},
-		{[]Step{turn, turn}, "inside 'continue': 2 statements of one thread at a time"},
-		{[]Step{step("next", Refined)}, "fred's next"},
-	} {
-		if got := Describe(c.steps, nil); got != c.want {
-			t.Errorf("Describe: %q, want %q", got, c.want)
-		}
-	}
-	if got := Position([]Step{cont, probe, probe}); got != "1 command, then inside 'continue': 2 stops by run time" {
-		t.Errorf("Position: %q", got)
-	}
-	if got := Position(nil); got != "the start" {
-		t.Errorf("Position of nothing: %q", got)
-	}
+	probe := step("fred-probe 1", Probe).PartOf(cont)
 	if !IsPrefix([]Step{cont}, []Step{cont, next}) || IsPrefix([]Step{next}, []Step{cont}) {
 		t.Error("IsPrefix")
 	}
 	if Common([]Step{cont, next, probe}, []Step{cont, next, next}) != 2 {
 		t.Error("Common")
+	}
+	if !Within([]Step{cont}, [][]Step{{next}, {cont, next}}) || Within([]Step{probe}, [][]Step{{cont}}) {
+		t.Error("Within")
+	}
+	if !FredsOwn([]Step{next, probe}) || FredsOwn([]Step{cont, next}) || FredsOwn(nil) {
+		t.Error("FredsOwn")
+	}
+	if got := Position(nil); got != "the start" {
+		t.Errorf("Position of nothing: %q", got)
 	}
 }
