@@ -12,6 +12,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -108,7 +109,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-reverse-step", n, (*rewriter).prevStatement)
+				return s.reverse("fred-reverse-step", n, (*rewrite.Rewriter).PrevStatement)
 			}},
 		{Name: "fred-reverse-next", Repeat: true, Aliases: []string{"fred-rn"}, Args: "[N]", NeedsHistory: true,
 			Help: "Go back one statement at this stack depth, treating calls as one statement (to the caller's statement if this frame was just entered).",
@@ -117,7 +118,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-reverse-next", n, (*rewriter).prevSameDepth)
+				return s.reverse("fred-reverse-next", n, (*rewrite.Rewriter).PrevSameDepth)
 			}},
 		{Name: "fred-reverse-stepi", Repeat: true, Aliases: []string{"fred-rsi"}, Args: "[N]", NeedsHistory: true,
 			Help: "Go back one machine instruction, exactly (into a call that just returned). In code without line information, the grain there is.",
@@ -148,7 +149,7 @@ func init() {
 					// look for its caller would replay the whole history.
 					return ErrOutermost
 				}
-				return s.reverse("fred-reverse-finish", 1, (*rewriter).callSite)
+				return s.reverse("fred-reverse-finish", 1, (*rewrite.Rewriter).CallSite)
 			}},
 		{Name: "fred-reverse-continue", Repeat: true, Aliases: []string{"fred-rc"}, NeedsHistory: true,
 			Help: "Go back to the latest moment a breakpoint or watchpoint stopped the program (the first snapshot if none).",
@@ -156,11 +157,11 @@ func init() {
 				if len(args) > 0 {
 					return &UsageError{Cmd: "fred-reverse-continue", Msg: "takes no arguments", Usage: "fred-reverse-continue"}
 				}
-				return s.reverse("fred-reverse-continue", 1, func(r *rewriter, t []history.Step) ([]history.Step, error) {
+				return s.reverse("fred-reverse-continue", 1, func(r *rewrite.Rewriter, t []history.Step) ([]history.Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
-					b, ok := r.lastBreakpoint(t)
+					b, ok := r.LastBreakpoint(t)
 					if !ok {
 						s.Printf("no breakpoint was hit since the first snapshot; going there")
 					}
@@ -177,16 +178,16 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return s.reverse("fred-undo", n, func(r *rewriter, t []history.Step) ([]history.Step, error) {
+				return s.reverse("fred-undo", n, func(r *rewrite.Rewriter, t []history.Step) ([]history.Step, error) {
 					if len(t) <= s.firstIndex() {
 						return nil, ErrAtStart
 					}
 					if last := t[len(t)-1]; last.Synth() && last.Cmd.Op == P.OpStep && last.Cmd.Count > 1 && s.canCountSteps() {
 						// Steps counted in the program (a long continue
 						// divided) are each a command of the history.
-						return r.resolve(with(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps).PartOf(last)))
+						return r.Resolve(history.With(t[:len(t)-1], s.synth(P.OpStep, last.Cmd.Count-1, last.Bps).PartOf(last)))
 					}
-					return r.resolve(t[:len(t)-1])
+					return r.Resolve(t[:len(t)-1])
 				})
 			}},
 		{Name: "fred-branch", Args: "NAME",
@@ -212,7 +213,7 @@ func init() {
 				if !ok {
 					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
 				}
-				return s.reverse("fred-switch", 1, func(*rewriter, []history.Step) ([]history.Step, error) { return b, nil })
+				return s.reverse("fred-switch", 1, func(*rewrite.Rewriter, []history.Step) ([]history.Step, error) { return b, nil })
 			}},
 		{Name: "fred-log", Args: "[N|all]",
 			Help: "Show the replay log's last N entries (default 20): what the program got from the outside world (clocks, randomness, reads, polls), recorded the first time and given back when fred replays. Each line: sequence number, thread, call, result.",

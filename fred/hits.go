@@ -306,7 +306,7 @@ func (w *watchProgram) hitMoment(h *hit, k int) moment {
 	nh := *h
 	nh.k = k
 	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16))).PartOf(h.cont)
-	return moment{steps: with(h.anchor, hitsStep(h.addr, k, h.cont.Bps).PartOf(h.cont)), then: &then, hit: &nh}
+	return moment{steps: history.With(h.anchor, hitsStep(h.addr, k, h.cont.Bps).PartOf(h.cont)), then: &then, hit: &nh}
 }
 
 // hitsScan is Between once run times cannot divide a stretch further:
@@ -325,7 +325,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	h, from := hitOf(am), am.steps
 	if h == nil {
 		st, ok := w.stretchOf(am, bm)
-		if !ok || s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(st.base, st.cont)) {
+		if !ok || s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, history.With(st.base, st.cont)) {
 			return nil, nil
 		}
 		if err := s.goTo(am.steps, w.st); err != nil {
@@ -343,7 +343,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 			s.dirty(st.base)
 			return nil, nil
 		}
-		anchor := with(am.steps, q)
+		anchor := history.With(am.steps, q)
 		pc, _, _, err := s.where()
 		if err != nil {
 			return nil, err
@@ -353,7 +353,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	if _, ok := w.hitEnds[h.key()]; ok {
 		return nil, nil // counted to the continue's end already
 	}
-	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, with(h.base, h.cont)) {
+	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, history.With(h.base, h.cont)) {
 		return nil, nil // b is a finer moment (a `next` from a): nothing to scan
 	}
 	step := w.scanStep[h.key()]
@@ -386,7 +386,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		// The continue ended first: now the count to its end is known.
 		w.hitEnds[h.key()] = h.k + r.n
 		if r.stop == P.StopBreakpoint {
-			s.standAt(with(h.base, h.cont))
+			s.standAt(history.With(h.base, h.cont))
 		} else {
 			s.dirty(h.anchor)
 		}
@@ -403,7 +403,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	m := w.hitMoment(h, h.k+step)
 	last := m.steps[len(m.steps)-1]
 	lerr := s.learn(&last)
-	m.steps = with(m.steps[:len(m.steps)-1], last)
+	m.steps = history.With(m.steps[:len(m.steps)-1], last)
 	s.Timeline.Set(m.steps, s.marksFor(m.steps))
 	if lerr != nil {
 		return nil, lerr
@@ -426,7 +426,7 @@ func (w *watchProgram) hitsSplit(ctx context.Context, am, bm moment) (watch.Seq,
 			lo = ha.k
 		}
 	case ha != nil:
-		if w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, with(ha.base, ha.cont)) {
+		if w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, history.With(ha.base, ha.cont)) {
 			return nil, false, nil
 		}
 		end, ok := w.hitEnds[ha.key()]

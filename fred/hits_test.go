@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	"golang.org/x/sys/unix"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -101,9 +102,9 @@ func TestReverseWatchScanStopsShort(t *testing.T) {
 // continue is too long to count one `next` at a time. This is what the
 // test above would fail on.
 func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
-	old, oldWalk := nativeProbes, maxWalk
-	nativeProbes, maxWalk = false, 3000 // refused sooner, same path
-	defer func() { nativeProbes, maxWalk = old, oldWalk }()
+	old, oldWalk := nativeProbes, rewrite.MaxWalk
+	nativeProbes, rewrite.MaxWalk = false, 3000 // refused sooner, same path
+	defer func() { nativeProbes, rewrite.MaxWalk = old, oldWalk }()
 	ts := gdbSession(t, "watch_long", "criu")
 	ts.do("skip -gfi ./*/*")
 	ts.runTo("run", "break 26", `Breakpoint 2, main`)
@@ -115,7 +116,7 @@ func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
 // executions" to "k+n" runs only n more.
 func TestAlongHitCounts(t *testing.T) {
 	base := []history.Step{{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}}}
-	at := func(k int, addr uint64) []history.Step { return with(base, hitsStep(addr, k, nil)) }
+	at := func(k int, addr uint64) []history.Step { return history.With(base, hitsStep(addr, k, nil)) }
 	if at, done, ok := along(at(10, 0x40), at(25, 0x40)); !ok || at != 1 || done != 10 {
 		t.Fatalf("along(hits 10, hits 25) = %d, %d, %v; want 1, 10, true", at, done, ok)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -18,7 +19,7 @@ func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
 	if st := s.p.Stepper; st == nil || st.Stepis == nil || st.Frame == "" {
 		return ErrNoInstructions
 	}
-	return s.reverseTo(name, n, func(r *rewriter, t []history.Step) ([]history.Step, error) {
+	return s.reverseTo(name, n, func(r *rewrite.Rewriter, t []history.Step) ([]history.Step, error) {
 		return s.prevInstruction(r, t, nexti)
 	}, true)
 }
@@ -27,8 +28,8 @@ func (s *Session) reverseInstruction(name string, n int, nexti bool) error {
 // steps. nexti: a call is one instruction, so when the instruction before
 // was a return, the moment is the call's: the last one in this frame. It counts
 // `stepi`s in the debugger, from the moment before a command to its end.
-func (s *Session) prevInstruction(r *rewriter, steps []history.Step, nexti bool) ([]history.Step, error) {
-	if len(steps) <= r.m.first() {
+func (s *Session) prevInstruction(r *rewrite.Rewriter, steps []history.Step, nexti bool) ([]history.Step, error) {
+	if len(steps) <= r.Mover().First() {
 		return nil, ErrAtStart
 	}
 	last := steps[len(steps)-1]
@@ -54,7 +55,7 @@ func (s *Session) prevInstruction(r *rewriter, steps []history.Step, nexti bool)
 		if c.Same >= 0 {
 			return stepisFrom(r, end[:len(end)-1], c.Same, end[len(end)-1].Bps), nil
 		}
-		if end = end[:len(end)-1]; len(end) <= r.m.first() {
+		if end = end[:len(end)-1]; len(end) <= r.Mover().First() {
 			return nil, ErrAtStart
 		}
 		there, err := s.frameAt(r, end)
@@ -68,16 +69,16 @@ func (s *Session) prevInstruction(r *rewriter, steps []history.Step, nexti bool)
 }
 
 // stepisFrom is the moment k stepis after t.
-func stepisFrom(r *rewriter, t []history.Step, k int, bps []string) []history.Step {
+func stepisFrom(r *rewrite.Rewriter, t []history.Step, k int, bps []string) []history.Step {
 	if k <= 0 {
 		return t
 	}
-	return with(t, r.repeat(P.OpStepi, k, bps))
+	return history.With(t, r.Repeat(P.OpStepi, k, bps))
 }
 
 // frameAt goes to moment t and says where the selected thread is.
-func (s *Session) frameAt(r *rewriter, t []history.Step) (P.Frame, error) {
-	if err := r.m.goTo(t); err != nil {
+func (s *Session) frameAt(r *rewrite.Rewriter, t []history.Step) (P.Frame, error) {
+	if err := r.Mover().GoTo(t); err != nil {
 		return P.Frame{}, err
 	}
 	out, err := s.query(s.p.Stepper.Frame)
@@ -90,9 +91,9 @@ func (s *Session) frameAt(r *rewriter, t []history.Step) (P.Frame, error) {
 // countStepis counts the stepis of the last command of t, which ends at
 // frame end; the last of them in frame's function at its stack pointer or
 // above is Same.
-func (s *Session) countStepis(r *rewriter, t []history.Step, end, frame P.Frame) (P.StepisResult, error) {
+func (s *Session) countStepis(r *rewrite.Rewriter, t []history.Step, end, frame P.Frame) (P.StepisResult, error) {
 	before, last := t[:len(t)-1], t[len(t)-1]
-	if err := r.m.goTo(before); err != nil {
+	if err := r.Mover().GoTo(before); err != nil {
 		return P.StepisResult{}, err
 	}
 	out, err := s.queryFor(s.p.Stepper.Stepis(maxStepis, end, frame), s.opt.Timeout+2*time.Minute)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -26,12 +27,6 @@ import (
 // more than a chunk of executions remains, fred first jumps close to the
 // stop by run time (nearStop) and walks on from there.
 
-// lastPasser is a mover that can find where the last `next` of a continue
-// starts without counting the others.
-type lastPasser interface {
-	lastNext(before []history.Step, last history.Step) (t []history.Step, ok bool, err error)
-}
-
 // maxPasses bounds the jumps; past it fred counts the `next`s instead.
 const maxPasses = 100
 
@@ -47,10 +42,10 @@ const passChunk = 8192
 // run to the stop and two restores, as much as some tens of `next`s).
 const shortWalk = 30
 
-// lastNext implements lastPasser for gdb, in a single-threaded program
+// LastNext implements rewrite.LastPasser for gdb, in a single-threaded program
 // whose continue stopped at a breakpoint or a crash. ok is false when it
 // cannot help: the caller counts the `next`s then.
-func (m sessionMover) lastNext(before []history.Step, last history.Step) ([]history.Step, bool, error) {
+func (m sessionMover) LastNext(before []history.Step, last history.Step) ([]history.Step, bool, error) {
 	s := m.s
 	if !nativeProbes || s.p.Stepper == nil || s.p.Stepper.Where == "" ||
 		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.Known() {
@@ -62,7 +57,7 @@ func (m sessionMover) lastNext(before []history.Step, last history.Step) ([]hist
 	cur := before
 	var far time.Duration // how far the last jump near the stop stopped short of it
 	for i := 0; i < maxPasses; i++ {
-		if err := m.goTo(cur); err != nil {
+		if err := m.GoTo(cur); err != nil {
 			return nil, true, err
 		}
 		if proc.Threads(s.pid) != 1 {
@@ -73,7 +68,7 @@ func (m sessionMover) lastNext(before []history.Step, last history.Step) ([]hist
 			return nil, true, err
 		}
 		if n > 0 {
-			cur = with(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
+			cur = history.With(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
 		}
 		if why != "limit" {
 			// One `next` from cur reaches the stop: the continue's
@@ -104,15 +99,15 @@ func (m sessionMover) lastNext(before []history.Step, last history.Step) ([]hist
 				cur, far = near, rest
 				continue
 			}
-			n, why, err := s.nextsUpTo(m.ctx, cur, last.Bps, P.NextsMode{}, m.st, maxWalk)
+			n, why, err := s.nextsUpTo(m.ctx, cur, last.Bps, P.NextsMode{}, m.st, rewrite.MaxWalk)
 			if err != nil {
 				return nil, true, err
 			}
 			if why == "limit" {
-				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", maxWalk, s.hitCounts())
+				return nil, true, fmt.Errorf("more than %d statements to count after the last native probe, and no hit counts on this machine (%v); going back over them is not supported yet", rewrite.MaxWalk, s.hitCounts())
 			}
 			if n > 0 {
-				cur = with(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
+				cur = history.With(cur, s.synth(P.OpNext, n, last.Bps).PartOf(last))
 			}
 			return cur, true, nil
 		}
@@ -146,8 +141,8 @@ func endsLike(stop P.Stop, last history.Step) bool {
 // learnt: from the nearest snapshot countToStop kept on the way.
 func (m sessionMover) passTo(at []history.Step, pc uint64, n int, bps []string) ([]history.Step, error) {
 	s := m.s
-	t := with(at, hitsStep(pc, n, bps))
-	if err := m.goTo(t); err != nil {
+	t := history.With(at, hitsStep(pc, n, bps))
+	if err := m.GoTo(t); err != nil {
 		return nil, err
 	}
 	step := s.Timeline.Now()
@@ -216,7 +211,7 @@ func (s *Session) countToStop(ctx context.Context, cur []history.Step, last hist
 			break
 		}
 		total += passChunk
-		at := with(cur, hitsStep(pc, total, last.Bps).PartOf(last))
+		at := history.With(cur, hitsStep(pc, total, last.Bps).PartOf(last))
 		s.standAt(at)
 		if s.snap != nil && s.worthSnapshot(passChunk) {
 			_, _ = s.Checkpoint(true)

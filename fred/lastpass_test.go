@@ -5,17 +5,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fred-debugger/fred/fred/rewrite"
 )
 
 // TestReverseStepAfterLongContinue: reverse-step over a `continue` of
-// 120,000 statements, more than the counting walk goes (maxWalk), lands on
+// 120,000 statements, more than the counting walk goes (rewrite.MaxWalk), lands on
 // the loop's last statement, with the loop's last values; a second one
 // goes back one more; forward again, the program finishes as before.
 func TestReverseStepAfterLongContinue(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
 		const n = 60000 // two statements a turn
-		if 2*n <= maxWalk {
-			t.Fatalf("the loop (%d statements) must be longer than the counting walk goes (%d)", 2*n, maxWalk)
+		if 2*n <= rewrite.MaxWalk {
+			t.Fatalf("the loop (%d statements) must be longer than the counting walk goes (%d)", 2*n, rewrite.MaxWalk)
 		}
 		backOverLoop(t, loopAtDone(t, n, backend), n, nil)
 	})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -174,11 +175,11 @@ func TestPerlLongNext(t *testing.T) {
 // perl's watch expressions (`w`) and tracing (`t`) do not stop fred from
 // counting a long stretch in steps: a `n` that a watch expression stops
 // deep inside a call of more statements than fred would walk by `next`s
-// (maxWalk) goes back exactly, and so does a traced `c` over all of them.
+// (rewrite.MaxWalk) goes back exactly, and so does a traced `c` over all of them.
 func TestPerlLongStretchWatchedAndTraced(t *testing.T) {
-	const n = 60000 // 2 statements an iteration: more than maxWalk in all
-	if 2*n <= maxWalk {
-		t.Fatalf("the loop (%d statements) must be longer than fred walks by nexts (%d)", 2*n, maxWalk)
+	const n = 60000 // 2 statements an iteration: more than rewrite.MaxWalk in all
+	if 2*n <= rewrite.MaxWalk {
+		t.Fatalf("the loop (%d statements) must be longer than fred walks by nexts (%d)", 2*n, rewrite.MaxWalk)
 	}
 	bad := n * 9 / 10
 	forBackends(t, func(t *testing.T, backend string) {

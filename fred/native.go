@@ -14,6 +14,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/perf"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
@@ -366,7 +367,7 @@ func (s *Session) fingerprint() (string, error) {
 // dirty says the live program no longer matches any history (an interrupt
 // may be pending): the next goTo restores a snapshot.
 func (s *Session) dirty(base []history.Step) {
-	s.standAt(with(base, history.Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: history.Interrupted}))
+	s.standAt(history.With(base, history.Step{Cmd: P.Command{Line: "(interrupted)", Op: "fred-interrupted"}, Stop: P.StopSignal, Origin: history.Interrupted}))
 }
 
 // nexts counts `next`s in the debugger itself, in chunks so that Ctrl-C
@@ -378,7 +379,7 @@ func (s *Session) nexts(ctx context.Context, from []history.Step, bps []string, 
 }
 
 // nextsUpTo is nexts that stops after at most max `next`s (0: no limit
-// but maxWalk), with why "limit" if it got there.
+// but rewrite.MaxWalk), with why "limit" if it got there.
 func (s *Session) nextsUpTo(ctx context.Context, from []history.Step, bps []string, mode P.NextsMode, st *revStats, max int) (int, string, error) {
 	chunk := 2000
 	if max > 0 {
@@ -395,8 +396,8 @@ func (s *Session) nextsUpTo(ctx context.Context, from []history.Step, bps []stri
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
 		}
-		if total >= maxWalk {
-			return 0, "", fmt.Errorf("more than %d statements to count; going back over them is not supported yet", maxWalk)
+		if total >= rewrite.MaxWalk {
+			return 0, "", fmt.Errorf("more than %d statements to count; going back over them is not supported yet", rewrite.MaxWalk)
 		}
 		out, err := s.queryFor(s.p.Stepper.Nexts(chunk, mode), s.opt.Timeout+time.Duration(chunk)*10*time.Millisecond)
 		if err != nil {
@@ -412,7 +413,7 @@ func (s *Session) nextsUpTo(ctx context.Context, from []history.Step, bps []stri
 	}
 	last := s.synth(P.OpNext, total+1, bps)
 	last.Stop = P.StopBreakpoint // not a finished count: along() must not extend it
-	s.standAt(with(from, last))
+	s.standAt(history.With(from, last))
 	if why == "exited" {
 		s.running = false
 	}
@@ -421,12 +422,12 @@ func (s *Session) nextsUpTo(ctx context.Context, from []history.Step, bps []stri
 
 // countNexts is the counter of sessionMover: the `next`s a continue or a
 // finish is made of, counted in the debugger.
-func (m sessionMover) countNexts(before []history.Step, last history.Step) (int, bool, error) {
+func (m sessionMover) CountNexts(before []history.Step, last history.Step) (int, bool, error) {
 	s := m.s
 	if s.p.Stepper == nil || (last.Cmd.Op != P.OpContinue && last.Cmd.Op != P.OpFinish) {
 		return 0, false, nil
 	}
-	if err := m.goTo(before); err != nil {
+	if err := m.GoTo(before); err != nil {
 		return 0, true, err
 	}
 	n, _, err := s.nexts(m.ctx, before, last.Bps, P.NextsMode{Shallower: last.Cmd.Op == P.OpFinish}, m.st)
@@ -466,7 +467,7 @@ func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
 	if st.pa == nil && !sameSteps(a.steps, st.base) || st.pa != nil && !sameSteps(st.pa.base, st.base) {
 		return st, false
 	}
-	if st.pb == nil && !sameSteps(b.steps, with(st.base, c)) || st.pb != nil && !sameSteps(st.pb.base, st.base) {
+	if st.pb == nil && !sameSteps(b.steps, history.With(st.base, c)) || st.pb != nil && !sameSteps(st.pb.base, st.base) {
 		return st, false
 	}
 	if st.pa != nil {
@@ -522,7 +523,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	// search (a snapshot) or live.
 	from := st.base
 	if st.pa != nil {
-		from = with(st.pa.base, st.pa.step)
+		from = history.With(st.pa.base, st.pa.step)
 		if !s.hasSnapshotAt(from) && !(s.running && sameSteps(s.Timeline.Steps(), from)) {
 			return nil, nil
 		}
@@ -596,7 +597,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			if r.fired || r.stop != P.StopBreakpoint {
 				s.dirty(st.base)
 			} else {
-				s.standAt(with(st.base, st.cont))
+				s.standAt(history.With(st.base, st.cont))
 			}
 			if r.stop == P.StopEnded {
 				s.running = false
@@ -705,7 +706,7 @@ func (s *Session) newProbe(p *probe) ([]history.Step, error) {
 	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
 		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: history.Probe}.PartOf(p.cont)
 	s.probes[p.id] = p
-	steps := with(p.base, p.step)
+	steps := history.With(p.base, p.step)
 	s.standAt(steps)
 	return steps, nil
 }
@@ -748,7 +749,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []history.Step, pb *probe)
 	}
 	// The program is at the probe: say so, so the next goTo need not
 	// restore if it wants the probe itself.
-	at := with(a, s.synth(P.OpNext, n, pb.cont.Bps).PartOf(pb.cont))
+	at := history.With(a, s.synth(P.OpNext, n, pb.cont.Bps).PartOf(pb.cont))
 	at[len(at)-1].At, at[len(at)-1].Depth = pb.step.At, pb.step.Depth
 	s.standAt(at)
 	then := s.synth(P.OpNext, 1, pb.cont.Bps).PartOf(pb.cont)

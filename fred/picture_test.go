@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -79,8 +80,8 @@ func TestDescribe(t *testing.T) {
 		{Cmd: P.GDB.Classify("run"), At: P.Location{Function: "main", File: "/src/loop.c", Line: 10}},
 		probe(1), probe(2),
 		hitsStep(0x401136, 277, nil).PartOf(cont),
-		synthStep(P.GDB.Classify, P.OpStep, 1, nil).PartOf(cont),
-		synthStep(P.GDB.Classify, P.OpNext, 4, nil).PartOf(cont),
+		rewrite.SynthStep(P.GDB.Classify, P.OpStep, 1, nil).PartOf(cont),
+		rewrite.SynthStep(P.GDB.Classify, P.OpNext, 4, nil).PartOf(cont),
 	}
 	got := history.Describe(steps[1:], history.Places(steps))
 	want := "inside 'continue': 2 stops by run time, 277 passes of main at loop.c:20, step, next 4"
@@ -94,7 +95,7 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("position of the person's command: %q, want %q", got, want)
 	}
 	// A piece of a piece is part of the person's command still.
-	if got := synthStep(P.GDB.Classify, P.OpNext, 2, nil).PartOf(steps[5]).Label(); got != "inside 'continue': next 2" {
+	if got := rewrite.SynthStep(P.GDB.Classify, P.OpNext, 2, nil).PartOf(steps[5]).Label(); got != "inside 'continue': next 2" {
 		t.Errorf("a piece of a piece: %q", got)
 	}
 	// fred's own steps, part of nothing of the person's.

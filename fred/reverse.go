@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -22,10 +23,7 @@ import (
 // a `next` into a `step` and `next`s where they need finer moments.
 
 // ErrAtStart means a reverse command would go before the first snapshot.
-var ErrAtStart = errors.New("already at the first snapshot: there is no earlier moment to go back to")
-
-// maxWalk bounds how many commands a refinement may run forward.
-var maxWalk = 100000 // a variable so that tests can lower it
+var ErrAtStart = rewrite.ErrAtStart
 
 // revStats counts the work of one reverse command.
 type revStats struct {
@@ -182,12 +180,12 @@ func along(have, want []history.Step) (at, done int, ok bool) {
 
 // synth is a command fred makes up, "op k".
 func (s *Session) synth(op string, k int, bps []string) history.Step {
-	return synthStep(s.classify, op, k, bps)
+	return rewrite.SynthStep(s.classify, op, k, bps)
 }
 
 // rewriter is the history rewriting over the live session.
-func (s *Session) rewriter(ctx context.Context, st *revStats) *rewriter {
-	return &rewriter{m: sessionMover{s: s, st: st, ctx: ctx}}
+func (s *Session) rewriter(ctx context.Context, st *revStats) *rewrite.Rewriter {
+	return rewrite.New(sessionMover{s: s, st: st, ctx: ctx})
 }
 
 // learn records where a made-up step ended, now that it has run.
@@ -416,18 +414,6 @@ func (s *Session) forward(line string, bps []string, st *revStats) (history.Step
 	return step, nil
 }
 
-// depthOf is the stack depth at the end of a history.
-func depthOf(steps []history.Step) int {
-	if len(steps) == 0 {
-		return 0
-	}
-	return steps[len(steps)-1].Depth
-}
-
-func with(steps []history.Step, more ...history.Step) []history.Step {
-	return append(append([]history.Step(nil), steps...), more...)
-}
-
 // sessionMover is the live debugger as a mover.
 type sessionMover struct {
 	s   *Session
@@ -435,40 +421,40 @@ type sessionMover struct {
 	ctx context.Context
 }
 
-func (m sessionMover) goTo(steps []history.Step) error {
+func (m sessionMover) GoTo(steps []history.Step) error {
 	if err := m.ctx.Err(); err != nil {
 		return err
 	}
 	return m.s.goTo(steps, m.st)
 }
 
-func (m sessionMover) forward(op string, bps []string) (history.Step, error) {
+func (m sessionMover) Forward(op string, bps []string) (history.Step, error) {
 	if err := m.ctx.Err(); err != nil {
 		return history.Step{}, err
 	}
 	return m.s.forward(op, bps, m.st)
 }
 
-func (m sessionMover) bare(op string, bps []string) (P.Stop, error) {
+func (m sessionMover) Bare(op string, bps []string) (P.Stop, error) {
 	if err := m.ctx.Err(); err != nil {
 		return 0, err
 	}
 	return m.s.bareNext(bps, m.st)
 }
 
-func (m sessionMover) now() history.Step              { return m.s.Timeline.Now() }
-func (m sessionMover) first() int                     { return m.s.firstIndex() }
-func (m sessionMover) classify(line string) P.Command { return m.s.classify(line) }
+func (m sessionMover) Now() history.Step              { return m.s.Timeline.Now() }
+func (m sessionMover) First() int                     { return m.s.firstIndex() }
+func (m sessionMover) Classify(line string) P.Command { return m.s.classify(line) }
 
 // reverse runs one reverse command: compute the target moment, go there,
 // show it, and say what it cost.
-func (s *Session) reverse(name string, n int, pick func(r *rewriter, t []history.Step) ([]history.Step, error)) error {
+func (s *Session) reverse(name string, n int, pick func(r *rewrite.Rewriter, t []history.Step) ([]history.Step, error)) error {
 	return s.reverseTo(name, n, pick, false)
 }
 
 // reverseTo is reverse; anywhere: every moment is a place to land, with
 // source or not (an instruction's grain).
-func (s *Session) reverseTo(name string, n int, pick func(r *rewriter, t []history.Step) ([]history.Step, error), anywhere bool) error {
+func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t []history.Step) ([]history.Step, error), anywhere bool) error {
 	if err := s.needReverse(name); err != nil {
 		return err
 	}

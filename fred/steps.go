@@ -9,6 +9,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
 )
@@ -96,7 +97,7 @@ func (s *Session) stepsOf(ctx context.Context, a []history.Step, c history.Step,
 		s.dirty(a)
 		return 0, false, err
 	}
-	s.standAt(with(a, c))
+	s.standAt(history.With(a, c))
 	return r.N, true, nil
 }
 
@@ -128,7 +129,7 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 		if ctx.Err() != nil {
 			return P.NextsResult{N: total, Why: "signal"}, nil
 		}
-		s.standAt(with(a, s.synth(P.OpStep, total, c.Bps).PartOf(c)))
+		s.standAt(history.With(a, s.synth(P.OpStep, total, c.Bps).PartOf(c)))
 		sn, err := s.Checkpoint(true)
 		if err != nil {
 			debugf("snapshot after %d steps of a continue: %v", total, err)
@@ -147,13 +148,13 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 // countSteps is stepsOf for the rewriting: reverse-step after a long
 // continue lands on "step N-1" without counting `next`s. A snapshot a
 // little before the end makes the walk back from there cheap.
-func (m sessionMover) countSteps(before []history.Step, last history.Step) (int, bool, error) {
+func (m sessionMover) CountSteps(before []history.Step, last history.Step) (int, bool, error) {
 	s := m.s
 	n, ok, err := s.stepsOf(m.ctx, before, last, m.st)
 	if !ok || err != nil || n <= stepsNearEnd*2 {
 		return n, ok, err
 	}
-	near := with(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).PartOf(last))
+	near := history.With(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).PartOf(last))
 	if err := s.goTo(near, m.st); err != nil {
 		return 0, false, err
 	}
@@ -177,13 +178,13 @@ func (m sessionMover) callSiteByCount(steps []history.Step) ([]history.Step, boo
 	if !s.canCountSteps() || len(steps) <= first {
 		return nil, false, nil
 	}
-	d := depthOf(steps)
+	d := history.DepthOf(steps)
 	j := len(steps) - 1
-	for j > first && depthOf(steps[:j]) >= d {
+	for j > first && history.DepthOf(steps[:j]) >= d {
 		j--
 	}
 	base := steps[:j]
-	if depthOf(base) >= d && j > first {
+	if history.DepthOf(base) >= d && j > first {
 		return nil, false, nil
 	}
 	// The steps from base to the end.
@@ -227,12 +228,12 @@ func (m sessionMover) callSiteByCount(steps []history.Step) ([]history.Step, boo
 	case r.Shallower == 0:
 		return base, true, nil
 	}
-	return with(base, s.synth(P.OpStep, r.Shallower, bps)), true, nil
+	return history.With(base, s.synth(P.OpStep, r.Shallower, bps)), true, nil
 }
 
 // knownCallSite implements callSiter: a long call's (gdb), or by counted
 // steps (pdb, perl).
-func (m sessionMover) knownCallSite(steps []history.Step) ([]history.Step, bool, error) {
+func (m sessionMover) KnownCallSite(steps []history.Step) ([]history.Step, bool, error) {
 	if t, ok := m.s.callSiteOfReturn(steps); ok {
 		return t, true, nil
 	}
@@ -255,37 +256,32 @@ type repeatSeq struct {
 
 func (q repeatSeq) Len() int { return q.n }
 func (q repeatSeq) At(i int) watch.Moment {
-	return moment{steps: with(q.a, q.s.synth(q.op, i+1, q.of.Bps).PartOf(q.of)), then: q.then}
+	return moment{steps: history.With(q.a, q.s.synth(q.op, i+1, q.of.Bps).PartOf(q.of)), then: q.then}
 }
 
-// longWalk is how many `next`s fred counts inside a call before it takes
-// the call for a long one (gdb): the rest of the call is then a continue
-// to its return address, which native probes and hit counts divide.
-const longWalk = 2000
-
-// callToReturn is the run from a moment inside a call to the call's
+// CallToReturn is the run from a moment inside a call to the call's
 // return: a continue with a breakpoint at the return address, beside the
 // breakpoints bps. It ends where the call returns, in the middle of the
 // caller's line (where gdb's finish ends too). ok is false
 // where that does not hold: a recursive call that returns there from
 // deeper first, a debugger without return addresses.
-func (m sessionMover) callToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error) {
+func (m sessionMover) CallToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error) {
 	return m.s.callToReturn(m.ctx, base, bps, onlyLong, m.st)
 }
 
 // callToReturn: base is a moment inside the call (for a `next` from a,
 // a and the step into the call; for a `finish`, its start).
-// With onlyLong, ok is false too when the call returns within longWalk
+// With onlyLong, ok is false too when the call returns within rewrite.LongWalk
 // `next`s.
 func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []string, onlyLong bool, st *revStats) (history.Step, bool, error) {
-	if s.p.CallerCmd == "" || s.canCountSteps() || depthOf(base) < 2 {
+	if s.p.CallerCmd == "" || s.canCountSteps() || history.DepthOf(base) < 2 {
 		return history.Step{}, false, nil
 	}
 	if err := s.goTo(base, st); err != nil {
 		return history.Step{}, false, err
 	}
 	if onlyLong {
-		_, why, err := s.nextsUpTo(ctx, base, bps, P.NextsMode{Shallower: true}, st, longWalk)
+		_, why, err := s.nextsUpTo(ctx, base, bps, P.NextsMode{Shallower: true}, st, rewrite.LongWalk)
 		if err != nil || why != "limit" {
 			return history.Step{}, false, err
 		}
@@ -298,11 +294,11 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 		return history.Step{}, false, nil
 	}
 	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), fmt.Sprintf("*0x%016x", ret)))
-	if err := s.goTo(with(base, cont), st); err != nil {
+	if err := s.goTo(history.With(base, cont), st); err != nil {
 		return history.Step{}, false, err
 	}
 	end := s.Timeline.Now()
-	if end.Ended || end.Depth != depthOf(base)-1 || end.At.PC != ret {
+	if end.Ended || end.Depth != history.DepthOf(base)-1 || end.At.PC != ret {
 		return history.Step{}, false, nil
 	}
 	end.Stop = P.StopBreakpoint
@@ -315,13 +311,13 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 // moments of the continue to its return, which all carry the breakpoint
 // at the return address. The call site is a.
 func (s *Session) callSiteOfReturn(steps []history.Step) ([]history.Step, bool) {
-	d := depthOf(steps)
+	d := history.DepthOf(steps)
 	for j := len(steps) - 2; j >= s.firstIndex() && j >= 1; j-- {
 		q := steps[j]
 		if q.Known() && q.Depth < d {
 			return nil, false
 		}
-		if q.Cmd.Op != P.OpStep || q.Depth != d || depthOf(steps[:j]) != d-1 {
+		if q.Cmd.Op != P.OpStep || q.Depth != d || history.DepthOf(steps[:j]) != d-1 {
 			continue
 		}
 		ret := ""

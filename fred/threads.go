@@ -172,7 +172,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			if lwp != selected {
 				// Recorded even if the thread does not run: gdb has it
 				// selected from now on.
-				steps, selected = with(steps, sel), lwp
+				steps, selected = history.With(steps, sel), lwp
 				s.Timeline.SetSteps(steps)
 			}
 			if len(steps)-snapAt >= rrSnapEvery {
@@ -202,7 +202,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				// gdb did not stop it: the snapshot holds what it did.
 				blocked[lwp] = true
 				spins++
-				s.Timeline.SetSteps(with(steps, s.threadStep("(interrupted)", "interrupted")))
+				s.Timeline.SetSteps(history.With(steps, s.threadStep("(interrupted)", "interrupted")))
 				if err := s.goTo(steps, w.st); err != nil {
 					return P.ThreadInfo{}, err
 				}
@@ -221,7 +221,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 				// need. Replaying the command stops it in the same wait.
 				// It counts as moving only if it stands somewhere else
 				// now; either way it waits until the others have moved.
-				steps = with(steps, st)
+				steps = history.With(steps, st)
 				s.Timeline.SetSteps(steps)
 				blocked[lwp] = true
 				c, err := s.query(th.Current)
@@ -259,7 +259,7 @@ func (s *Session) whichThread(ctx context.Context, w *watchProgram, before strin
 			}
 			n++
 			moved = true
-			steps = with(steps, st)
+			steps = history.With(steps, st)
 			s.Timeline.SetSteps(steps)
 			if s.p.Ended(out) {
 				return P.ThreadInfo{}, errors.New("the program ended during the search for the thread")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/replaylog"
@@ -231,7 +232,7 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 		// The person's own command boundaries.
 		var ms watch.Moments
 		for i := 1; i < len(cmds); i++ {
-			ms = append(ms, moment{steps: with(am.steps, cmds[:i]...)})
+			ms = append(ms, moment{steps: history.With(am.steps, cmds[:i]...)})
 		}
 		return ms, nil
 	}
@@ -334,8 +335,8 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 		// in the debugger (one round trip for thousands) and named "q, next
 		// k", not listed: a call of a million statements costs a count,
 		// not a million histories.
-		base := with(a, q)
-		n, why, err := s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, longWalk)
+		base := history.With(a, q)
+		n, why, err := s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, rewrite.LongWalk)
 		if err == nil && why == "limit" {
 			// A long call: q, then its return (a continue that native
 			// probes and hit counts divide), then the rest of a's line.
@@ -344,7 +345,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 				return nil, err
 			}
 			if ok {
-				return watch.Moments{moment{steps: base, then: &end}, moment{steps: with(base, end), then: single(P.OpNext)}}, nil
+				return watch.Moments{moment{steps: base, then: &end}, moment{steps: history.With(base, end), then: single(P.OpNext)}}, nil
 			}
 			n, why, err = s.nextsUpTo(ctx, base, c.Bps, P.NextsMode{Shallower: true}, w.st, 0)
 		}
@@ -360,7 +361,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 			loc, lerr := s.location()
 			dr, derr := s.depth()
 			if lerr == nil && derr == nil && dr == d && loc.Line == at.At.Line && loc.File == at.At.File && loc.Function == at.At.Function {
-				seq.tail = moment{steps: with(base, s.synth(P.OpNext, n+1, c.Bps).PartOf(c)), then: single(P.OpNext)}
+				seq.tail = moment{steps: history.With(base, s.synth(P.OpNext, n+1, c.Bps).PartOf(c)), then: single(P.OpNext)}
 			}
 		}
 		return seq, nil
@@ -372,7 +373,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 			if err := s.goTo(a, w.st); err != nil {
 				return nil, err
 			}
-			n, why, err := s.nextsUpTo(ctx, a, c.Bps, P.NextsMode{Shallower: true}, w.st, longWalk)
+			n, why, err := s.nextsUpTo(ctx, a, c.Bps, P.NextsMode{Shallower: true}, w.st, rewrite.LongWalk)
 			if err != nil {
 				return nil, err
 			}
@@ -384,12 +385,12 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 				return nil, err
 			}
 			if ok {
-				return watch.Moments{moment{steps: with(a, end)}}, nil
+				return watch.Moments{moment{steps: history.With(a, end)}}, nil
 			}
 		}
 		// Count the `next`s the command is made of; the moments are then
 		// "next k", replayed by the debugger in one command.
-		n, err := s.rewriter(ctx, w.st).countNexts(a, c)
+		n, err := s.rewriter(ctx, w.st).CountNexts(a, c)
 		if err != nil {
 			return nil, err
 		}

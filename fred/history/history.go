@@ -101,6 +101,19 @@ func IsPrefix(p, steps []Step) bool {
 	return true
 }
 
+// With is steps followed by more, in a slice of its own.
+func With(steps []Step, more ...Step) []Step {
+	return append(append([]Step(nil), steps...), more...)
+}
+
+// DepthOf is the stack depth at the end of a history.
+func DepthOf(steps []Step) int {
+	if len(steps) == 0 {
+		return 0
+	}
+	return steps[len(steps)-1].Depth
+}
+
 // Mark places a snapshot in the timeline: it was taken after Index steps.
 type Mark struct {
 	Snap  int

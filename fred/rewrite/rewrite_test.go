@@ -1,4 +1,4 @@
-package fred
+package rewrite
 
 import (
 	"errors"
@@ -114,7 +114,7 @@ func (p *simProg) exec(c P.Command) history.Step {
 }
 
 // mover, as the rewriting sees the program.
-func (p *simProg) goTo(steps []history.Step) error {
+func (p *simProg) GoTo(steps []history.Step) error {
 	p.pos = 0
 	p.steps = append([]history.Step(nil), steps[:1]...)
 	for _, st := range steps[1:] {
@@ -124,21 +124,21 @@ func (p *simProg) goTo(steps []history.Step) error {
 	return nil
 }
 
-func (p *simProg) forward(op string, bps []string) (history.Step, error) {
+func (p *simProg) Forward(op string, bps []string) (history.Step, error) {
 	st := p.exec(P.GDB.Classify(op))
 	st.Origin = history.Refined
 	p.steps = append(p.steps, st)
 	return st, nil
 }
 
-func (p *simProg) bare(op string, bps []string) (P.Stop, error) {
-	st, err := p.forward(op, bps)
+func (p *simProg) Bare(op string, bps []string) (P.Stop, error) {
+	st, err := p.Forward(op, bps)
 	return st.Stop, err
 }
 
-func (p *simProg) now() history.Step              { return p.steps[len(p.steps)-1] }
-func (p *simProg) first() int                     { return 1 }
-func (p *simProg) classify(line string) P.Command { return P.GDB.Classify(line) }
+func (p *simProg) Now() history.Step              { return p.steps[len(p.steps)-1] }
+func (p *simProg) First() int                     { return 1 }
+func (p *simProg) Classify(line string) P.Command { return P.GDB.Classify(line) }
 
 // expected targets, straight from the definitions on the trace.
 func (p *simProg) depthAt(pos int) int { return p.state(pos).Depth }
@@ -170,10 +170,10 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 	for seed := int64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		p := simProgram(r)
-		rw := &rewriter{m: p}
+		rw := New(p)
 		run := history.Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: p.state(0).Depth}
 		hist := []history.Step{run}
-		p.goTo(hist)
+		p.GoTo(hist)
 		for i := 0; i < 12 && p.pos < len(p.trace); i++ {
 			hist = append(hist, p.exec(P.GDB.Classify(ops[r.Intn(len(ops))])))
 			p.steps = hist
@@ -183,11 +183,11 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 				f    func([]history.Step) ([]history.Step, error)
 				want int
 			}
-			revs := []rev{{"reverse-step", rw.prevStatement, p.wantPrevStatement(pos)}}
+			revs := []rev{{"reverse-step", rw.PrevStatement, p.wantPrevStatement(pos)}}
 			if pos < len(p.trace) {
 				revs = append(revs,
-					rev{"reverse-next", rw.prevSameDepth, p.wantPrevSameDepth(pos)},
-					rev{"reverse-finish", rw.callSite, p.wantCallSite(pos)})
+					rev{"reverse-next", rw.PrevSameDepth, p.wantPrevSameDepth(pos)},
+					rev{"reverse-finish", rw.CallSite, p.wantCallSite(pos)})
 			}
 			c := revs[r.Intn(len(revs))]
 			got, err := c.f(hist)
@@ -195,13 +195,13 @@ func TestRewriteOnSimulatedPrograms(t *testing.T) {
 				if !errors.Is(err, ErrAtStart) {
 					t.Fatalf("seed %d: %s from %d should be at the start, got %v", seed, c.name, pos, err)
 				}
-				p.goTo(hist)
+				p.GoTo(hist)
 				continue
 			}
 			if err != nil {
 				t.Fatalf("seed %d: %s from %d: %v", seed, c.name, pos, err)
 			}
-			p.goTo(got)
+			p.GoTo(got)
 			if p.pos != c.want {
 				t.Fatalf("seed %d: %s from position %d (%v) landed on %d (%v), want %d (%v)\nhistory %v\ntrace %v",
 					seed, c.name, pos, p.state(pos).At, p.pos, p.state(p.pos).At, c.want, p.state(c.want).At, cmds(hist), p.trace)
@@ -231,10 +231,10 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 		{"f", 10, 4}, {"f", 21, 4}, {"f", 12, 4},
 		{"f", 12, 3}, {"f", 12, 2},
 		{"main", 3, 1}, {"main", 4, 1}}
-	rw := &rewriter{m: p}
+	rw := New(p)
 	run := history.Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: 1}
 	hist := []history.Step{run}
-	p.goTo(hist)
+	p.GoTo(hist)
 	hist = append(hist, p.exec(P.GDB.Classify("next")))     // main:2
 	hist = append(hist, p.exec(P.GDB.Classify("continue"))) // f:21 at depth 4
 	p.steps = hist
@@ -246,19 +246,19 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 		f    func([]history.Step) ([]history.Step, error)
 		want int
 	}{
-		{"reverse-step", rw.prevStatement, 6},
-		{"reverse-next", rw.prevSameDepth, 6},
-		{"reverse-finish", rw.callSite, 5},
+		{"reverse-step", rw.PrevStatement, 6},
+		{"reverse-next", rw.PrevSameDepth, 6},
+		{"reverse-finish", rw.CallSite, 5},
 	} {
 		got, err := c.f(hist)
 		if err != nil {
 			t.Fatal(c.name, err)
 		}
-		p.goTo(got)
+		p.GoTo(got)
 		if p.pos != c.want {
 			t.Errorf("%s from the breakpoint in the deepest call: %d, want %d", c.name, p.pos, c.want)
 		}
-		p.goTo(hist)
+		p.GoTo(hist)
 	}
 	// From main after the recursion returned: reverse-step lands in the
 	// outermost call's last statement, reverse-next on the call.
@@ -267,13 +267,13 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 	if p.pos != 11 {
 		t.Fatalf("three finishes reached %d", p.pos)
 	}
-	got, _ := rw.prevStatement(hist)
-	p.goTo(got)
+	got, _ := rw.PrevStatement(hist)
+	p.GoTo(got)
 	if p.pos != 10 {
 		t.Errorf("reverse-step out of the recursion: %d, want 10", p.pos)
 	}
-	got, _ = rw.prevSameDepth(hist)
-	p.goTo(got)
+	got, _ = rw.PrevSameDepth(hist)
+	p.GoTo(got)
 	if p.pos != 1 {
 		t.Errorf("reverse-next over the recursion: %d, want 1", p.pos)
 	}
