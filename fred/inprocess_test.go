@@ -237,33 +237,6 @@ func TestPDBCheckpointRestart(t *testing.T) {
 	})
 }
 
-func TestPDBInterruptAfterRestore(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "spin.py", backend)
-		ts.must("n", `\(2\)<module>\(\)`)
-		ts.must("n", `\(3\)<module>\(\)`)
-		ts.must("fred-checkpoint", `snapshot 2 taken`)
-		spin := func() {
-			t.Helper()
-			go func() {
-				time.Sleep(300 * time.Millisecond)
-				ts.Interrupt()
-			}()
-			ts.must("c", `Program interrupted`)
-			if c := ts.value("count"); c == "0" {
-				t.Fatalf("count is %s after running", c)
-			}
-		}
-		spin()
-		ts.must("fred-restart 2", `\(3\)<module>\(\)`)
-		if c := ts.value("count"); c != "0" {
-			t.Fatalf("count is %s after the restart, want 0", c)
-		}
-		// Ctrl-C reaches the restored process through the pty.
-		spin()
-	})
-}
-
 func TestPDBProgramInput(t *testing.T) {
 	forBackends(t, func(t *testing.T, backend string) {
 		ts, in := pdbSession(t, "input.py", backend)
@@ -393,45 +366,6 @@ func TestPDBReverseContinueRecursionAndEnd(t *testing.T) {
 		ts.must("fred-rn", `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`)
 		ts.must("p f", `^120\r?\n$`)
 		ts.must("n", `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`)
-	})
-}
-
-func TestPDBReverseWatch(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "watch.py", backend)
-		ts.must("b 18", `Breakpoint 1`)
-		ts.must("c", `\(18\)main\(\)`)
-		if v := ts.value("total >= 0"); v != "False" {
-			t.Fatalf("the fixture's invariant holds at the end: %s", v)
-		}
-		ts.must("fred-reverse-watch", `needs an expression`)
-		out := ts.must("fred-reverse-watch total >= 0", `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`)
-		if !strings.Contains(out, "'total >= 0' is True here; the next step makes it False") ||
-			!strings.Contains(out, "evaluations)") {
-			t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
-		}
-		if v := ts.value("i"); v != "277" {
-			t.Fatalf("landed with i=%s, want 277", v)
-		}
-		if v := ts.value("total >= 0"); v != "True" {
-			t.Fatalf("after the watch, total >= 0 is %s, want True", v)
-		}
-		ts.must("step", `--Return--`)
-		if v := ts.value("total >= 0"); v != "False" {
-			t.Fatalf("one step after the landing, total >= 0 is %s, want False", v)
-		}
-		// From the first snapshot, at the program's first line, the list does
-		// not exist yet: that counts as another value.
-		ts.must("fred-reverse-watch __name__", `'__name__' is '__main__' both at the start of the search \(the start\) and now, and at the [1-6] moments fred looked at in between: no change to find`)
-		ts.must("fred-reverse-watch nosuchvar + 1", `cannot evaluate the expression at .*: \(raises NameError: name 'nosuchvar' is not defined\)`)
-		// The person is where they were.
-		ts.must("where", `> .*\(12\)update\(\)->None`)
-		// At the program's first line the list does not exist yet: that
-		// counts as another value.
-		ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
-		ts.must("c", `\(18\)main\(\)`)
-		ts.must("p total", `^-99\d{4}\r?\n$`)
-		ts.must("c", `total=-\d+\r?\nThe program finished`)
 	})
 }
 
@@ -664,61 +598,6 @@ func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
 		ts.must("fred-rn", `steps.pl:23\):`)
 		ts.must("n", `steps.pl:24\):`)
 		ts.must("c", `Debugged program terminated`)
-	})
-}
-
-func TestPerlReverseWatch(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "watch.pl", backend)
-		ts.must("b 19", ``)
-		ts.must("c", `watch.pl:19\)`)
-		if v := ts.value("$total >= 0"); v != `""` {
-			t.Fatalf("the fixture's invariant holds at the end: %s", v)
-		}
-		out := ts.must("fred-reverse-watch $total >= 0", `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`)
-		if !strings.Contains(out, `'$total >= 0' is 1 here; the next step makes it ""`) || !strings.Contains(out, "evaluations)") {
-			t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
-		}
-		if v := ts.value("$i"); v != "277" {
-			t.Fatalf("landed with $i=%s, want 277", v)
-		}
-		ts.must("s", `watch.pl:17\)|watch.pl:1[4-9]`)
-		if v := ts.value("$total >= 0"); v != `""` {
-			t.Fatalf("one step after the landing, $total >= 0 is %s", v)
-		}
-		ts.must("fred-reverse-watch 1 + 1", `'1 \+ 1' is 2 both at the start of the search \(the start\) and now, and at the [1-6] moments fred looked at in between: no change to find`)
-		ts.must("fred-reverse-watch 1 +", `cannot evaluate the expression at .*: \(dies: syntax error at \(eval\)`)
-		ts.must("c", `watch.pl:19\)`)
-		ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
-	})
-}
-
-func TestPerlInterruptAfterRestore(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "spin.pl", backend)
-		ts.must("n", `spin.pl:3\)`)
-		ts.must("n", `spin.pl:4\)`)
-		ts.must("fred-checkpoint", `snapshot 2 taken`)
-		spin := func() {
-			t.Helper()
-			go func() {
-				time.Sleep(300 * time.Millisecond)
-				ts.Interrupt()
-			}()
-			ts.must("c", `spin.pl:4\)`)
-			if st := ts.Timeline.Now().Stop; st != P.StopSignal {
-				t.Errorf("Ctrl-C stop is %v", st)
-			}
-			if c := ts.value("$count"); c == "0" {
-				t.Fatalf("$count is %s after running", c)
-			}
-		}
-		spin()
-		ts.must("fred-restart 2", `spin.pl:4\)`)
-		if c := ts.value("$count"); c != "0" {
-			t.Fatalf("$count is %s after the restart, want 0", c)
-		}
-		spin()
 	})
 }
 

@@ -7,52 +7,125 @@ import (
 	"time"
 )
 
-func TestReverseWatchGDB(t *testing.T) { forBackends(t, testReverseWatchGDB) }
-
-func testReverseWatchGDB(t *testing.T, backend string) {
-	ts := gdbSession(t, "watch", backend)
-	ts.do("skip -gfi ./*/*")
-	ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
-	ts.runTo("run", "break 21", `Breakpoint 2, main`)
-	if v := ts.value("sum >= 0"); v != "0" {
-		t.Fatalf("the fixture's invariant holds at the end: %s", v)
+// TestReverseWatch: the same search in each debugger, on each backend. A
+// loop adds 300 values to a total; the 277th makes it negative. From a
+// stop after the loop, fred-reverse-watch of the invariant lands before
+// that addition, says what it found and what it cost; one step from there
+// breaks the invariant. An expression with the same value at both ends
+// has no change to find; one that cannot be evaluated gets the debugger's
+// message, and the person stays where they were and can go on.
+func TestReverseWatch(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   func(t *testing.T, backend string) *tsession
+		toEnd   [][2]string // commands to the stop after the loop, and what they answer
+		expr    string      // the invariant
+		no, yes string      // its values
+		landed  string      // where the search lands
+		at      [2]string   // a variable there, and its value
+		step    [2]string   // one step, and what it answers
+		same    string      // the same value at both ends, and what fred says of it
+		sameSaid,
+		bad, badSaid string // cannot be evaluated, and what the debugger says
+		where [2]string // where the person is after the bad one
+		goOn  [2]string // on to the end
+		extra func(t *testing.T, ts *tsession)
+	}{
+		{name: "gdb",
+			start: func(t *testing.T, b string) *tsession {
+				ts := gdbSession(t, "watch", b)
+				ts.do("skip -gfi ./*/*")
+				ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
+				return ts
+			},
+			toEnd: [][2]string{{"break main", `Breakpoint 1`}, {"run", `snapshot 1 taken`}, {"break 21", `Breakpoint 2`}, {"continue", `Breakpoint 2, main`}},
+			expr:  "sum >= 0", no: "0", yes: "1",
+			landed: `update \(i=277\) at .*watch.c:13`, at: [2]string{"i", "277"},
+			step: [2]string{"step", `14\s+}`},
+			same: "data[0] == 0", sameSaid: `is 1 both at the start of the search .* and now`,
+			bad: "nosuchvar + 1", badSaid: `No symbol "nosuchvar"`,
+			where: [2]string{"frame", `update \(i=277\) at .*watch.c:14`},
+			goOn:  [2]string{"continue", `Breakpoint 2, main`},
+			// The history says what the person did, what fred did inside
+			// it in the person's words, and the search's snapshots on one
+			// line; none of fred's internal command names.
+			extra: func(t *testing.T, ts *tsession) {
+				hist := ts.must("fred-history", `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`)
+				list := ts.must("fred-list", `inside 'continue': `)
+				for _, out := range []string{hist, list} {
+					if strings.Contains(out, "fred-") || strings.Contains(out, "(interrupted)") {
+						t.Errorf("fred's internal steps show:\n%s", out)
+					}
+				}
+				if n := strings.Count(hist, "left by going back"); n > 1 {
+					t.Errorf("the search's snapshots show as %d lines left by going back:\n%s", n, hist)
+				}
+			}},
+		{name: "pdb",
+			start: func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "watch.py", b); return ts },
+			toEnd: [][2]string{{"b 18", `Breakpoint 1`}, {"c", `\(18\)main\(\)`}},
+			expr:  "total >= 0", no: "False", yes: "True",
+			landed: `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`, at: [2]string{"i", "277"},
+			step: [2]string{"step", `--Return--`},
+			same: "__name__", sameSaid: `'__name__' is '__main__' both at the start of the search \(the start\) and now`,
+			bad: "nosuchvar + 1", badSaid: `cannot evaluate the expression at .*: \(raises NameError: name 'nosuchvar' is not defined\)`,
+			where: [2]string{"where", `> .*\(12\)update\(\)->None`},
+			goOn:  [2]string{"c", `\(18\)main\(\)`},
+			// At the program's first line the list does not exist yet:
+			// that counts as another value.
+			extra: func(t *testing.T, ts *tsession) {
+				ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
+				ts.must("c", `\(18\)main\(\)`)
+				ts.must("p total", `^-99\d{4}\r?\n$`)
+				ts.must("c", `total=-\d+\r?\nThe program finished`)
+			}},
+		{name: "perl",
+			start: func(t *testing.T, b string) *tsession { ts, _ := perlSession(t, "watch.pl", b); return ts },
+			toEnd: [][2]string{{"b 19", ``}, {"c", `watch.pl:19\)`}},
+			expr:  "$total >= 0", no: `""`, yes: "1",
+			landed: `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`, at: [2]string{"$i", "277"},
+			step: [2]string{"s", `watch.pl:17\)|watch.pl:1[4-9]`},
+			same: "1 + 1", sameSaid: `'1 \+ 1' is 2 both at the start of the search \(the start\) and now`,
+			bad: "1 +", badSaid: `cannot evaluate the expression at .*: \(dies: syntax error at \(eval\)`,
+			where: [2]string{".", `main::\(.*watch.pl:1[4-9]\)`},
+			goOn:  [2]string{"c", `watch.pl:19\)`},
+			extra: func(t *testing.T, ts *tsession) {
+				ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
+			}},
 	}
-	ts.must("fred-reverse-watch", `needs an expression`)
-	out := ts.must("fred-reverse-watch sum >= 0", `update \(i=277\) at .*watch.c:13`)
-	if !strings.Contains(out, "'sum >= 0' is 1 here; the next step makes it 0") ||
-		!strings.Contains(out, "evaluations)") {
-		t.Fatalf("reverse-watch does not say what it found and what it cost:\n%s", out)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts := tc.start(t, backend)
+				for _, c := range tc.toEnd {
+					ts.must(c[0], c[1])
+				}
+				if v := ts.value(tc.expr); v != tc.no {
+					t.Fatalf("the fixture's invariant holds at the end: %s", v)
+				}
+				ts.must("fred-reverse-watch", `needs an expression`)
+				out := ts.must("fred-reverse-watch "+tc.expr, tc.landed)
+				if said := fmt.Sprintf("'%s' is %s here; the next step makes it %s", tc.expr, tc.yes, tc.no); !strings.Contains(out, said) || !strings.Contains(out, "evaluations)") {
+					t.Fatalf("reverse-watch does not say what it found (%q) and what it cost:\n%s", said, out)
+				}
+				if v := ts.value(tc.at[0]); v != tc.at[1] {
+					t.Fatalf("landed with %s=%s, want %s", tc.at[0], v, tc.at[1])
+				}
+				if v := ts.value(tc.expr); v != tc.yes {
+					t.Fatalf("after the watch, %s is %s, want %s", tc.expr, v, tc.yes)
+				}
+				ts.must(tc.step[0], tc.step[1])
+				if v := ts.value(tc.expr); v != tc.no {
+					t.Fatalf("one step after the landing, %s is %s, want %s", tc.expr, v, tc.no)
+				}
+				ts.must("fred-reverse-watch "+tc.same, tc.sameSaid+`, and at the [1-6] moments fred looked at in between: no change to find`)
+				ts.must("fred-reverse-watch "+tc.bad, tc.badSaid)
+				ts.must(tc.where[0], tc.where[1])
+				ts.must(tc.goOn[0], tc.goOn[1])
+				tc.extra(t, ts)
+			})
+		})
 	}
-	// Landed exactly: the expression still has its earlier value, and one
-	// step gives it the later one.
-	if v := ts.value("sum >= 0"); v != "1" {
-		t.Fatalf("after the watch, sum >= 0 is %s, want 1", v)
-	}
-	ts.must("step", `14\s+}`)
-	if v := ts.value("sum >= 0"); v != "0" {
-		t.Fatalf("one step after the landing, sum >= 0 is %s, want 0", v)
-	}
-	// The history says what the person did, what fred did inside it in
-	// the person's words, and the search's snapshots on one line; none of
-	// fred's internal command names.
-	hist := ts.must("fred-history", `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`)
-	list := ts.must("fred-list", `inside 'continue': `)
-	for _, out := range []string{hist, list} {
-		if strings.Contains(out, "fred-") || strings.Contains(out, "(interrupted)") {
-			t.Errorf("fred's internal steps show:\n%s", out)
-		}
-	}
-	if n := strings.Count(hist, "left by going back"); n > 1 {
-		t.Errorf("the search's snapshots show as %d lines left by going back:\n%s", n, hist)
-	}
-	// The same value at both ends.
-	ts.must("fred-reverse-watch data[0] == 0", `is 1 both at the start of the search .* and now, and at the [1-6] moments fred looked at in between: no change to find`)
-	// An expression that cannot be evaluated: a message, and the person is
-	// where they were.
-	ts.must("fred-reverse-watch nosuchvar + 1", `No symbol "nosuchvar"`)
-	ts.must("frame", `update \(i=277\) at .*watch.c:14`)
-	// Forward again from there works.
-	ts.must("continue", `Breakpoint 2, main`)
 }
 
 func TestAutomaticSnapshotsArePruned(t *testing.T) {
