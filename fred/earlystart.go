@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -36,12 +37,12 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	// send runs a command that moves the program, for as long as it runs,
 	// showing its output through f.
 	send := func(line string, f *hideLines) (string, error) {
-		if err := s.conn.send(line); err != nil {
+		if err := s.conn.Send(line); err != nil {
 			return "", ErrSessionOver
 		}
-		out, err := s.conn.waitPrompt(line, time.Time{}, f, true, nil, nil)
+		out, err := s.conn.WaitPrompt(line, time.Time{}, f, true, nil)
 		f.flush()
-		if errors.Is(err, ErrDebuggerExited) {
+		if errors.Is(err, conn.ErrDebuggerExited) {
 			return out, ErrSessionOver
 		}
 		return out, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
@@ -277,7 +278,7 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	if s.p.SaveState != "" && s.dir != "" {
 		state = filepath.Join(s.dir, "debugger-state")
 		if _, err := s.query(fmt.Sprintf(s.p.SaveState, state)); err != nil {
-			var te *TimeoutError
+			var te *conn.TimeoutError
 			if errors.Is(err, ErrSessionOver) || errors.As(err, &te) {
 				// Without the person's breakpoints the restored
 				// program would replay to other stops.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/xstate"
@@ -63,7 +64,7 @@ type Session struct {
 	opt    Options
 	p      *P.Personality
 	proc   *proc.PTYProcess
-	conn   *conn
+	conn   *conn.Conn
 	marker string
 
 	Timeline history.Timeline
@@ -346,8 +347,8 @@ func Start(opt Options) (*Session, error) {
 	s.proc = pp
 	s.keeper.Watch(pp.Cmd.Process.Pid)
 	s.ipInit()
-	s.conn = newConn(pp.Master, s.marker, s.debuggerDone())
-	if _, err := s.conn.waitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt, nil); err != nil {
+	s.conn = conn.New(pp.Master, s.marker, s.debuggerDone())
+	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
 	}
@@ -416,7 +417,7 @@ func (s *Session) Input(b []byte) bool {
 		return false
 	}
 	s.ipInput(b)
-	_ = s.conn.sendRaw(b)
+	_ = s.conn.SendRaw(b)
 	s.mu.Unlock()
 	if c, ok := s.interruptChar(); ok && bytes.IndexByte(b, c) >= 0 {
 		s.nudgeLater() // Ctrl-C typed at a terminal in raw mode
@@ -450,7 +451,7 @@ func (s *Session) Close() error {
 	select {
 	case <-s.proc.Done():
 	default:
-		_ = s.conn.send(s.p.Quiet("quit"))
+		_ = s.conn.Send(s.p.Quiet("quit"))
 		select {
 		case <-s.proc.Done():
 		case <-time.After(500 * time.Millisecond):
@@ -488,7 +489,7 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 		fault = answerFault(cmd)
 	}
 	if fault != "drop" {
-		if err := s.conn.send(cmd); err != nil {
+		if err := s.conn.Send(cmd); err != nil {
 			return "", ErrSessionOver
 		}
 	}
@@ -496,13 +497,13 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 		// Given up on at once, without a look: an answer that came
 		// quickly must not count as in time.
 		s.outOfStep = true
-		return "", &TimeoutError{Cmd: cmd}
+		return "", &conn.TimeoutError{Cmd: cmd}
 	}
-	out, err := s.conn.waitPrompt(cmd, time.Now().Add(timeout), nil, true, nil, nil)
-	if errors.Is(err, ErrDebuggerExited) {
+	out, err := s.conn.WaitPrompt(cmd, time.Now().Add(timeout), nil, true, nil)
+	if errors.Is(err, conn.ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}
-	var te *TimeoutError
+	var te *conn.TimeoutError
 	if errors.As(err, &te) {
 		// Its answer may still come, and be taken for the next one's.
 		s.outOfStep = true
@@ -527,13 +528,13 @@ func (s *Session) catchUp() error {
 		return nil
 	}
 	err := s.echoSync("(catching up)", time.Second, nil)
-	var te *TimeoutError
+	var te *conn.TimeoutError
 	if !errors.As(err, &te) {
 		return err
 	}
 	// Busy: interrupt it. The terminal drops its pending input with the
 	// signal, the echo too: send it again.
-	if err := s.conn.sendRaw([]byte{3}); err != nil {
+	if err := s.conn.SendRaw([]byte{3}); err != nil {
 		return ErrSessionOver
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -604,14 +605,14 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err := s.inStep(); err != nil {
 		return "", err
 	}
-	if err := s.conn.send(cmd.Line); err != nil {
+	if err := s.conn.Send(cmd.Line); err != nil {
 		return "", ErrSessionOver
 	}
 	s.setPassing(true)
 	start := time.Now()
-	out, err := s.conn.waitPrompt(cmd.Line, time.Time{}, s.opt.Out, true, nil, nil)
+	out, err := s.conn.WaitPrompt(cmd.Line, time.Time{}, s.opt.Out, true, nil)
 	s.setPassing(false)
-	if errors.Is(err, ErrDebuggerExited) {
+	if errors.Is(err, conn.ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}
 	if err != nil {
@@ -648,13 +649,13 @@ func (s *Session) echoSync(what string, wait time.Duration, show io.Writer) erro
 	_ = unix.IoctlSetInt(int(s.proc.Slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
 	s.seq++
 	token := fmt.Sprintf("\x1aFREDSYNC%d\x1a", s.seq)
-	if err := s.conn.send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
+	if err := s.conn.Send(s.p.KillLine + s.p.EchoCmd(token)); err != nil {
 		return ErrSessionOver
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		out, err := s.conn.waitPrompt(what, deadline, nil, false, nil, nil)
-		if errors.Is(err, ErrDebuggerExited) {
+		out, err := s.conn.WaitPrompt(what, deadline, nil, false, nil)
+		if errors.Is(err, conn.ErrDebuggerExited) {
 			return ErrSessionOver
 		}
 		if err != nil {
@@ -799,12 +800,12 @@ func (s *Session) setPassing(on bool) {
 func (s *Session) execBlock(lines []string) error {
 	cmd := s.p.Classify(lines[0])
 	for _, l := range lines {
-		if err := s.conn.send(l); err != nil {
+		if err := s.conn.Send(l); err != nil {
 			return ErrSessionOver
 		}
 	}
-	out, err := s.conn.waitPrompt(lines[0], time.Now().Add(s.opt.Timeout), s.opt.Out, true, nil, nil)
-	if errors.Is(err, ErrDebuggerExited) {
+	out, err := s.conn.WaitPrompt(lines[0], time.Now().Add(s.opt.Timeout), s.opt.Out, true, nil)
+	if errors.Is(err, conn.ErrDebuggerExited) {
 		return ErrSessionOver
 	}
 	if err != nil {

@@ -250,7 +250,7 @@ func (s *Session) openInterpFork(dir, because string) {
 		Debugger: ckpt.DebuggerFunc(s.query),
 		Fork:     s.p.Fork,
 		Wait: func() (string, error) {
-			return s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
+			return s.conn.WaitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil)
 		},
 		Dir: dir,
 	})

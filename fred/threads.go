@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
 	"golang.org/x/sys/unix"
@@ -363,10 +364,10 @@ func stoppedRunningOn(th *P.Threads, out string) bool {
 // everything.
 func (s *Session) lockedRun(line string) (out string, stuck, killed bool, err error) {
 	out, err = s.queryFor(line, rrStep+rrGrace)
-	var te *TimeoutError
+	var te *conn.TimeoutError
 	if errors.As(err, &te) {
 		_ = unix.Kill(s.pid, unix.SIGKILL)
-		more, err := s.conn.waitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil, nil)
+		more, err := s.conn.WaitPrompt("", time.Now().Add(s.opt.Timeout), nil, false, nil)
 		s.running = false
 		return out + more, true, true, err
 	}

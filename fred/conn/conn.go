@@ -1,4 +1,7 @@
-package fred
+// Package conn talks to a debugger on a pty master: it sends lines and
+// waits for the prompt, which fred makes unique (a marker), so that the
+// debugger's answer to each command is known exactly where it ends.
+package conn
 
 import (
 	"bytes"
@@ -25,9 +28,9 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("no prompt from the debugger %.1f s after %q", e.Waited.Seconds(), e.Cmd)
 }
 
-// conn talks to a debugger on a pty master: one reader goroutine fills a
+// Conn talks to a debugger on a pty master: one reader goroutine fills a
 // buffer; waits look for the prompt marker in it.
-type conn struct {
+type Conn struct {
 	w      io.Writer
 	marker []byte
 
@@ -39,8 +42,10 @@ type conn struct {
 	closed bool
 }
 
-func newConn(master *os.File, marker string, done <-chan struct{}) *conn {
-	c := &conn{w: master, marker: []byte(marker)}
+// New reads the debugger's output from master until done is closed (the
+// debugger exited); marker is the prompt.
+func New(master *os.File, marker string, done <-chan struct{}) *Conn {
+	c := &Conn{w: master, marker: []byte(marker)}
 	c.cond = sync.NewCond(&c.mu)
 	// FRED_TRACE=FILE logs the raw traffic with the debugger, for debugging fred.
 	if path := os.Getenv("FRED_TRACE"); path != "" {
@@ -82,43 +87,31 @@ func newConn(master *os.File, marker string, done <-chan struct{}) *conn {
 	return c
 }
 
-// send writes one line to the debugger.
-func (c *conn) send(line string) error {
+// Send writes one line to the debugger.
+func (c *Conn) Send(line string) error {
 	_, err := io.WriteString(c.w, line+"\n")
 	return err
 }
 
-// sendRaw writes bytes as typed (program input, Ctrl-C).
-func (c *conn) sendRaw(b []byte) error {
+// SendRaw writes bytes as typed (program input, Ctrl-C).
+func (c *Conn) SendRaw(b []byte) error {
 	_, err := c.w.Write(b)
 	return err
 }
 
-// waitPrompt collects output until the prompt marker (or, if re is set, until
+// WaitPrompt collects output until the prompt marker (or, if re is set, until
 // output ends with a match of re), copying it to sink as it arrives unless
 // sink is nil. It returns the output without the marker. skipEcho drops the
 // first line, the terminal's echo of the command. A zero deadline waits
-// until cancel is closed or the debugger exits.
-func (c *conn) waitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp, cancel <-chan struct{}) (string, error) {
+// until the debugger answers or exits (a command of the person's, which
+// Ctrl-C interrupts in the debugger).
+func (c *Conn) WaitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp) (string, error) {
 	var out bytes.Buffer
 	start := time.Now()
 	var timer *time.Timer
 	if !deadline.IsZero() {
 		timer = time.AfterFunc(time.Until(deadline), func() { c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() })
 		defer timer.Stop()
-	}
-	if cancel != nil {
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			select {
-			case <-cancel:
-				c.mu.Lock()
-				c.cond.Broadcast()
-				c.mu.Unlock()
-			case <-stop:
-			}
-		}()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -162,18 +155,11 @@ func (c *conn) waitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEc
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return out.String(), &TimeoutError{Cmd: cmd, Waited: time.Since(start), Partial: out.String()}
 		}
-		if cancel != nil {
-			select {
-			case <-cancel:
-				return out.String(), ErrInterrupted
-			default:
-			}
-		}
 		c.cond.Wait()
 	}
 }
 
-func (c *conn) emit(out *bytes.Buffer, sink io.Writer, b []byte) {
+func (c *Conn) emit(out *bytes.Buffer, sink io.Writer, b []byte) {
 	if len(b) == 0 {
 		return
 	}
