@@ -150,7 +150,7 @@ func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duratio
 		return hitRun{}, err
 	}
 	defer h.Close()
-	out, err := s.countedRun("continue", k, bps, timeout)
+	out, err := s.countedRun(s.p.Classify(P.OpContinue).Line, k, bps, timeout)
 	if err != nil {
 		return hitRun{}, err
 	}
@@ -305,7 +305,7 @@ func (h *hit) key() string { return fmt.Sprintf("%d %x", len(h.anchor), h.addr) 
 func (w *watchProgram) hitMoment(h *hit, k int) moment {
 	nh := *h
 	nh.k = k
-	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), "*0x"+strconv.FormatUint(h.addr, 16))).PartOf(h.cont)
+	then := w.s.synth(P.OpContinue, 1, append(append([]string{}, h.cont.Bps...), w.s.p.Tracer.AtAddress(h.addr))).PartOf(h.cont)
 	return moment{steps: history.With(h.anchor, hitsStep(h.addr, k, h.cont.Bps).PartOf(h.cont)), then: &then, hit: &nh}
 }
 

@@ -49,7 +49,7 @@ func (s *Session) enterLean() (leave func() error) {
 	if proc.Threads(s.pid) != 1 {
 		return noop
 	}
-	out, err := s.query("show " + t.DebugDir)
+	out, err := s.query(fmt.Sprintf(t.Show, t.DebugDir))
 	if err != nil {
 		return noop
 	}
@@ -57,7 +57,7 @@ func (s *Session) enterLean() (leave func() error) {
 	if m == nil {
 		return noop
 	}
-	if _, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", t.DebugDir, s.dir+"/no-debug-info"))); err != nil {
+	if _, err := s.query(s.p.Quiet(fmt.Sprintf(t.Set, t.DebugDir, s.dir+"/no-debug-info"))); err != nil {
 		return noop
 	}
 	s.lean, s.leanAttached, s.leanDir = true, false, m[1]
@@ -75,7 +75,7 @@ func (s *Session) fullAttachFor(pid int) error {
 		return nil
 	}
 	s.lean, s.leanAttached = false, false
-	_, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", s.p.Tracer.DebugDir, s.leanDir)))
+	_, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Set, s.p.Tracer.DebugDir, s.leanDir)))
 	return err
 }
 
@@ -86,7 +86,7 @@ func (s *Session) leaveLean(dir string) error {
 		return nil
 	}
 	s.lean = false
-	if _, err := s.query(s.p.Quiet(fmt.Sprintf("set %s %s", s.p.Tracer.DebugDir, dir))); err != nil {
+	if _, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Set, s.p.Tracer.DebugDir, dir))); err != nil {
 		return err
 	}
 	if !s.leanAttached || !s.running {

@@ -326,7 +326,7 @@ func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration, b
 		fired.Store(true)
 		_ = syscall.Tgkill(pid, pid, sig)
 	}()
-	out, err := s.queryFor("continue", timeout)
+	out, err := s.queryFor(s.p.Classify(P.OpContinue).Line, timeout)
 	close(done)
 	wg.Wait()
 	return fired.Load(), out, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -64,22 +63,19 @@ func (s *Session) openReplayLog() []string {
 // program (after the fork backend has put its agent there). The shell gdb
 // starts the program through loads it too, but it stays idle there.
 func (s *Session) gdbReplayLog() {
-	if s.p.InProcess || s.rlog == nil || s.rlog.path == "" {
+	t := s.p.Tracer
+	if t == nil || s.rlog == nil || s.rlog.path == "" {
 		return
 	}
-	out, err := s.query("show environment LD_PRELOAD")
+	out, err := s.query(fmt.Sprintf(t.Env, "LD_PRELOAD"))
 	if err != nil {
 		s.rlog.why, s.rlog.path = fmt.Sprintf("no replay log: %v", err), ""
 		return
 	}
-	old := ""
-	if m := regexp.MustCompile(`(?m)^LD_PRELOAD = (.*)$`).FindStringSubmatch(out); m != nil {
-		old = strings.TrimSpace(m[1])
-	}
-	cmds := []string{"set environment LD_PRELOAD " + joinPreload(s.rlog.lib, old)}
+	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", joinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
 	for _, kv := range replaylog.Env(s.rlog.path, false) {
 		k, v, _ := strings.Cut(kv, "=")
-		cmds = append(cmds, "set environment "+k+" "+v)
+		cmds = append(cmds, fmt.Sprintf(t.SetEnv, k, v))
 	}
 	for _, c := range cmds {
 		if _, err := s.query(c); err != nil {

@@ -688,7 +688,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		if s.p.Refused != nil && s.p.Refused(out) {
 			return nil // the debugger did not do it: nothing to record
 		}
-		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == "starti") && s.p.NewRun != nil && s.p.NewRun(out) || s.ipNewRun() {
+		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == P.OpStarti) && s.p.NewRun != nil && s.p.NewRun(out) || s.ipNewRun() {
 			s.Timeline.Reset()
 			s.pid = 0
 			s.run++

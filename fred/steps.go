@@ -2,9 +2,7 @@ package fred
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
@@ -293,7 +291,7 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 	if err != nil {
 		return history.Step{}, false, nil
 	}
-	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), fmt.Sprintf("*0x%016x", ret)))
+	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), s.p.Tracer.AtAddress(ret)))
 	if err := s.goTo(history.With(base, cont), st); err != nil {
 		return history.Step{}, false, err
 	}
@@ -322,7 +320,7 @@ func (s *Session) callSiteOfReturn(steps []history.Step) ([]history.Step, bool) 
 		}
 		ret := ""
 		for _, b := range steps[j+1].Bps {
-			if strings.HasPrefix(b, "*0x") && !contains(q.Bps, b) {
+			if _, ok := s.p.Tracer.Address(b); ok && !contains(q.Bps, b) {
 				ret = b
 			}
 		}

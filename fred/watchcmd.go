@@ -291,7 +291,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 		if err != nil {
 			return nil, fmt.Errorf("bad step %q", c.Cmd.Line)
 		}
-		h := &hit{base: a, anchor: a, cont: history.Step{Cmd: P.Command{Line: "continue", Op: P.OpContinue, Count: 1}, Bps: c.Bps, Origin: history.Refined, Of: c.Of}, addr: addr}
+		h := &hit{base: a, anchor: a, cont: history.Step{Cmd: s.p.Classify(P.OpContinue), Bps: c.Bps, Origin: history.Refined, Of: c.Of}, addr: addr}
 		if c.Cmd.Count <= 1 {
 			// One execution: a run to it.
 			return w.refine(ctx, a, *w.hitMoment(h, 1).then)

@@ -244,8 +244,20 @@ var GDB = &Personality{
 		// has them while the current one settles.
 		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
 			"python fred_locked('jump *$pc', 0)"},
-		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"}},
+		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"},
+		Show: "show %s", Set: "set %s %s",
+		Env: "show environment %s", SetEnv: "set environment %s %s", EnvValue: gdbEnvValue,
+		AtAddr: "*0x%016x"},
 	FrameCmd: "frame",
+}
+
+// gdbEnvValue reads "show environment NAME": "NAME = VALUE", or a line
+// that it is not defined.
+func gdbEnvValue(out, name string) string {
+	if m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` = (.*)$`).FindStringSubmatch(out); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
 }
 
 var gdbRefused = regexp.MustCompile(`(?m)^(The program is not being run\.|Program not restarted\.|Not confirmed\.|Ambiguous command |Undefined command: |No symbol .* in current context\.|Cannot access memory|A syntax error in expression|"finish" not meaningful in the outermost frame\.|No executable file specified\.)`)

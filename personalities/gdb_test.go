@@ -1772,3 +1772,31 @@ func TestGDBParseEvalCallStopped(t *testing.T) {
 		t.Fatalf("a name not in scope: %v", err)
 	}
 }
+
+// The engine names gdb's address breakpoints and reads its environment
+// through the personality.
+func TestGDBTracerData(t *testing.T) {
+	tr := GDB.Tracer
+	loc := tr.AtAddress(0x555555555169)
+	if loc != "*0x0000555555555169" {
+		t.Errorf("AtAddress: %q", loc)
+	}
+	if pc, ok := tr.Address(loc); !ok || pc != 0x555555555169 {
+		t.Errorf("Address(%q) = %x, %v", loc, pc, ok)
+	}
+	for _, other := range []string{"main", "watch.c:12", "*0x1234", "*0x0000555555555169 if x"} {
+		if _, ok := tr.Address(other); ok {
+			t.Errorf("Address(%q) took it for fred's", other)
+		}
+	}
+	out := "LD_PRELOAD = /a/lib.so:/b/x.so\n"
+	if v := tr.EnvValue(out, "LD_PRELOAD"); v != "/a/lib.so:/b/x.so" {
+		t.Errorf("EnvValue: %q", v)
+	}
+	if v := tr.EnvValue("Environment variable \"LD_PRELOAD\" not defined.\n", "LD_PRELOAD"); v != "" {
+		t.Errorf("EnvValue of an unset variable: %q", v)
+	}
+	if got := fmt.Sprintf(tr.SetEnv, "A", "b c"); got != "set environment A b c" {
+		t.Errorf("SetEnv: %q", got)
+	}
+}

@@ -33,6 +33,7 @@ func (k Kind) String() string {
 const (
 	OpRun      = "run"
 	OpStart    = "start"
+	OpStarti   = "starti" // a run that stops at the first instruction
 	OpContinue = "continue"
 	OpNext     = "next"
 	OpStep     = "step"
@@ -308,6 +309,28 @@ type Tracer struct {
 	// (fred/lean.go).
 	DebugDir string
 	Reload   []string
+	// Show and Set read and write a setting of the debugger's (Show: %s
+	// the setting; Set: %s the setting, %s the value).
+	Show, Set string
+	// Env and SetEnv read and write a variable of the environment the
+	// debugger runs the program with (%s the name; SetEnv: %s the value);
+	// EnvValue reads Env's answer for name ("" if unset).
+	Env, SetEnv string
+	EnvValue    func(out, name string) string
+	// AtAddr is a breakpoint location at an address (%x).
+	AtAddr string
+}
+
+// AtAddress is the breakpoint location at pc.
+func (t *Tracer) AtAddress(pc uint64) string { return fmt.Sprintf(t.AtAddr, pc) }
+
+// Address reads a location AtAddress made; ok is false for any other.
+func (t *Tracer) Address(loc string) (pc uint64, ok bool) {
+	if t.AtAddr == "" {
+		return 0, false
+	}
+	_, err := fmt.Sscanf(loc, t.AtAddr, &pc)
+	return pc, err == nil && t.AtAddress(pc) == loc
 }
 
 // Threads is what fred needs of a debugger that shows a program's
