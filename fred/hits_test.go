@@ -11,6 +11,7 @@ import (
 
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
+	"github.com/fred-debugger/fred/fred/timed"
 	"golang.org/x/sys/unix"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -29,8 +30,8 @@ func TestReverseWatchLongContinue(t *testing.T) { forBackends(t, testReverseWatc
 // The same with the interrupts timed from outside, as where the kernel
 // keeps no CPU-time alarm for fred (not root, perf_event_paranoid 2).
 func TestReverseWatchLongContinueTimedFromOutside(t *testing.T) {
-	defer func(a bool) { clockAlarms = a }(clockAlarms)
-	clockAlarms = false
+	defer func(a bool) { timed.ClockAlarms = a }(timed.ClockAlarms)
+	timed.ClockAlarms = false
 	testReverseWatchLong(t, "fork")
 }
 

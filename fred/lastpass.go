@@ -8,6 +8,7 @@ import (
 
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
+	"github.com/fred-debugger/fred/fred/timed"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -253,15 +254,15 @@ func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.
 	}
 	defer s.copiesForTimedRuns()()
 	timeout := s.opt.Timeout + 3*last.Took
-	r, err := s.runForCtx(ctx, time.Hour, last.Bps, timeout)
+	r, err := timed.ForCtx(ctx, timedTarget{s}, time.Hour, last.Bps, timeout)
 	s.dirty(at) // the program ran on
 	if err != nil {
 		return nil, 0, err
 	}
-	if r.stop == P.StopEnded {
+	if r.Stop == P.StopEnded {
 		s.running = false
 	}
-	if r.fired || !endsLike(r.stop, last) {
+	if r.Fired || !endsLike(r.Stop, last) {
 		return nil, 0, s.goTo(at, st)
 	}
 	if loc, err := s.location(); err != nil || loc != last.At {
@@ -270,7 +271,7 @@ func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.
 		}
 		return nil, 0, err
 	}
-	T := r.ran
+	T := r.Ran
 	debugf("near stop: %v to the stop", T)
 	for slack := max(T/8, nearMin/2); T >= nearMin && slack < T; slack *= 2 {
 		if err := ctx.Err(); err != nil {
@@ -279,15 +280,15 @@ func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.
 		if err := s.goTo(at, st); err != nil {
 			return nil, 0, err
 		}
-		r, err := s.runForCtx(ctx, T-slack, last.Bps, timeout)
+		r, err := timed.ForCtx(ctx, timedTarget{s}, T-slack, last.Bps, timeout)
 		if err != nil {
 			s.dirty(at)
 			return nil, 0, err
 		}
-		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.ran, r.fired, r.stop)
-		if !r.fired || r.stop != P.StopSignal {
+		debugf("near stop: %v short: ran %v, fired %v, stop %v", slack, r.Ran, r.Fired, r.Stop)
+		if !r.Fired || r.Stop != P.StopSignal {
 			s.dirty(at) // at the stop already
-			s.running = s.running && r.stop != P.StopEnded
+			s.running = s.running && r.Stop != P.StopEnded
 			continue
 		}
 		why, err := s.settle(d0)
@@ -304,7 +305,7 @@ func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.
 			return nil, 0, err
 		}
 		// Timed from at, the start of its stretch (anchorKey(nil)).
-		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.ran, from: anchorKey(nil), rel: r.ran, fp: fp})
+		steps, err := s.newProbe(&probe{base: at, cont: last, off: r.Ran, from: anchorKey(nil), rel: r.Ran, fp: fp})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -314,7 +315,7 @@ func (s *Session) nearStop(ctx context.Context, at []history.Step, last history.
 			s.dirty(at)
 			return nil, 0, s.goTo(at, st)
 		}
-		return steps, T - r.ran, nil
+		return steps, T - r.Ran, nil
 	}
 	return nil, 0, s.goTo(at, st)
 }

@@ -5,21 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
-	"github.com/fred-debugger/fred/internal/perf"
-	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/fred/timed"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/watch"
-	"golang.org/x/sys/unix"
 )
 
 // Native probes: a long `continue` is divided by run time, not by counting
@@ -130,218 +123,19 @@ func (s *Session) probeOf(steps []history.Step) *probe {
 	return s.probes[id]
 }
 
-// runResult is how a timed run ended.
-type runResult struct {
-	stop  P.Stop
-	ran   time.Duration // run time from the resume to the interrupt or the stop
-	fired bool          // fred sent the interrupt
+// timedTarget is the live program as timed runs see it.
+type timedTarget struct{ s *Session }
+
+func (t timedTarget) Pid() int { return t.s.pid }
+func (t timedTarget) Resume(timeout time.Duration) (string, error) {
+	return t.s.queryFor(t.s.p.Classify(P.OpContinue).Line, timeout)
 }
-
-// clockAlarms: runFor stops the program by a CPU-time alarm the kernel
-// keeps for it (a perf task-clock event that sends SIGTRAP after d of the
-// thread's run time), exact to some µs, when it may (one thread; the event
-// opens); else by a timed interrupt from outside, exact to some tens of µs.
-var clockAlarms = os.Getenv("FRED_CPU_ALARM") != "0"
-
-// runAlarmed is runFor by a CPU-time alarm. A wall-clock interrupt backs
-// it up (the task clock stands still while the program waits for input or
-// a lock): after four times d and 50 ms more, as continueFor sends it.
-// fired says the alarm's time passed or fred sent the interrupt: the
-// program may have a signal still to come, so the caller marks it run on.
-func (s *Session) runAlarmed(c *perf.Event, period uint64, d, cpu0 time.Duration, buf []byte, timeout time.Duration) (runResult, error) {
-	pid := s.pid
-	interrupted, out, err := s.continueFor(pid, 4*d+50*time.Millisecond, timeout, true)
-	n, cerr := c.Count()
-	var r runResult
-	r.stop = s.stopOf(out)
-	r.fired = interrupted || cerr == nil && n >= period
-	if r.fired && r.stop != P.StopSignal {
-		// The alarm went off as the program stopped by itself: its trap
-		// may be queued in the stopped thread, and on some kernels closing
-		// the event waits for it to run. The caller restores the program
-		// (the trap dies with it); the close finishes then.
-		go c.Close()
-	} else {
-		c.Close()
-	}
-	if err != nil {
-		return runResult{}, err
-	}
-	if cpu1, err := perf.CPUTime(pid, buf); err == nil {
-		r.ran = cpu1 - cpu0
-	}
-	debugf("fred-probe: target %v cpu %v fired %v stop %v (CPU alarm; interrupted %v)", d, r.ran, r.fired, r.stop, interrupted)
-	return r, nil
+func (t timedTarget) UseBreakpoints(bps []string) (func() error, error) {
+	return t.s.useBreakpoints(bps)
 }
+func (t timedTarget) StopOf(out string) P.Stop { return t.s.stopOf(out) }
 
-// runSlice is the longest run fred makes without looking for a Ctrl-C.
-const runSlice = 250 * time.Millisecond
-
-// runForCtx is runFor in slices of at most runSlice, so that a long run (to
-// the stop of a continue that ran for minutes) stops soon after ctx is done.
-// The interrupts between slices do not show: gdb keeps SIGINT from the
-// program. timeout bounds the whole run (a program blocked for good uses
-// no CPU time, and each slice would end by fred's interrupt).
-func (s *Session) runForCtx(ctx context.Context, d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
-	var ran time.Duration
-	deadline := time.Now().Add(timeout)
-	for {
-		if err := ctx.Err(); err != nil {
-			return runResult{}, err
-		}
-		if time.Now().After(deadline) {
-			return runResult{}, fmt.Errorf("the program ran %v in %v without getting where it went before (is it waiting for something?)", ran.Round(time.Millisecond), timeout)
-		}
-		if d-ran <= 2*runSlice {
-			r, err := s.runFor(d-ran, bps, timeout)
-			r.ran += ran
-			return r, err
-		}
-		r, err := s.runFor(runSlice, bps, timeout)
-		if err != nil || !r.fired || r.stop != P.StopSignal {
-			r.ran += ran
-			return r, err
-		}
-		ran += r.ran
-	}
-}
-
-// runFor resumes the program with the breakpoints bps and interrupts it
-// once it has used d of CPU time, unless it stops by itself first.
-//
-// Where it may, fred has the kernel stop it there (clockAlarms). Else:
-// nothing outside the program can read its CPU time while it runs (the
-// kernel brings the figure up to date only at scheduler ticks), but once
-// it is stopped the figure is exact. So fred lets it run for a wall-clock
-// window no longer than the CPU time still wanted (a program waiting for
-// a CPU gets less, never more), interrupts it, reads the exact figure and
-// resumes it for the rest, a few rounds at most.
-func (s *Session) runFor(d time.Duration, bps []string, timeout time.Duration) (runResult, error) {
-	put, err := s.useBreakpoints(bps)
-	if err != nil {
-		return runResult{}, err
-	}
-	pid := s.pid
-	buf := make([]byte, 512)
-	cpu0, err := perf.CPUTime(pid, buf)
-	if err != nil {
-		_ = put()
-		return runResult{}, err
-	}
-	var r runResult
-	if clockAlarms && proc.Threads(pid) == 1 {
-		c, period, err := perf.CPUAlarm(pid, d)
-		if err == nil {
-			r, err := s.runAlarmed(c, period, d, cpu0, buf, timeout)
-			if perr := put(); err == nil {
-				err = perr
-			}
-			return r, err
-		}
-		debugf("no CPU alarm: %v", err)
-		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) ||
-			errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-			clockAlarms = false // not here: do not ask again
-		}
-	}
-	for round := 0; ; round++ {
-		fired, out, err := s.continueFor(pid, d-r.ran, timeout, false)
-		if err != nil {
-			_ = put()
-			return runResult{}, err
-		}
-		r.stop, r.fired = s.stopOf(out), fired
-		if cpu1, err := perf.CPUTime(pid, buf); err == nil {
-			r.ran = cpu1 - cpu0
-		}
-		debugf("  round %d: fired %v stop %v, %v of %v", round, fired, r.stop, r.ran, d)
-		// Close enough, or stopped by itself (or by a signal of its own).
-		if !fired || r.stop != P.StopSignal || r.ran >= d-d/16 || round == 5 {
-			break
-		}
-	}
-	debugf("fred-probe: target %v cpu %v fired %v stop %v", d, r.ran, r.fired, r.stop)
-	return r, put()
-}
-
-// continueFor resumes the program and interrupts it after the wall-clock
-// window w, unless it stops first; it says whether it sent the interrupt.
-// A backup interrupt (a CPU alarm stops the program) is not sent to a
-// program that stands stopped: that is the alarm's stop, which gdb has
-// not reported yet.
-func (s *Session) continueFor(pid int, w time.Duration, timeout time.Duration, backup bool) (bool, string, error) {
-	var fired atomic.Bool
-	sig := interruptSignal(pid) // (not on the timed path)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		// On a busy machine an ordinary thread can wait milliseconds for
-		// a CPU, far longer than the windows it times: ask for real-time
-		// priority (root only). The OS thread ends with the goroutine,
-		// priority and all.
-		runtime.LockOSThread()
-		_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0)
-		// The window opens when the program leaves its stop: gdb takes a
-		// millisecond or two to resume it. The thread naps between looks
-		// rather than spin: at real-time priority a spinning thread
-		// would starve everything else on its CPU (the program's other
-		// threads included), and a nap at that priority wakes on time.
-		nap := func(d time.Duration) { _ = unix.Nanosleep(&unix.Timespec{Nsec: int64(d)}, nil) }
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if st, err := ckpt.ProcState(pid); err != nil || st != 't' && st != 'T' {
-				break
-			}
-			nap(20 * time.Microsecond)
-		}
-		deadline := time.Now().Add(w)
-		for {
-			rem := time.Until(deadline)
-			if rem <= 0 {
-				break
-			}
-			select {
-			case <-done:
-				return
-			default:
-			}
-			nap(min(rem, 50*time.Microsecond))
-		}
-		select {
-		case <-done:
-			return
-		default:
-		}
-		if st, err := ckpt.ProcState(pid); backup && err == nil && (st == 't' || st == 'T') {
-			return
-		}
-		// One signal only: a second could still be pending when gdb
-		// reports the first, and stop a later command.
-		fired.Store(true)
-		_ = syscall.Tgkill(pid, pid, sig)
-	}()
-	out, err := s.queryFor(s.p.Classify(P.OpContinue).Line, timeout)
-	close(done)
-	wg.Wait()
-	return fired.Load(), out, err
-}
-
-// interruptSignal is how fred stops the program for gdb: SIGINT, which
-// gdb reports as a stop and does not pass on; SIGTRAP, which it does not
-// pass on either, where the program blocks SIGINT (a server that takes
-// it in a signal thread of its own would never show it to gdb).
-func interruptSignal(pid int) syscall.Signal {
-	if proc.Blocks(pid, pid, syscall.SIGINT) {
-		return syscall.SIGTRAP
-	}
-	return syscall.SIGINT
-}
+func init() { timed.Debugf = debugf }
 
 // settle brings an interrupted program to a statement boundary and says
 // why the last step stopped ("done" when it got there).
@@ -585,28 +379,28 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 		if err := s.goTo(from, w.st); err != nil {
 			return nil, err
 		}
-		r, err := s.runForCtx(ctx, target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
+		r, err := timed.ForCtx(ctx, timedTarget{s}, target, st.cont.Bps, s.opt.Timeout+3*st.cont.Took)
 		if err != nil {
 			s.dirty(st.base) // it may have run on
 			return nil, err
 		}
 		w.st.probes++
-		if r.stop != P.StopSignal || !r.fired {
+		if r.Stop != P.StopSignal || !r.Fired {
 			// The continue ended before the interrupt. An interrupt
 			// sent too late may still be pending.
-			if r.fired || r.stop != P.StopBreakpoint {
+			if r.Fired || r.Stop != P.StopBreakpoint {
 				s.dirty(st.base)
 			} else {
 				s.standAt(history.With(st.base, st.cont))
 			}
-			if r.stop == P.StopEnded {
+			if r.Stop == P.StopEnded {
 				s.running = false
 			}
-			if st.pb == nil && r.stop == P.StopBreakpoint {
+			if st.pb == nil && r.Stop == P.StopBreakpoint {
 				// Its distance from a is exact now.
-				w.endFrom[w.endKey(st)+"|"+aK] = r.ran
-				w.ends[w.endKey(st)] = st.offA + r.ran
-				if r.ran <= minSpan {
+				w.endFrom[w.endKey(st)+"|"+aK] = r.Ran
+				w.ends[w.endKey(st)] = st.offA + r.Ran
+				if r.Ran <= minSpan {
 					return nil, nil // short, or a too near the end to tell apart
 				}
 			} else {
@@ -644,21 +438,21 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 			shrink /= 2
 			continue
 		}
-		if st.pa != nil && fp == st.pa.fp && r.ran < sameMoment {
+		if st.pa != nil && fp == st.pa.fp && r.Ran < sameMoment {
 			// The interrupt came before the program moved past a's
 			// statement: ask for more.
 			shrink *= 1.5
 			s.dirty(st.base)
 			continue
 		}
-		if st.pb != nil && measured && (fp == st.pb.fp && r.ran > span-sameMoment || r.ran >= span) {
+		if st.pb != nil && measured && (fp == st.pb.fp && r.Ran > span-sameMoment || r.Ran >= span) {
 			// At or too near b: run times differ a little between runs,
 			// so a probe this late might lie after b.
 			s.dirty(st.base)
 			shrink /= 2
 			continue
 		}
-		steps, err := s.newProbe(&probe{base: st.base, cont: st.cont, off: st.offA + r.ran, from: aK, rel: r.ran, fp: fp})
+		steps, err := s.newProbe(&probe{base: st.base, cont: st.cont, off: st.offA + r.Ran, from: aK, rel: r.Ran, fp: fp})
 		if err != nil {
 			return nil, err
 		}

@@ -607,6 +607,9 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
 	s.scopeNote(expr)
+	if res.StopsLost > 0 {
+		s.Printf("one of your stops after this moment could not be reached again: a later change into %s may lie past it", res.After)
+	}
 	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
 		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
 	return nil

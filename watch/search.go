@@ -228,8 +228,18 @@ func (s *search) later(r Result, end Moment) (Result, error) {
 		return r, nil
 	}
 	from, before, to, err := s.lastStop(r.Next, end, r.After)
-	if err != nil || from == nil {
-		return r, err
+	if err != nil {
+		if cerr := s.ctx.Err(); cerr != nil {
+			return r, interrupted(cerr)
+		}
+		// A stop that cannot be reached again (its replay diverged, or
+		// the program ended on the way) does not undo the landing found:
+		// it is a change into END's value, as the stops before it tell.
+		s.stats.StopsLost++
+		return r, nil
+	}
+	if from == nil {
+		return r, nil
 	}
 	return s.bisect(from, before, to, r.After, nil)
 }

@@ -997,3 +997,52 @@ func TestStopsWhenStartHasEndValue(t *testing.T) {
 		t.Fatalf("landed at %v, want stop 60, the last change into 1", r.Landed)
 	}
 }
+
+// A stop of the person's after the landing that cannot be evaluated (its
+// replay diverged) leaves the landing found, and the result says so; an
+// interrupt there still stops the search.
+func TestStopThatFailsKeepsTheLanding(t *testing.T) {
+	f := func(i int) int {
+		if i >= 10 && i < 70 || i >= 90 {
+			return 1
+		}
+		return 0
+	}
+	history := func() *sim {
+		s := newSim(t, loopOf(f), global("x"))
+		s.snap()
+		s.nextN(30)
+		s.nextN(50)
+		s.cont(3)
+		return s
+	}
+	s := history()
+	plain := mustSearch(t, s, s).Landed.(mom).pos
+	s = history()
+	bad := s.cmds[len(s.cmds)-2] // the last stop before END
+	s.fail = func(pos int) error {
+		if pos == bad {
+			return errors.New("diverged")
+		}
+		return nil
+	}
+	r := mustSearch(t, s, stopping{s})
+	if l := r.Landed.(mom).pos; l != plain {
+		t.Fatalf("landed at %v, want %d, the landing before the stops", r.Landed, plain)
+	}
+	if r.StopsLost != 1 || !strings.Contains(r.Stats.String(), "could not be reached again") {
+		t.Fatalf("the result does not say a stop was lost: %+v, %q", r.Stats, r.Stats.String())
+	}
+	s = history()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.fail = func(pos int) error {
+		if pos == bad {
+			cancel()
+			return context.Canceled
+		}
+		return nil
+	}
+	if _, err := Search(ctx, stopping{s}, s.m(s.start), s.m(s.now)); err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("an interrupt at a stop: %v", err)
+	}
+}

@@ -41,6 +41,8 @@ package watch
 import (
 	"context"
 	"fmt"
+
+	"github.com/fred-debugger/fred/internal/words"
 )
 
 // Moment is a point in the program's history, owned by the Program that
@@ -211,22 +213,22 @@ type Stats struct {
 	Splits int // Split calls
 	Keeps  int // Keep calls
 	Probes int // moments found by a Bisector (each also one of Evals)
+	// StopsLost: the person's stops after the landing could not all be
+	// evaluated (one could not be reached again), so the change found is
+	// the last as far as the stops before that one tell.
+	StopsLost int
 }
 
 func (s Stats) String() string {
 	// Keeps are left out: fred knows how many snapshots it really took.
-	out := plural(s.Evals, "evaluation") + ", " + plural(s.Splits, "split")
+	out := words.Plural(s.Evals, "evaluation") + ", " + words.Plural(s.Splits, "split")
 	if s.Probes > 0 {
-		out += ", " + plural(s.Probes, "native probe")
+		out += ", " + words.Plural(s.Probes, "native probe")
+	}
+	if s.StopsLost > 0 {
+		out += "; a stop of yours after the landing could not be reached again"
 	}
 	return out
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // Result is where the search landed.
