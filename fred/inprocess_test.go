@@ -237,46 +237,6 @@ func TestPDBCheckpointRestart(t *testing.T) {
 	})
 }
 
-func TestPDBProgramInput(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, in := pdbSession(t, "input.py", backend)
-		ts.must("b 16", `Breakpoint 1`)
-		in.type_("fred\n")
-		// What the program prints that looks like pdb is the program's.
-		out := ts.must("c", `(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int`)
-		// The replay log has the line: no snapshot is needed after it.
-		if strings.Contains(out, "snapshot 2") {
-			t.Fatalf("a snapshot after the input, with the replay log on:\n%s", out)
-		}
-		seed, order := ts.value("seed"), ts.value("order")
-		in.type_("4\n")
-		ts.must("n", `^count\? 4\r?\n> .*\(17\)main\(\)`)
-		// Going back replays both inputs from the log (from snapshot 1).
-		runRevCases(t, ts, []string{"total", "seed", "order"}, []revCase{
-			{cmd: "n", mark: "A18"}, // total = 0 ran
-			{cmd: "n", mark: "A19"},
-			{cmd: "n", mark: "B18"},
-			{cmd: "n", mark: "B19"},
-			{cmd: "fred-rs", land: "B18"},
-			{cmd: "fred-rn", land: "A19"},
-			{cmd: "fred-rs", land: "A18"},
-		})
-		if s, o := ts.value("seed"), ts.value("order"); s != seed || o != order {
-			t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
-		}
-		// Back to before both inputs: the program gets them from the log.
-		// Should it ask the person instead, it gets other lines and the
-		// output says so (no waiting for ever).
-		ts.must("fred-restart 1", `\(1\)<module>\(\)`)
-		ts.must("disable 1", `Disabled breakpoint 1`)
-		in.type_("other\n5\n")
-		out = ts.must("c", `The program finished`)
-		if !regexp.MustCompile(`hello fred \(3 words\)\r?\ncount\? 4\r?\ntotal=6 pid=\d+`).MatchString(out) {
-			t.Fatalf("the inputs were not replayed:\n%s", out)
-		}
-	})
-}
-
 // The first snapshot is at the program's first line, before any command:
 // going back reaches it.
 func TestPDBReverseToTheStart(t *testing.T) {
@@ -601,43 +561,94 @@ func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
 	})
 }
 
-func TestPerlProgramInput(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, in := perlSession(t, "input.pl", backend)
-		ts.must("b 14", ``)
-		in.type_("fred\n")
-		// What the program prints that looks like perl -d is the program's.
-		out := ts.must("c", `(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):`)
-		// The replay log has the line: no snapshot is needed after it.
-		if strings.Contains(out, "snapshot 2") {
-			t.Fatalf("a snapshot after the input, with the replay log on:\n%s", out)
-		}
-		seed, order := ts.value("$seed"), ts.value("$order")
-		ts.must("n", `^main::\(.*input.pl:15\)`) // "count? " waits in perl's buffer
-		in.type_("4\n")
-		ts.must("n", `^4\r?\nmain::\(.*input.pl:16\)`)
-		ts.must("n", `input.pl:17\)`)
-		// Going back replays both inputs from the log (from snapshot 1).
-		runRevCases(t, ts, []string{"$total", "$seed", "$order"}, []revCase{
-			{cmd: "n", mark: "A18"},
-			{cmd: "n", mark: "B18"},
-			{cmd: "n", mark: "C18"},
-			{cmd: "fred-rs", land: "B18"},
-			{cmd: "fred-rn", land: "A18"},
+// TestProgramInput: what the person types for the program reaches it
+// (and what it prints that looks like the debugger's is the program's);
+// going back replays both inputs from the log, with the same random seed
+// and order; back before both, the program gets them from the log again,
+// not from what the person types then. In pdb and perl; gdb's is
+// TestProgramInputAndPromptLookalike (cmd/fred).
+func TestProgramInput(t *testing.T) {
+	type step struct{ typed, cmd, answer string } // typed: input before cmd
+	cases := []struct {
+		name      string
+		session   func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		fixture   string
+		brk       [2]string
+		first     string // the continue to the breakpoint, after the name was typed
+		vars      []string
+		count     []step // to after the count was read
+		rev       []revCase
+		restart   string
+		noBreaks  string
+		end, ends string // the end, and what the program printed on the way
+	}{
+		{"pdb", pdbSession, "input.py", [2]string{"b 16", `Breakpoint 1`},
+			`(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int`,
+			[]string{"total", "seed", "order"},
+			[]step{{"4\n", "n", `^count\? 4\r?\n> .*\(17\)main\(\)`}},
+			[]revCase{
+				{cmd: "n", mark: "A18"}, // total = 0 ran
+				{cmd: "n", mark: "A19"},
+				{cmd: "n", mark: "B18"},
+				{cmd: "n", mark: "B19"},
+				{cmd: "fred-rs", land: "B18"},
+				{cmd: "fred-rn", land: "A19"},
+				{cmd: "fred-rs", land: "A18"},
+			},
+			`\(1\)<module>\(\)`, "disable 1", `The program finished`, `hello fred \(3 words\)\r?\ncount\? 4\r?\ntotal=6 pid=\d+`},
+		{"perl", perlSession, "input.pl", [2]string{"b 14", ``},
+			`(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):`,
+			[]string{"$total", "$seed", "$order"},
+			[]step{
+				{"", "n", `^main::\(.*input.pl:15\)`}, // "count? " waits in perl's buffer
+				{"4\n", "n", `^4\r?\nmain::\(.*input.pl:16\)`},
+				{"", "n", `input.pl:17\)`},
+			},
+			[]revCase{
+				{cmd: "n", mark: "A18"},
+				{cmd: "n", mark: "B18"},
+				{cmd: "n", mark: "C18"},
+				{cmd: "fred-rs", land: "B18"},
+				{cmd: "fred-rn", land: "A18"},
+			},
+			`input.pl:5\)`, "B *", `Debugged program terminated`, `hello fred \(3 words\)\r?\ncount\? total=6 pid=\d+`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts, in := tc.session(t, tc.fixture, backend)
+				ts.must(tc.brk[0], tc.brk[1])
+				in.type_("fred\n")
+				out := ts.must("c", tc.first)
+				// The replay log has the line: no snapshot is needed after it.
+				if strings.Contains(out, "snapshot 2") {
+					t.Fatalf("a snapshot after the input, with the replay log on:\n%s", out)
+				}
+				seed, order := ts.value(tc.vars[1]), ts.value(tc.vars[2])
+				for _, st := range tc.count {
+					if st.typed != "" {
+						in.type_(st.typed)
+					}
+					ts.must(st.cmd, st.answer)
+				}
+				// Going back replays both inputs from the log (from snapshot 1).
+				runRevCases(t, ts, tc.vars, tc.rev)
+				if s, o := ts.value(tc.vars[1]), ts.value(tc.vars[2]); s != seed || o != order {
+					t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
+				}
+				// Back to before both inputs: the program gets them from the
+				// log. Should it ask the person instead, it gets other lines
+				// and the output says so (no waiting for ever).
+				ts.must("fred-restart 1", tc.restart)
+				ts.do(tc.noBreaks)
+				in.type_("other\n5\n")
+				out = ts.must("c", tc.end)
+				if !regexp.MustCompile(tc.ends).MatchString(out) {
+					t.Fatalf("the inputs were not replayed:\n%s", out)
+				}
+			})
 		})
-		if s, o := ts.value("$seed"), ts.value("$order"); s != seed || o != order {
-			t.Errorf("after going back: seed %s order %s, want %s %s", s, o, seed, order)
-		}
-		// Back to before both inputs: the program gets them from the log
-		// (other lines, should it ask the person instead).
-		ts.must("fred-restart 1", `input.pl:5\)`)
-		ts.do("B *")
-		in.type_("other\n5\n")
-		out = ts.must("c", `Debugged program terminated`)
-		if !regexp.MustCompile(`hello fred \(3 words\)\r?\ncount\? total=6 pid=\d+`).MatchString(out) {
-			t.Fatalf("the inputs were not replayed:\n%s", out)
-		}
-	})
+	}
 }
 
 // Bad input: the debugger's own message, and fred's history and snapshots
