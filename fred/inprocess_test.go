@@ -164,14 +164,15 @@ func TestPDBForwardAndHistory(t *testing.T) {
 	})
 }
 
-// pyState is what a person sees of a Python program at a stop.
-type pyState struct {
+// ipState is what a person sees of a Python or Perl program at a stop:
+// where it is, its pid, its total and a local variable.
+type ipState struct {
 	loc          string
 	pid          int
 	total, local string
 }
 
-func (ts *tsession) pyState(local string) pyState {
+func (ts *tsession) ipState(total, local string) ipState {
 	ts.t.Helper()
 	loc, err := ts.location()
 	if err != nil {
@@ -184,57 +185,7 @@ func (ts *tsession) pyState(local string) pyState {
 	if ts.backend == "fork" {
 		pid = 0 // each restore wakes another copy
 	}
-	return pyState{loc: loc.String(), pid: pid, total: ts.value("total"), local: ts.value(local)}
-}
-
-func TestPDBCheckpointRestart(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "steps.py", backend)
-		pid := ts.pid
-		ts.must("b square", `Breakpoint 1 at`)
-		ts.must("c", `\(6\)square\(\)`)
-		ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, (\d+\.\d MB|a paused copy)\)`)
-		at2 := ts.pyState("x")
-		ts.must("c", `^i=0 total=0\r?\n> .*\(6\)square\(\)`)
-		ts.must("x = 5", `^$`)
-		ts.must("n", `\(7\)square\(\)`)
-		ts.must("fred-checkpoint", `snapshot 3 taken`)
-		at3 := ts.pyState("r")
-		if at3.local != "25" || backend == "criu" && at3.pid != pid {
-			t.Fatalf("state at snapshot 3: %+v", at3)
-		}
-		ts.must("b fact", `Breakpoint 2 at`)
-		ts.must("disable 1", `Disabled breakpoint 1`)
-		ts.must("c", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`)
-
-		// Back to snapshot 2: the same process (pid), place and variables; the
-		// breakpoints are the person's as of now, as with gdb.
-		ts.must("fred-restart 2", `^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`)
-		if got := ts.pyState("x"); got != at2 {
-			t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
-		}
-		ts.must("b", `(?s)1\s+breakpoint\s+keep no\s+at .*steps.py:5.*2\s+breakpoint\s+keep yes\s+at .*steps.py:10`)
-		ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`)
-		ts.must("fred-restart", `\(7\)square\(\)`)
-		if got := ts.pyState("r"); got != at3 {
-			t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
-		}
-		ts.must("fred-restart 1", `\(1\)<module>\(\)`)
-		ts.must("p total", `NameError`)
-		ts.must("fred-restart 5", `there is no snapshot 5`)
-		out := ts.do("fred-list")
-		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("fred-list lacks %q:\n%s", want, out)
-			}
-		}
-		// Forward from a restored process, to the end and past it.
-		ts.must("enable 1", `Enabled breakpoint 1`)
-		ts.must("c", `\(6\)square\(\)`)
-		if backend == "criu" && ts.pid != pid {
-			t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
-		}
-	})
+	return ipState{loc: loc.String(), pid: pid, total: ts.value(total), local: ts.value(local)}
 }
 
 // The first snapshot is at the program's first line, before any command:
@@ -430,72 +381,98 @@ func TestPerlForwardAndHistory(t *testing.T) {
 	})
 }
 
-type plState struct {
-	loc          string
-	pid          int
-	total, local string
-}
-
-func (ts *tsession) plState(local string) plState {
-	ts.t.Helper()
-	loc, err := ts.location()
-	if err != nil {
-		ts.t.Fatal(err)
+// TestCheckpointRestartInProcess: snapshots in pdb and perl. Back to a
+// snapshot: the same place and variables (the same process with CRIU);
+// the breakpoints are the person's as of now, as with gdb; the latest
+// snapshot by default; the first at the program's first line; a missing
+// one refused; fred-list says where each lies; forward from a restored
+// process works. gdb's is TestCheckpointRestart.
+func TestCheckpointRestartInProcess(t *testing.T) {
+	cases := []struct {
+		name         string
+		session      func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		fixture      string
+		total, x, r  string    // the variables
+		brk          [2]string // a breakpoint in square, and the stop there
+		again        string    // the next stop there, after the loop's first turn
+		set          string    // x = 5
+		next         string    // where next goes
+		brk2, off1   string    // a breakpoint in fact; breakpoint 1 off
+		toFact       string    // the continue to it
+		restart2     string    // what fred-restart 2 shows
+		bps          [2]string // the breakpoint list, and what it says
+		fromTwo      string    // the continue from snapshot 2
+		first        string    // where snapshot 1 is
+		atFirst, end [][2]string
+	}{
+		{"pdb", pdbSession, "steps.py", "total", "x", "r", [2]string{"b square", `\(6\)square\(\)`},
+			`^i=0 total=0\r?\n> .*\(6\)square\(\)`, "x = 5", `\(7\)square\(\)`,
+			"b fact", "disable 1", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`,
+			`^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`,
+			[2]string{"b", `(?s)1\s+breakpoint\s+keep no\s+at .*steps.py:5.*2\s+breakpoint\s+keep yes\s+at .*steps.py:10`},
+			`^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`, `\(1\)<module>\(\)`,
+			[][2]string{{"p total", `NameError`}},
+			[][2]string{{"enable 1", `Enabled breakpoint 1`}, {"c", `\(6\)square\(\)`}}},
+		{"perl", perlSession, "steps.pl", "$total", "$x", "$r", [2]string{"b 9", `steps.pl:9\):`},
+			`^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`, "$x = 5", `steps.pl:10\)`,
+			"b 15", `DB::fred_enable("` + script("steps.pl") + `:9", 0)`, `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`,
+			`^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`,
+			[2]string{"L b", `(?s) 9:.*break if \(1\).* 15:.*break if \(1\)`},
+			`^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*steps.pl:15\)`, `steps.pl:5\)`,
+			nil, [][2]string{{"c", `steps.pl:15\)`}}},
 	}
-	pid, err := ts.Pid()
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	if ts.backend == "fork" {
-		pid = 0 // each restore wakes another copy
-	}
-	return plState{loc: loc.String(), pid: pid, total: ts.value("$total"), local: ts.value(local)}
-}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts, _ := tc.session(t, tc.fixture, backend)
+				pid := ts.pid
+				ts.do(tc.brk[0])
+				ts.must("c", tc.brk[1])
+				ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, (\d+\.\d MB|a paused copy)\)`)
+				at2 := ts.ipState(tc.total, tc.x)
+				ts.must("c", tc.again)
+				ts.do(tc.set)
+				ts.must("n", tc.next)
+				ts.must("fred-checkpoint", `snapshot 3 taken`)
+				at3 := ts.ipState(tc.total, tc.r)
+				if at3.local != "25" || backend == "criu" && at3.pid != pid {
+					t.Fatalf("state at snapshot 3: %+v", at3)
+				}
+				ts.do(tc.brk2)
+				ts.do(tc.off1)
+				ts.must("c", tc.toFact)
 
-func TestPerlCheckpointRestart(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "steps.pl", backend)
-		pid := ts.pid
-		ts.must("b 9", ``)
-		ts.must("c", `steps.pl:9\):`)
-		ts.must("fred-checkpoint", `^fred: snapshot 2 taken \(\d+\.\d+ s, (\d+\.\d MB|a paused copy)\)`)
-		at2 := ts.plState("$x")
-		ts.must("c", `^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`)
-		ts.must("$x = 5", ``)
-		ts.must("n", `steps.pl:10\)`)
-		ts.must("fred-checkpoint", `snapshot 3 taken`)
-		at3 := ts.plState("$r")
-		if at3.local != "25" || backend == "criu" && at3.pid != pid {
-			t.Fatalf("state at snapshot 3: %+v", at3)
-		}
-		ts.must("b 15", ``)
-		ts.must("DB::fred_enable(\""+script("steps.pl")+":9\", 0)", ``)
-		ts.must("c", `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`)
-
-		ts.must("fred-restart 2", `^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`)
-		if got := ts.plState("$x"); got != at2 {
-			t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
-		}
-		// The breakpoints are the person's as of now.
-		ts.must("L b", `(?s) 9:.*break if \(1\).* 15:.*break if \(1\)`)
-		ts.must("c", `^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*steps.pl:15\)`)
-		ts.must("fred-restart", `steps.pl:10\)`)
-		if got := ts.plState("$r"); got != at3 {
-			t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
-		}
-		ts.must("fred-restart 1", `steps.pl:5\)`)
-		ts.must("fred-restart 5", `there is no snapshot 5`)
-		out := ts.do("fred-list")
-		for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("fred-list lacks %q:\n%s", want, out)
-			}
-		}
-		ts.must("c", `steps.pl:15\)`)
-		if backend == "criu" && ts.pid != pid {
-			t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
-		}
-	})
+				ts.must("fred-restart 2", tc.restart2)
+				if got := ts.ipState(tc.total, tc.x); got != at2 {
+					t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
+				}
+				ts.must(tc.bps[0], tc.bps[1])
+				ts.must("c", tc.fromTwo)
+				ts.must("fred-restart", tc.next)
+				if got := ts.ipState(tc.total, tc.r); got != at3 {
+					t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
+				}
+				ts.must("fred-restart 1", tc.first)
+				for _, c := range tc.atFirst {
+					ts.must(c[0], c[1])
+				}
+				ts.must("fred-restart 5", `there is no snapshot 5`)
+				out := ts.do("fred-list")
+				for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("fred-list lacks %q:\n%s", want, out)
+					}
+				}
+				// Forward from a restored process.
+				for _, c := range tc.end {
+					ts.must(c[0], c[1])
+				}
+				if backend == "criu" && ts.pid != pid {
+					t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
+				}
+			})
+		})
+	}
 }
 
 func TestPerlReverseStepNextFinish(t *testing.T) {
