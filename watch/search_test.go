@@ -934,20 +934,7 @@ func TestBisectorSecondLook(t *testing.T) {
 // that landing (a Stopper's) show x back at 0 at the second stop, and the
 // search goes on from there to the last rise.
 func TestStopsFindTheLastChange(t *testing.T) {
-	f := func(i int) int {
-		if i >= 10 && i < 70 || i >= 90 {
-			return 1
-		}
-		return 0
-	}
-	history := func() *sim {
-		s := newSim(t, loopOf(f), global("x"))
-		s.snap()
-		s.nextN(30) // x is 1 here
-		s.nextN(50) // 0 here
-		s.cont(3)   // 1 at the end
-		return s
-	}
+	history := func() *sim { return riseFallRise(t) }
 	s := history()
 	r := mustSearch(t, s, s)
 	if l := r.Landed.(mom).pos; l != 10 {
@@ -960,6 +947,23 @@ func TestStopsFindTheLastChange(t *testing.T) {
 		t.Fatalf("landed at %v, want stop 90, the last change into 1", r.Landed)
 	}
 	t.Logf("%d evaluations, %d without the stops", r.Evals, plain)
+}
+
+// riseFallRise is a history where x rises at 10, falls at 70 and rises
+// again at 90, with the person's stops at 30 (x is 1), 80 (0) and the end
+// (1).
+func riseFallRise(t *testing.T) *sim {
+	s := newSim(t, loopOf(func(i int) int {
+		if i >= 10 && i < 70 || i >= 90 {
+			return 1
+		}
+		return 0
+	}), global("x"))
+	s.snap()
+	s.nextN(30)
+	s.nextN(50)
+	s.cont(3)
+	return s
 }
 
 // stopping is a sim that tells its command ends as the person's stops.
@@ -1002,20 +1006,7 @@ func TestStopsWhenStartHasEndValue(t *testing.T) {
 // replay diverged) leaves the landing found, and the result says so; an
 // interrupt there still stops the search.
 func TestStopThatFailsKeepsTheLanding(t *testing.T) {
-	f := func(i int) int {
-		if i >= 10 && i < 70 || i >= 90 {
-			return 1
-		}
-		return 0
-	}
-	history := func() *sim {
-		s := newSim(t, loopOf(f), global("x"))
-		s.snap()
-		s.nextN(30)
-		s.nextN(50)
-		s.cont(3)
-		return s
-	}
+	history := func() *sim { return riseFallRise(t) }
 	s := history()
 	plain := mustSearch(t, s, s).Landed.(mom).pos
 	s = history()
