@@ -2,9 +2,9 @@ package fred
 
 import (
 	"bytes"
-	"html"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
