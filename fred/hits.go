@@ -10,6 +10,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/fred/timed"
 	"github.com/fred-debugger/fred/internal/perf"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
@@ -93,124 +94,24 @@ func (s *Session) hitsLimit(n int) int {
 	return n
 }
 
-// where is the selected thread's pc, eflags and LWP.
-func (s *Session) where() (pc, flags uint64, lwp int, err error) {
-	out, err := s.query(s.p.Stepper.Where)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	v, err := P.ParseTagged(out, "FREDWHERE ")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	f := strings.Fields(v)
-	if len(f) != 3 {
-		return 0, 0, 0, fmt.Errorf("cannot read %q", v)
-	}
-	pc, err = strconv.ParseUint(f[0], 10, 64)
-	if err == nil {
-		flags, err = strconv.ParseUint(f[1], 10, 64)
-	}
-	if err == nil {
-		lwp, err = strconv.Atoi(f[2])
-	}
-	return pc, flags, lwp, err
+// counter counts executions for the live program (hit counts).
+func (s *Session) counter() timed.Counter {
+	return timed.Counter{T: timedTarget{s}, Ask: s.query, Query: s.queryFor, Stepper: s.p.Stepper, Soft: s.softHits(), Open: openHits,
+		Took: func(took time.Duration, k int) {
+			if k >= 512 {
+				s.hitTime, s.hitsRun = s.hitTime+took, s.hitsRun+k
+			}
+		}}
 }
 
-// hitRun is how a counted run ended.
-type hitRun struct {
-	reached bool   // stopped just before the k-th execution
-	n       int    // executions counted (k when reached)
-	stop    P.Stop // why the program stopped
-}
+// where is the selected thread's pc, eflags and LWP.
+func (s *Session) where() (pc, flags uint64, lwp int, err error) { return s.counter().Where() }
 
 // runHits resumes the program with the breakpoints bps until the
 // instruction at addr is about to run for the k-th time from now (k >= 1),
 // unless the program stops by itself first.
-func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duration) (hitRun, error) {
-	if s.softHits() {
-		return s.runSoftHits(addr, k, bps, timeout)
-	}
-	pc, flags, lwp, err := s.where()
-	if err != nil {
-		return hitRun{}, err
-	}
-	// Resuming at addr itself traps once more first, unless the resume
-	// flag is set (the program stopped at a previous count's trap): that
-	// execution is the present moment, not one of the k.
-	self := 0
-	if pc == addr && flags&(1<<16) == 0 {
-		self = 1
-	}
-	if lwp == 0 {
-		lwp = s.pid
-	}
-	h, err := openHits(lwp, addr, uint64(k+self))
-	if err != nil {
-		return hitRun{}, err
-	}
-	defer h.Close()
-	out, err := s.countedRun(s.p.Classify(P.OpContinue).Line, k, bps, timeout)
-	if err != nil {
-		return hitRun{}, err
-	}
-	n, err := h.Count()
-	if err != nil {
-		return hitRun{}, err
-	}
-	r := hitRun{n: max(0, int(n)-self), stop: s.stopOf(out)}
-	if r.stop == P.StopSignal && r.n >= k && strings.Contains(out, "SIGTRAP") {
-		if pc, _, _, err := s.where(); err == nil && pc == addr {
-			r.reached, r.n = true, k
-		}
-	}
-	debugf("fred-hits: 0x%x k %d self %d: counted %d, reached %v, stop %v", addr, k, self, n, r.reached, r.stop)
-	return r, nil
-}
-
-// countedRun runs cmd, a run that counts k executions, with the
-// breakpoints bps, and keeps the time it took for worthSnapshot.
-func (s *Session) countedRun(cmd string, k int, bps []string, timeout time.Duration) (string, error) {
-	put, err := s.useBreakpoints(bps)
-	if err != nil {
-		return "", err
-	}
-	t0 := time.Now()
-	out, err := s.queryFor(cmd, timeout)
-	if took := time.Since(t0); k >= 512 {
-		s.hitTime, s.hitsRun = s.hitTime+took, s.hitsRun+k
-	}
-	if perr := put(); err == nil {
-		err = perr
-	}
-	return out, err
-}
-
-// runSoftHits is runHits with the debugger's software breakpoint.
-func (s *Session) runSoftHits(addr uint64, k int, bps []string, timeout time.Duration) (hitRun, error) {
-	out, err := s.countedRun(s.p.Stepper.Hits(addr, k), k, bps, timeout)
-	if err != nil {
-		return hitRun{}, err
-	}
-	v, err := P.ParseTagged(out, "FREDHITS ")
-	if err != nil {
-		return hitRun{}, err
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return hitRun{}, fmt.Errorf("bad answer from the counted run: %q", v)
-	}
-	r := hitRun{n: n}
-	if n >= k {
-		if pc, _, _, err := s.where(); err == nil && pc == addr {
-			r.reached, r.n, r.stop = true, k, P.StopSignal
-		}
-	}
-	if !r.reached {
-		r.stop = s.stopOf(out)
-	}
-	debugf("fred-hits (software): 0x%x k %d: counted %d, reached %v, stop %v", addr, k, n, r.reached, r.stop)
-	return r, nil
+func (s *Session) runHits(addr uint64, k int, bps []string, timeout time.Duration) (timed.Hits, error) {
+	return s.counter().Run(addr, k, bps, timeout)
 }
 
 // hitsStep is the made-up step "fred-hits ADDR K".
@@ -230,12 +131,12 @@ func (s *Session) replayHits(step history.Step) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !r.reached {
-		if r.stop == P.StopEnded {
+	if !r.Reached {
+		if r.Stop == P.StopEnded {
 			s.running = false
 		}
 		return "", &DivergedError{Want: fmt.Sprintf("execution %d of the instruction at %s", step.Cmd.Count, step.Cmd.Args),
-			Got: fmt.Sprintf("a stop after %d", r.n)}
+			Got: fmt.Sprintf("a stop after %d", r.N)}
 	}
 	return "", nil
 }
@@ -382,15 +283,15 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 		return nil, err
 	}
 	w.st.probes++
-	if !r.reached {
+	if !r.Reached {
 		// The continue ended first: now the count to its end is known.
-		w.hitEnds[h.key()] = h.k + r.n
-		if r.stop == P.StopBreakpoint {
+		w.hitEnds[h.key()] = h.k + r.N
+		if r.Stop == P.StopBreakpoint {
 			s.standAt(history.With(h.base, h.cont))
 		} else {
 			s.dirty(h.anchor)
 		}
-		if r.stop == P.StopEnded {
+		if r.Stop == P.StopEnded {
 			s.running = false
 		}
 		return nil, nil

@@ -198,9 +198,9 @@ func (s *Session) countToStop(ctx context.Context, cur []history.Step, last hist
 		if err != nil {
 			return 0, 0, nil, 0, true, err
 		}
-		if !r.reached {
-			if !endsLike(r.stop, last) {
-				if r.stop == P.StopEnded {
+		if !r.Reached {
+			if !endsLike(r.Stop, last) {
+				if r.Stop == P.StopEnded {
 					s.running = false
 				}
 				return 0, 0, nil, 0, false, nil
@@ -208,7 +208,7 @@ func (s *Session) countToStop(ctx context.Context, cur []history.Step, last hist
 			if loc, err := s.location(); err != nil || loc != last.At {
 				return 0, 0, nil, 0, false, err
 			}
-			total += r.n
+			total += r.N
 			break
 		}
 		total += passChunk

@@ -1789,6 +1789,9 @@ func TestGDBTracerData(t *testing.T) {
 			t.Errorf("Address(%q) took it for fred's", other)
 		}
 	}
+	if _, ok := PDB.Tracer.Address(loc); ok {
+		t.Error("a debugger without a Tracer reads an address breakpoint")
+	}
 	out := "LD_PRELOAD = /a/lib.so:/b/x.so\n"
 	if v := tr.EnvValue(out, "LD_PRELOAD"); v != "/a/lib.so:/b/x.so" {
 		t.Errorf("EnvValue: %q", v)

@@ -324,9 +324,10 @@ type Tracer struct {
 // AtAddress is the breakpoint location at pc.
 func (t *Tracer) AtAddress(pc uint64) string { return fmt.Sprintf(t.AtAddr, pc) }
 
-// Address reads a location AtAddress made; ok is false for any other.
+// Address reads a location AtAddress made; ok is false for any other,
+// and for a debugger that is no Tracer (nil).
 func (t *Tracer) Address(loc string) (pc uint64, ok bool) {
-	if t.AtAddr == "" {
+	if t == nil || t.AtAddr == "" {
 		return 0, false
 	}
 	_, err := fmt.Sscanf(loc, t.AtAddr, &pc)
