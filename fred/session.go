@@ -22,6 +22,7 @@ import (
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/membound"
 	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/xstate"
 	P "github.com/fred-debugger/fred/personalities"
@@ -132,7 +133,7 @@ func (s *Session) interruptible() (context.Context, func()) {
 	s.mu.Lock()
 	s.cancel = func() { cancel(context.Canceled) }
 	s.mu.Unlock()
-	s.watchMemory(cancel, done)
+	membound.Watch(s.memoryBound(), cancel, done)
 	return ctx, func() {
 		s.mu.Lock()
 		s.cancel = nil
