@@ -1,9 +1,7 @@
 package fred
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"strings"
 	"time"
 
@@ -36,12 +34,12 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	defer stopPassing()
 	// send runs a command that moves the program, for as long as it runs,
 	// showing its output through f.
-	send := func(line string, f *hideLines) (string, error) {
+	send := func(line string, f *conn.HideLines) (string, error) {
 		if err := s.conn.Send(line); err != nil {
 			return "", ErrSessionOver
 		}
 		out, err := s.conn.WaitPrompt(line, time.Time{}, f, true, nil)
-		f.flush()
+		f.Flush()
 		if errors.Is(err, conn.ErrDebuggerExited) {
 			return out, ErrSessionOver
 		}
@@ -58,11 +56,11 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	}
 
 	start := time.Now()
-	out, err := send(es.Starti(cmd.Args), &hideLines{w: s.opt.Out, from: []string{es.Stopped}})
+	out, err := send(es.Starti(cmd.Args), &conn.HideLines{W: s.opt.Out, From: []string{es.Stopped}})
 	if err != nil {
 		return out, err
 	}
-	shown, stopped := cutAtLine(out, es.Stopped)
+	shown, stopped := conn.CutAtLine(out, es.Stopped)
 	if !stopped || s.p.NewRun == nil || !s.p.NewRun(out) {
 		return plain(out, time.Since(start)) // refused, or not started
 	}
@@ -70,11 +68,11 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	if _, err := s.query(es.ToMain); err != nil {
 		return all.String(), err
 	}
-	out, err = send(es.Continue, &hideLines{w: s.opt.Out, skip: es.Continuing, from: []string{es.AtMain}})
+	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
 	if err != nil {
 		return all.String() + out, err
 	}
-	rest, atMain := cutAtLine(out, es.AtMain)
+	rest, atMain := conn.CutAtLine(out, es.AtMain)
 	all.WriteString(strings.TrimPrefix(rest, es.Continuing))
 	if !atMain {
 		if _, err := s.query(es.Forget); err != nil {
@@ -99,7 +97,7 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	s.maybeAutoSnapshot()
 
 	start = time.Now()
-	out, err = send(es.Continue, &hideLines{w: s.opt.Out, skip: es.Continuing})
+	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing})
 	all.WriteString(out)
 	if err != nil {
 		return all.String(), err
@@ -110,120 +108,4 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String(), err
 	}
 	return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
-}
-
-// cutAtLine returns out up to the line that starts with prefix (and a
-// blank line before it), and whether there is one.
-func cutAtLine(out, prefix string) (string, bool) {
-	off := 0
-	for _, l := range strings.SplitAfter(out, "\n") {
-		if strings.HasPrefix(P.StripANSI(l), prefix) {
-			return strings.TrimRight(out[:off], "\r\n") + "\n", true
-		}
-		off += len(l)
-	}
-	return out, false
-}
-
-// hideLines passes a command's output on to w as it comes, except a first
-// line that starts with skip, and everything from a line that starts with
-// one of from (with the blank lines before it). A line is held back only
-// while it could still turn out to be one of those, so that a question
-// without a newline is shown at once.
-type hideLines struct {
-	w      io.Writer
-	skip   string
-	from   []string
-	line   []byte // the current line, not yet shown
-	shown  bool   // the start of the current line was shown already
-	blanks []byte // blank lines held back
-	lines  int
-	hidden bool
-}
-
-func (h *hideLines) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 && !h.hidden {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			h.line = append(h.line, b...)
-			b = nil
-		} else {
-			h.line = append(h.line, b[:i+1]...)
-			b = b[i+1:]
-		}
-		whole := i >= 0
-		if h.shown {
-			h.out(h.line)
-		} else if text := strings.TrimRight(P.StripANSI(string(h.line)), "\r\n"); whole {
-			switch {
-			case h.lines == 0 && h.skip != "" && strings.HasPrefix(text, h.skip):
-			case h.starts(text):
-				h.hidden = true
-			case text == "":
-				h.blanks = append(h.blanks, h.line...)
-			default:
-				h.out(h.blanks)
-				h.blanks = nil
-				h.out(h.line)
-			}
-		} else if h.starts(text) {
-			h.hidden = true // the line to hide, not whole yet
-		} else if !h.couldStart(text) {
-			h.out(h.blanks)
-			h.blanks = nil
-			h.out(h.line)
-			h.shown = true
-		} else {
-			continue // hold the partial line
-		}
-		if whole {
-			h.lines++
-			h.shown = false
-		}
-		h.line = h.line[:0]
-	}
-	return n, nil
-}
-
-func (h *hideLines) out(b []byte) {
-	if len(b) > 0 && h.w != nil {
-		h.w.Write(b)
-	}
-}
-
-func (h *hideLines) starts(text string) bool {
-	for _, p := range h.from {
-		if strings.HasPrefix(text, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// couldStart: a partial line that may yet become a hidden one.
-func (h *hideLines) couldStart(text string) bool {
-	if h.lines == 0 && h.skip != "" && strings.HasPrefix(h.skip, text) {
-		return true
-	}
-	for _, p := range h.from {
-		if strings.HasPrefix(p, text) {
-			return true
-		}
-	}
-	return false
-}
-
-// flush shows what was held back once the command is over: a last line
-// without a newline that was not one to hide, and blank lines.
-func (h *hideLines) flush() {
-	if h.hidden {
-		return
-	}
-	text := strings.TrimRight(P.StripANSI(string(h.line)), "\r\n")
-	if !h.starts(text) {
-		h.out(h.blanks)
-		h.out(h.line)
-	}
-	h.blanks, h.line = nil, nil
 }

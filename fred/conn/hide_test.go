@@ -1,11 +1,11 @@
-package fred
+package conn
 
 import (
 	"strings"
 	"testing"
 )
 
-// hideLines on gdb's output for the run fred makes of a person's `run`,
+// HideLines on gdb's output for the run fred makes of a person's `run`,
 // fed in every split a pty may deliver it in.
 func TestHideLines(t *testing.T) {
 	cases := []struct {
@@ -35,13 +35,13 @@ func TestHideLines(t *testing.T) {
 	for i, c := range cases {
 		for _, size := range []int{1, 2, 3, 7, 25, len(c.in)} {
 			var out strings.Builder
-			h := &hideLines{w: &out, skip: c.skip, from: c.from}
+			h := &HideLines{W: &out, Skip: c.skip, From: c.from}
 			shownEarly := ""
 			for j := 0; j < len(c.in); j += size {
 				h.Write([]byte(c.in[j:min(len(c.in), j+size)]))
 			}
 			shownEarly = out.String()
-			h.flush()
+			h.Flush()
 			if got := out.String(); got != c.want {
 				t.Errorf("case %d in pieces of %d: shown %q, want %q", i, size, got, c.want)
 			}
