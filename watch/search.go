@@ -241,7 +241,16 @@ func (s *search) later(r Result, end Moment) (Result, error) {
 	if from == nil {
 		return r, nil
 	}
-	return s.bisect(from, before, to, r.After, nil)
+	r2, err := s.bisect(from, before, to, r.After, nil)
+	if err != nil {
+		if cerr := s.ctx.Err(); cerr != nil {
+			return r, interrupted(cerr)
+		}
+		// The same for a search after that stop that fails on its way.
+		s.stats.StopsLost++
+		return r, nil
+	}
+	return r2, nil
 }
 
 // lastStop evaluates the person's stops between a and end, the latest

@@ -1003,8 +1003,9 @@ func TestStopsWhenStartHasEndValue(t *testing.T) {
 }
 
 // A stop of the person's after the landing that cannot be evaluated (its
-// replay diverged) leaves the landing found, and the result says so; an
-// interrupt there still stops the search.
+// replay diverged), or a search after it that fails, leaves the landing
+// found, and the result says so; an interrupt there still stops the
+// search.
 func TestStopThatFailsKeepsTheLanding(t *testing.T) {
 	history := func() *sim { return riseFallRise(t) }
 	s := history()
@@ -1023,6 +1024,20 @@ func TestStopThatFailsKeepsTheLanding(t *testing.T) {
 	}
 	if r.StopsLost != 1 || !strings.Contains(r.Stats.String(), "could not be reached again") {
 		t.Fatalf("the result does not say a stop was lost: %+v, %q", r.Stats, r.Stats.String())
+	}
+	// The stop has another value, but the search after it fails.
+	s = history()
+	armed := false
+	s.fail = func(pos int) error {
+		if armed {
+			return errors.New("diverged")
+		}
+		armed = pos == bad
+		return nil
+	}
+	r = mustSearch(t, s, stopping{s})
+	if l := r.Landed.(mom).pos; l != plain || r.StopsLost != 1 {
+		t.Fatalf("a failed search after the stop: landed at %v (want %d), %+v", r.Landed, plain, r.Stats)
 	}
 	s = history()
 	ctx, cancel := context.WithCancel(context.Background())
