@@ -931,3 +931,27 @@ func TestPDBReverseWatchKeepsSpaces(t *testing.T) {
 	}
 	ts.must("fred-reverse-watch --from x s", `"x" is not a snapshot number`)
 }
+
+// TestPDBReverseWatchScope: the names of a reverse-watch under pdb are
+// those of the frame it began in, wherever the search goes, as under gdb.
+// In scope.py a helper has an 'items' of its own, always of length 10:
+// evaluated in each moment's own frame, the search landed in it. Main's
+// list is filled by a callee, where the search lands; fred says which
+// frame the names are in, and how to select it.
+func TestPDBReverseWatchScope(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := pdbSession(t, "scope.py", backend)
+		ts.must("b 18", `Breakpoint 1`)
+		ts.must("c", `\(18\)main\(\)`)
+		ts.must("fred-reverse-watch len(items) == 10", `(?s)scope.py\(10\)add\(\)\r?\n-> xs.append\(v\)\r?\n`+
+			`fred: 'len\(items\) == 10' is False here; the next step makes it True\r?\n`+
+			`fred: the names in 'len\(items\) == 10' are main's, frame 1 here: 'up 1' selects it`)
+		if v := ts.value("len(xs)"); v != "9" {
+			t.Fatalf("landed with len(xs) %s, want 9", v)
+		}
+		ts.must("up 1", `\(16\)main\(\)`)
+		if v := ts.value("i"); v != "9" {
+			t.Fatalf("main's i is %s at the landing, want 9", v)
+		}
+	})
+}

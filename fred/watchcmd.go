@@ -45,6 +45,9 @@ func atString(st history.Step) string {
 type watchProgram struct {
 	s    *Session
 	expr string
+	// scope names the frame the names in expr are looked up in, for a
+	// debugger that forgets it at a restore (Personality.ScopeCmd).
+	scope string
 	st   *revStats
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
@@ -141,11 +144,11 @@ func (w *watchProgram) evalHere() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	eval := w.s.p.EvalCmd
+	cmd := w.s.p.EvalCmd(w.expr)
 	if w.s.p.ScopedEvalCmd != nil {
-		eval = w.s.p.ScopedEvalCmd
+		cmd = w.s.p.ScopedEvalCmd(w.expr, w.scope)
 	}
-	out, err := w.s.query(eval(w.expr))
+	out, err := w.s.query(cmd)
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -516,11 +519,14 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		}
 		start = len(sn.Steps)
 	}
+	scope := ""
 	if s.p.ScopeCmd != "" {
 		// The names are the selected frame's, wherever the search goes.
-		if _, err := s.query(s.p.ScopeCmd); err != nil {
+		out, err := s.query(s.p.ScopeCmd)
+		if err != nil {
 			return err
 		}
+		scope, _ = P.ParseTagged(out, "FREDSCOPEKEY ")
 	}
 	began := time.Now()
 	st := &revStats{}
@@ -532,7 +538,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		}
 	}()
 	orig := s.Timeline.Steps()
-	w := &watchProgram{s: s, expr: expr, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
+	w := &watchProgram{s: s, expr: expr, scope: scope, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	leave := s.enterLeanFor(orig)
@@ -606,7 +612,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	} else {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
-	s.scopeNote(expr)
+	s.scopeNote(expr, scope)
 	if res.StopsLost > 0 {
 		s.Printf("one of your stops after this moment could not be reached again: a later change into %s may lie past it", res.After)
 	}
@@ -675,17 +681,17 @@ func (s *Session) bareNext(bps []string, st *revStats) (P.Stop, error) {
 // scopeNote says which frame the expression was evaluated in when that is
 // not the selected one: its names are the frame's the watch began in, as
 // a watchpoint's are.
-func (s *Session) scopeNote(expr string) {
-	if s.p.ScopeWhereCmd == "" {
+func (s *Session) scopeNote(expr, key string) {
+	if s.p.ScopeWhere == nil {
 		return
 	}
-	out, err := s.query(s.p.ScopeWhereCmd)
+	out, err := s.query(s.p.ScopeWhere(key))
 	if err != nil {
 		return
 	}
 	a, err := P.ParseTagged(out, "FREDSCOPE ")
 	level, fn, _ := strings.Cut(a, " ")
 	if n, cerr := strconv.Atoi(level); err == nil && cerr == nil && n > 0 {
-		s.Printf("the names in '%s' are %s's, frame %d here: 'frame %d' selects it", expr, fn, n, n)
+		s.Printf("the names in '%s' are %s's, frame %d here: '%s' selects it", expr, fn, n, fmt.Sprintf(s.p.ScopeSelect, n))
 	}
 }

@@ -207,8 +207,9 @@ var GDB = &Personality{
 		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
 	},
 	ScopeCmd:      "python fred_scope_here()",
-	ScopeWhereCmd: "python fred_scope_where()",
-	ScopedEvalCmd: func(expr string) string {
+	ScopeWhere:    func(string) string { return "python fred_scope_where()" },
+	ScopeSelect:   "frame %d",
+	ScopedEvalCmd: func(expr, _ string) string {
 		return "python fred_eval_scoped(" + strconv.Quote(miQuote("-data-evaluate-expression "+miQuote(expr))) + ")"
 	},
 	ParseEval: func(out string) (string, error) {

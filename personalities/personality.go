@@ -204,11 +204,16 @@ type Personality struct {
 	// expression's names are looked up in (gdb keeps a watchpoint on a
 	// local to its frame): ScopedEvalCmd, read by ParseEval, evaluates in
 	// that frame while it is on the stack, in the selected one otherwise.
+	// A debugger inside the program, whose snapshots forget what it was
+	// told, answers "FREDSCOPEKEY KEY" to ScopeCmd, and fred passes KEY
+	// to ScopedEvalCmd and ScopeWhere ("" for one that keeps the frame).
 	ScopeCmd      string
-	ScopedEvalCmd func(expr string) string
-	// ScopeWhereCmd answers "FREDSCOPE LEVEL FUNCTION": where that frame
-	// is on the stack now (LEVEL -1: not on it).
-	ScopeWhereCmd string
+	ScopedEvalCmd func(expr, key string) string
+	// ScopeWhere answers "FREDSCOPE LEVEL FUNCTION": where that frame is
+	// on the stack now (LEVEL -1: not on it), and ScopeSelect (with %d
+	// for LEVEL) is what the person types to select it.
+	ScopeWhere  func(key string) string
+	ScopeSelect string
 	// EvalFailed matches a value ParseEval gives for an expression that
 	// raised (pdb, perl): a value, so that a search counts it as another
 	// one, but not one to watch for.

@@ -260,6 +260,36 @@ def _fred(prompt):
         except BaseException as e:
             return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
         self.message('@fred value ' + v.replace('\n', '\\n'))
+    # A reverse-watch's names are those of the frame it began in, wherever
+    # the search goes, as gdb's are: KEY names that frame by its place
+    # from the bottom of the stack, its function and its first line, the
+    # same in every replay (a restore forgets what pdb was told).
+    def scope(self, arg):
+        c = self.curframe.f_code
+        self.message('FREDSCOPEKEY %d:%s:%d' % (self.curindex, c.co_name, c.co_firstlineno))
+    def scoped(self, key):
+        try:
+            i, name, first = key.split(':')
+            i = int(i)
+            f = self.stack[i][0]
+            if f.f_code.co_name == name and f.f_code.co_firstlineno == int(first):
+                return i, f
+        except (ValueError, IndexError):
+            pass
+        return -1, None
+    def ev_scoped(self, arg):
+        key, _, expr = arg.partition(' ')
+        i, f = scoped(self, key)
+        if f is None or i == self.curindex:
+            return ev(self, expr)
+        try:
+            v = repr(eval(expr, f.f_globals, f.f_locals))
+        except BaseException as e:
+            return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
+        self.message('@fred value ' + v.replace('\n', '\\n'))
+    def scope_where(self, arg):
+        i, f = scoped(self, arg)
+        self.message('FREDSCOPE %d %s' % (self.curindex - i, f.f_code.co_name) if f and i <= self.curindex else 'FREDSCOPE -1')
     # A breakpoint on a function stops at its first line: fred's own
     # breakpoints are on that line, found in the compiled source.
     def first_line(b):
@@ -404,6 +434,9 @@ def _fred(prompt):
         self.print_stack_entry(self.stack[self.curindex])
     P.do_fred_frame = frame
     P.do_fred_eval = ev
+    P.do_fred_scope = scope
+    P.do_fred_eval_scoped = ev_scoped
+    P.do_fred_scope_where = scope_where
     P.do_fred_echo = lambda self, arg: self.message(ast.literal_eval(arg))
     P.do_fred_bps = bps
     P.do_fred_break = brk
