@@ -48,7 +48,7 @@ type watchProgram struct {
 	// scope names the frame the names in expr are looked up in, for a
 	// debugger that forgets it at a restore (Personality.ScopeCmd).
 	scope string
-	st   *revStats
+	st    *revStats
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
 	ends     map[string]time.Duration

@@ -206,9 +206,9 @@ var GDB = &Personality{
 	EvalCmd: func(expr string) string {
 		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
 	},
-	ScopeCmd:      "python fred_scope_here()",
-	ScopeWhere:    func(string) string { return "python fred_scope_where()" },
-	ScopeSelect:   "frame %d",
+	ScopeCmd:    "python fred_scope_here()",
+	ScopeWhere:  func(string) string { return "python fred_scope_where()" },
+	ScopeSelect: "frame %d",
 	ScopedEvalCmd: func(expr, _ string) string {
 		return "python fred_eval_scoped(" + strconv.Quote(miQuote("-data-evaluate-expression "+miQuote(expr))) + ")"
 	},
