@@ -103,6 +103,14 @@ func (ts *tsession) runTo(runCmd, bp, stop string) {
 	ts.must("continue", stop)
 }
 
+// mustAll runs each command and checks what it printed (command, pattern).
+func (ts *tsession) mustAll(cmds [][2]string) {
+	ts.t.Helper()
+	for _, c := range cmds {
+		ts.must(c[0], c[1])
+	}
+}
+
 // do runs a line and returns what it printed.
 func (ts *tsession) do(line string) string {
 	ts.t.Helper()

@@ -453,9 +453,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 					t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
 				}
 				ts.must("fred-restart 1", tc.first)
-				for _, c := range tc.atFirst {
-					ts.must(c[0], c[1])
-				}
+				ts.mustAll(tc.atFirst)
 				ts.must("fred-restart 5", `there is no snapshot 5`)
 				out := ts.do("fred-list")
 				for _, want := range []string{map[string]string{"criu": "snapshots: CRIU", "fork": "snapshots: fork"}[backend], "the start, auto", "1 command ('continue')", "4 commands ('next')"} {
@@ -464,9 +462,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 					}
 				}
 				// Forward from a restored process.
-				for _, c := range tc.end {
-					ts.must(c[0], c[1])
-				}
+				ts.mustAll(tc.end)
 				if backend == "criu" && ts.pid != pid {
 					t.Fatalf("pid %d after restores, want %d", ts.pid, pid)
 				}

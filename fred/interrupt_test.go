@@ -36,9 +36,7 @@ func TestInterruptAfterRestore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
 				ts := tc.start(t, backend)
-				for _, c := range tc.setup {
-					ts.must(c[0], c[1])
-				}
+				ts.mustAll(tc.setup)
 				ts.must("fred-checkpoint", `snapshot 2 taken`)
 				spin := func() {
 					t.Helper()

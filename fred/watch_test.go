@@ -97,9 +97,7 @@ func TestReverseWatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
 				ts := tc.start(t, backend)
-				for _, c := range tc.toEnd {
-					ts.must(c[0], c[1])
-				}
+				ts.mustAll(tc.toEnd)
 				if v := ts.value(tc.expr); v != tc.no {
 					t.Fatalf("the fixture's invariant holds at the end: %s", v)
 				}
