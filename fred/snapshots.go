@@ -14,7 +14,6 @@ import (
 	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
-	"golang.org/x/sys/unix"
 )
 
 // snap is a snapshot and the history that led to it.
@@ -736,39 +735,12 @@ func lastLine(s string) string {
 	return s
 }
 
-// DiskFullError is a snapshot refused before it filled the disk.
-type DiskFullError struct {
-	Dir        string
-	Free, Need uint64
-}
-
-func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("no room for a snapshot under %s: %d MB free, and the program's memory (%d MB and a margin) goes there", e.Dir, e.Free>>20, e.Need>>20)
-}
-
-// roomFor refuses a snapshot written to disk (CRIU's images hold the
-// program's memory) when the snapshot directory's disk has not that much
-// free and a margin: a full disk would fail the dump half way.
+// roomFor refuses a snapshot written to disk when the snapshot
+// directory's disk has no room for it (ckpt.Room); a fork copy lives in
+// memory.
 func (s *Session) roomFor(via ckpt.Snapshotter, pid int) error {
 	if _, through := via.(ckpt.ThroughDebugger); through || s.dir == "" {
-		return nil // a fork copy lives in memory
-	}
-	var fs unix.Statfs_t
-	if unix.Statfs(s.dir, &fs) != nil {
 		return nil
 	}
-	free := fs.Bavail * uint64(fs.Bsize)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
-	if err != nil {
-		return nil
-	}
-	var size, resident uint64
-	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
-		return nil
-	}
-	need := resident*uint64(os.Getpagesize()) + 64<<20
-	if free < need {
-		return &DiskFullError{Dir: s.dir, Free: free, Need: need}
-	}
-	return nil
+	return ckpt.Room(s.dir, pid)
 }
