@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -198,20 +197,9 @@ func (s *Session) sessionDir() (string, error) {
 		s.dir = dir
 		return dir, nil
 	}
-	base, err := os.UserCacheDir()
+	dir, lock, err := proc.OwnSessionDir(s.opt.Keep)
 	if err != nil {
-		base = os.TempDir()
-	}
-	base = filepath.Join(base, "fred", "sessions")
-	dir, lock, err := proc.NewSessionDir(base, s.opt.Keep)
-	if err != nil {
-		// No usable cache directory (HOME unset or read-only): the
-		// temporary directory will do for one session.
-		base = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions")
-		dir, lock, err = proc.NewSessionDir(base, s.opt.Keep)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot create a session directory in %s: %v", base, err)
+		return "", err
 	}
 	s.dir, s.ownDir, s.dirLock = dir, true, lock
 	if !s.opt.Keep {
@@ -224,13 +212,7 @@ func (s *Session) sessionDir() (string, error) {
 // lets go of its lock.
 func (s *Session) closeSessionDir() {
 	if s.ownDir && !s.opt.Keep {
-		_ = os.RemoveAll(s.dir)
-		// .../sessions and, for the temporary fallback, fred-UID: gone
-		// if no other session uses them.
-		_ = os.Remove(filepath.Dir(s.dir))
-		if strings.HasPrefix(s.dir, os.TempDir()) {
-			_ = os.Remove(filepath.Dir(filepath.Dir(s.dir)))
-		}
+		proc.RemoveOwnSessionDir(s.dir)
 	}
 	if s.dirLock != nil {
 		s.dirLock.Close()

@@ -173,3 +173,35 @@ func flock(f *os.File, how int) error {
 		}
 	}
 }
+
+// OwnSessionDir creates a session's own directory under the user's cache
+// directory (fred/sessions), or, where that cannot be used (HOME unset or
+// read-only), under the temporary directory (fred-UID/sessions), which
+// will do for one session. The file holds its lock (NewSessionDir).
+func OwnSessionDir(keep bool) (string, *os.File, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	base = filepath.Join(base, "fred", "sessions")
+	dir, lock, err := NewSessionDir(base, keep)
+	if err != nil {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions")
+		dir, lock, err = NewSessionDir(base, keep)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot create a session directory in %s: %v", base, err)
+	}
+	return dir, lock, nil
+}
+
+// RemoveOwnSessionDir removes a directory OwnSessionDir made, and the
+// ones above it that it made (.../sessions and, for the temporary
+// fallback, fred-UID) if no other session uses them.
+func RemoveOwnSessionDir(dir string) {
+	_ = os.RemoveAll(dir)
+	_ = os.Remove(filepath.Dir(dir))
+	if strings.HasPrefix(dir, os.TempDir()) {
+		_ = os.Remove(filepath.Dir(filepath.Dir(dir)))
+	}
+}

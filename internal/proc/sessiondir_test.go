@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,5 +87,45 @@ func TestSessionDirs(t *testing.T) {
 	defer fourthLock.Close()
 	if _, err := os.Stat(filepath.Join(third, "replay.log")); !os.IsNotExist(err) {
 		t.Errorf("a closed session's directory %s was not removed (the new one is %s): %v", third, fourth, err)
+	}
+}
+
+// A session's own directory is under the user's cache directory, or under
+// the temporary directory when that cannot be used; removing it removes
+// the directories above it that it made.
+func TestOwnSessionDir(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir, lock, err := OwnSessionDir(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) != filepath.Join(cache, "fred", "sessions") {
+		t.Errorf("session directory %s, not under %s", dir, cache)
+	}
+	lock.Close()
+	RemoveOwnSessionDir(dir)
+	if _, err := os.Stat(filepath.Join(cache, "fred", "sessions")); !os.IsNotExist(err) {
+		t.Errorf("sessions directory left: %v", err)
+	}
+	// A cache "directory" that is a file: the temporary directory.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", file)
+	t.Setenv("TMPDIR", t.TempDir())
+	dir, lock, err = OwnSessionDir(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(os.TempDir(), fmt.Sprintf("fred-%d", os.Getuid()), "sessions")
+	if filepath.Dir(dir) != want {
+		t.Errorf("fallback session directory %s, not under %s", dir, want)
+	}
+	lock.Close()
+	RemoveOwnSessionDir(dir)
+	if _, err := os.Stat(filepath.Dir(want)); !os.IsNotExist(err) {
+		t.Errorf("fred-UID directory left: %v", err)
 	}
 }
