@@ -162,7 +162,7 @@ func (b *bench) interpCase(l interpLang, prog string, n, bad int) (interpTimes, 
 	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(bad) + `\s*$`).MatchString(o) {
 		return t, fmt.Errorf("%s landed in another iteration: '%s' says\n%s (want %d)", l.watch, l.iter, indent(tail(o, 3)), bad)
 	}
-	t.watch, t.counts = took.Seconds(), m[2]
+	t.watch, t.counts = took.Seconds(), m[2]+"; peak resident memory "+mb(x.peak)
 	return t, nil
 }
 

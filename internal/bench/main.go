@@ -111,6 +111,7 @@ func run() int {
 	if want("dap") {
 		b.dapStepBack()
 	}
+	b.memoryRow()
 	b.notBuilt()
 	if want("watch") {
 		b.dropWatchPlaceholders()

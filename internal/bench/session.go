@@ -49,6 +49,7 @@ type session struct {
 	trace *tracer
 	pids  []int   // program pids seen, checked at close
 	prof  profile // of the last command
+	peak  uint64  // the process's peak resident memory during the last reverse-watch (0: unknown)
 	gdb   int     // the debugger's pid (our child), for the watchdog
 }
 
@@ -117,9 +118,20 @@ func startSessionWith(root string, pers *P.Personality, argv []string, traced bo
 func (x *session) do(line string) (string, time.Duration, error) {
 	failed := x.s.Failed()
 	x.trace.take()
+	// fred's memory during a search (issue 17's bound), not elsewhere:
+	// the reset costs a collection, outside the timed window.
+	watching := strings.HasPrefix(line, "fred-reverse-watch")
+	reset := watching && resetPeak()
 	start := time.Now()
 	err := x.s.Exec(line)
 	took := time.Since(start)
+	if watching {
+		x.peak = 0
+	}
+	if reset {
+		x.peak = peakRSS()
+		notePeak(line+" on "+filepath.Base(x.prog), x.peak)
+	}
 	x.prof = profile{}
 	if x.trace != nil {
 		x.prof = profileOf(x.trace.take(), start, start.Add(took))

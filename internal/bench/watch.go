@@ -163,6 +163,7 @@ type watchPoint struct {
 	cont     float64 // the `continue` to done() under fred
 	wall     float64 // the reverse-watch, wall clock around Exec
 	fredSays float64
+	peak     uint64         // the process's peak resident memory during it
 	counts   map[string]int // fred's: snapshots, restores, replayed commands, evaluations
 	prof     profile
 	err      error
@@ -326,8 +327,8 @@ func (b *bench) reverseWatch() {
 			}
 		}
 		b.add(row{section: sec, measure: measure, fred: dagPaper[sc][2], target: target, got: walls[sc].String(), verdict: v,
-			comments: fmt.Sprintf("%s; fred says %s; the `continue` took %s; landed in add_edge(u=%d, v=%d), edge %s, checked",
-				p.countString(), secs(p.fredSays), secs(p.cont), p.info.u, p.info.v, commas(p.info.k))})
+			comments: fmt.Sprintf("%s; fred says %s; the `continue` took %s; landed in add_edge(u=%d, v=%d), edge %s, checked; peak resident memory %s",
+				p.countString(), secs(p.fredSays), secs(p.cont), p.info.u, p.info.v, commas(p.info.k), mb(p.peak))})
 	}
 	// Growth and evaluations.
 	if len(ok) >= 2 {
@@ -436,7 +437,7 @@ func (b *bench) watchCase(e int, traced bool) watchPoint {
 		p.err = err
 		return p
 	}
-	p.wall, p.prof = took.Seconds(), x.prof
+	p.wall, p.prof, p.peak = took.Seconds(), x.prof, x.peak
 	m := watchRe.FindStringSubmatch(out)
 	if m == nil {
 		p.err = fmt.Errorf("no \"'fred-reverse-watch' took\" line in:\n%s", indent(tail(out, 5)))
