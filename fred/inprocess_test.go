@@ -951,3 +951,19 @@ func TestPDBReverseWatchScope(t *testing.T) {
 		}
 	})
 }
+
+// TestPerlReverseWatchScope: the same under perl -d (testdata/scope.pl),
+// the frame's lexicals read with PadWalker.
+func TestPerlReverseWatchScope(t *testing.T) {
+	forBackends(t, func(t *testing.T, backend string) {
+		ts, _ := perlSession(t, "scope.pl", backend)
+		ts.must("b 20", ``)
+		ts.must("c", `scope.pl:20\)`)
+		ts.must("fred-reverse-watch scalar(@items) == 10", `(?s)main::add\(.*scope.pl:11\):\s+(11:)?\s*push @\$xs, \$v;\r?\n`+
+			`fred: 'scalar\(@items\) == 10' is "" here; the next step makes it 1\r?\n`+
+			`fred: the names in 'scalar\(@items\) == 10' are main::main's, frame 1 here: 'y 1' lists its variables`)
+		if v := ts.value("scalar(@$xs)"); v != "9" {
+			t.Fatalf("landed with %s in the list, want 9", v)
+		}
+	})
+}

@@ -692,6 +692,6 @@ func (s *Session) scopeNote(expr, key string) {
 	a, err := P.ParseTagged(out, "FREDSCOPE ")
 	level, fn, _ := strings.Cut(a, " ")
 	if n, cerr := strconv.Atoi(level); err == nil && cerr == nil && n > 0 {
-		s.Printf("the names in '%s' are %s's, frame %d here: '%s' selects it", expr, fn, n, fmt.Sprintf(s.p.ScopeSelect, n))
+		s.Printf("the names in '%s' are %s's, frame %d here: %s", expr, fn, n, fmt.Sprintf(s.p.ScopeSelect, n))
 	}
 }

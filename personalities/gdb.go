@@ -208,7 +208,7 @@ var GDB = &Personality{
 	},
 	ScopeCmd:    "python fred_scope_here()",
 	ScopeWhere:  func(string) string { return "python fred_scope_where()" },
-	ScopeSelect: "frame %d",
+	ScopeSelect: "'frame %d' selects it",
 	ScopedEvalCmd: func(expr, _ string) string {
 		return "python fred_eval_scoped(" + strconv.Quote(miQuote("-data-evaluate-expression "+miQuote(expr))) + ")"
 	},

@@ -111,7 +111,7 @@ var PDB = &Personality{
 	ScopeCmd:           "fred_scope",
 	ScopedEvalCmd:      func(expr, key string) string { return "fred_eval_scoped " + key + " " + expr },
 	ScopeWhere:         func(key string) string { return "fred_scope_where " + key },
-	ScopeSelect:        "up %d",
+	ScopeSelect:        "'up %d' selects it",
 	KillLine:           "\x15",
 	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
 	ParseEval:          parseFredEval,

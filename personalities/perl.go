@@ -109,10 +109,18 @@ var Perl = &Personality{
 	BreakAt:            perlDB + `fred_break(%q)`,
 	ParseNewBreakpoint: parseFredNewBp,
 	EvalCmd:            func(expr string) string { return perlDB + `fred_value(fred_eval("` + perlQuote(expr) + `"))` },
-	ParseEval:          parsePerlEval,
-	EvalFailed:         regexp.MustCompile(`^\(dies: `),
-	KillLine:           "\x15",
-	EchoCmd:            func(token string) string { return perlDB + `print $DB::OUT "` + perlQuote(token) + `\n"` },
+	// The frame's lexicals come from PadWalker (make deps installs it);
+	// without it, the current frame's are used.
+	ScopeCmd: perlDB + "fred_scope()",
+	ScopedEvalCmd: func(expr, key string) string {
+		return perlDB + `fred_value(fred_eval_scoped("` + perlQuote(key) + `", "` + perlQuote(expr) + `"))`
+	},
+	ScopeWhere:  func(key string) string { return perlDB + `fred_scope_where("` + perlQuote(key) + `")` },
+	ScopeSelect: "'y %d' lists its variables",
+	ParseEval:   parsePerlEval,
+	EvalFailed:  regexp.MustCompile(`^\(dies: `),
+	KillLine:    "\x15",
+	EchoCmd:     func(token string) string { return perlDB + `print $DB::OUT "` + perlQuote(token) + `\n"` },
 	Refused: func(out string) bool {
 		return perlRefused.MatchString(out)
 	},

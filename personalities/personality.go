@@ -211,7 +211,7 @@ type Personality struct {
 	ScopedEvalCmd func(expr, key string) string
 	// ScopeWhere answers "FREDSCOPE LEVEL FUNCTION": where that frame is
 	// on the stack now (LEVEL -1: not on it), and ScopeSelect (with %d
-	// for LEVEL) is what the person types to select it.
+	// for LEVEL) says what the person types to get at it.
 	ScopeWhere  func(key string) string
 	ScopeSelect string
 	// EvalFailed matches a value ParseEval gives for an expression that

@@ -71,6 +71,18 @@ sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("I
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
+sub fred_uframes { my $d = 1; $d++ while defined(caller($d)) && (caller($d))[3] ne "DB::DB"; my @f;
+  for (my $i = $d; defined(caller($i)); $i++) { my $n = (caller($i + 1))[3]; push @f, [$i - 1, defined $n ? $n : "main", scalar((caller($i))[0])] } @f }
+sub fred_scope { my @f = fred_uframes(); fred_out("FREDSCOPEKEY " . (@f - 1) . ":$f[0][1]\n") }
+sub fred_scoped { my ($key, @f) = @_; my ($depth, $name) = split /:/, $key, 2; return -1 unless defined $name;
+  my $m = @f - 1 - $depth; return ($m >= 0 && $m < @f && $f[$m][1] eq $name) ? $m : -1 }
+sub fred_scope_where { my @f = fred_uframes(); my $m = fred_scoped($_[0], @f); fred_out($m >= 0 ? "FREDSCOPE $m $f[$m][1]\n" : "FREDSCOPE -1\n") }
+sub fred_eval_scoped { my ($key, $expr) = @_; my @f = fred_uframes(); my $m = fred_scoped($key, @f); return fred_eval($expr) if $m <= 0;
+  my $pad = eval { require PadWalker; PadWalker::peek_my($f[$m][0]) }; return fred_eval($expr) unless $pad;
+  my $decl = join "", map { my $s = substr($_, 0, 1); "my $_ = ${s}{\$_[1]->{'$_'}};" } grep { /^[\$\@%]\w+$/ } keys %$pad;
+  local $DB::trace = $DB::trace & ~2; my @r = FredScope::ev("package $f[$m][2]; no strict; $decl $expr", $pad);
+  if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
+{ package FredScope; sub ev { eval $_[0] } }
 sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
