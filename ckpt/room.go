@@ -2,8 +2,8 @@ package ckpt
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,15 +26,11 @@ func Room(dir string, pid int) error {
 		return nil
 	}
 	free := fs.Bavail * uint64(fs.Bsize)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
-	if err != nil {
+	resident := proc.Resident(pid)
+	if resident <= 0 {
 		return nil
 	}
-	var size, resident uint64
-	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
-		return nil
-	}
-	need := resident*uint64(os.Getpagesize()) + 64<<20
+	need := uint64(resident) + 64<<20
 	if free < need {
 		return &DiskFullError{Dir: dir, Free: free, Need: need}
 	}

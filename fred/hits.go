@@ -226,7 +226,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	h, from := hitOf(am), am.steps
 	if h == nil {
 		st, ok := w.stretchOf(am, bm)
-		if !ok || s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, history.With(st.base, st.cont)) {
+		if !ok || s.probeOf(bm.steps) == nil && !history.Equal(bm.steps, history.With(st.base, st.cont)) {
 			return nil, nil
 		}
 		if err := s.goTo(am.steps, w.st); err != nil {
@@ -254,7 +254,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	if _, ok := w.hitEnds[h.key()]; ok {
 		return nil, nil // counted to the continue's end already
 	}
-	if s.probeOf(bm.steps) == nil && !sameSteps(bm.steps, history.With(h.base, h.cont)) {
+	if s.probeOf(bm.steps) == nil && !history.Equal(bm.steps, history.With(h.base, h.cont)) {
 		return nil, nil // b is a finer moment (a `next` from a): nothing to scan
 	}
 	step := w.scanStep[h.key()]
@@ -305,7 +305,7 @@ func (w *watchProgram) hitsScan(ctx context.Context, am, bm moment) (watch.Momen
 	last := m.steps[len(m.steps)-1]
 	lerr := s.learn(&last)
 	m.steps = history.With(m.steps[:len(m.steps)-1], last)
-	s.Timeline.Set(m.steps, s.marksFor(m.steps))
+	s.standAt(m.steps)
 	if lerr != nil {
 		return nil, lerr
 	}
@@ -321,13 +321,13 @@ func (w *watchProgram) hitsSplit(ctx context.Context, am, bm moment) (watch.Seq,
 	var h *hit
 	lo, hi := 0, 0
 	switch {
-	case hb != nil && (ha != nil && ha.key() == hb.key() || ha == nil && sameSteps(am.steps, hb.anchor)):
+	case hb != nil && (ha != nil && ha.key() == hb.key() || ha == nil && history.Equal(am.steps, hb.anchor)):
 		h, hi = hb, hb.k
 		if ha != nil {
 			lo = ha.k
 		}
 	case ha != nil:
-		if w.s.probeOf(bm.steps) != nil || !sameSteps(bm.steps, history.With(ha.base, ha.cont)) {
+		if w.s.probeOf(bm.steps) != nil || !history.Equal(bm.steps, history.With(ha.base, ha.cont)) {
 			return nil, false, nil
 		}
 		end, ok := w.hitEnds[ha.key()]

@@ -152,7 +152,7 @@ func (m sessionMover) passTo(at []history.Step, pc uint64, n int, bps []string) 
 	if err != nil {
 		return nil, err
 	}
-	s.Timeline.Set(s.Timeline.Steps(), s.marksFor(s.Timeline.Steps()))
+	s.standAt(s.Timeline.Steps()) // the marks anew
 	// The walk comes back here at least once more: keep it if replaying
 	// the rest from the last chunk's snapshot costs more than that.
 	rest := n

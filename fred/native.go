@@ -237,8 +237,6 @@ type stretch struct {
 	offA, offB time.Duration
 }
 
-func sameSteps(a, b []history.Step) bool { return len(a) == len(b) && history.IsPrefix(a, b) }
-
 // stretchOf says whether a and b bound a stretch of one `continue`.
 func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
 	s := w.s
@@ -258,10 +256,10 @@ func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
 	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.Known() {
 		return st, false
 	}
-	if st.pa == nil && !sameSteps(a.steps, st.base) || st.pa != nil && !sameSteps(st.pa.base, st.base) {
+	if st.pa == nil && !history.Equal(a.steps, st.base) || st.pa != nil && !history.Equal(st.pa.base, st.base) {
 		return st, false
 	}
-	if st.pb == nil && !sameSteps(b.steps, history.With(st.base, c)) || st.pb != nil && !sameSteps(st.pb.base, st.base) {
+	if st.pb == nil && !history.Equal(b.steps, history.With(st.base, c)) || st.pb != nil && !history.Equal(st.pb.base, st.base) {
 		return st, false
 	}
 	if st.pa != nil {
@@ -318,7 +316,7 @@ func (w *watchProgram) timeBetween(ctx context.Context, am, bm moment) (watch.Mo
 	from := st.base
 	if st.pa != nil {
 		from = history.With(st.pa.base, st.pa.step)
-		if !s.hasSnapshotAt(from) && !(s.running && sameSteps(s.Timeline.Steps(), from)) {
+		if !s.hasSnapshotAt(from) && !(s.running && s.Timeline.Is(from)) {
 			return nil, nil
 		}
 	}
@@ -553,7 +551,7 @@ func (w *watchProgram) countTo(ctx context.Context, a []history.Step, pb *probe)
 // hasSnapshotAt reports whether a snapshot of this run was taken at steps.
 func (s *Session) hasSnapshotAt(steps []history.Step) bool {
 	for _, sn := range s.snaps {
-		if sn.run == s.run && sameSteps(sn.Steps, steps) {
+		if sn.run == s.run && history.Equal(sn.Steps, steps) {
 			return true
 		}
 	}

@@ -233,14 +233,9 @@ func (s *Session) checkArrived(want history.Step) error {
 	return nil
 }
 
-// marksFor lists the snapshots that lie on a history.
 // standAt says the live program stands at the end of steps: the history
 // is steps, its marks the snapshots taken on the way.
 func (s *Session) standAt(steps []history.Step) {
-	s.Timeline.Set(steps, s.marksFor(steps))
-}
-
-func (s *Session) marksFor(steps []history.Step) []history.Mark {
 	var marks []history.Mark
 	for _, id := range s.order {
 		if sn := s.snaps[id]; sn.run == s.run && history.IsPrefix(sn.Steps, steps) {
@@ -248,7 +243,7 @@ func (s *Session) marksFor(steps []history.Step) []history.Mark {
 		}
 	}
 	sort.SliceStable(marks, func(i, j int) bool { return marks[i].Index < marks[j].Index })
-	return marks
+	s.Timeline.Set(steps, marks)
 }
 
 // moveFault, set by tests, runs each time goTo moves the program (stage

@@ -534,7 +534,7 @@ func (s *Session) prune() {
 		}
 	}
 	onLine := func(sn *snap) bool {
-		if sn.run == s.run && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
+		if sn.run == s.run && s.Timeline.Extends(sn.Steps) {
 			return true
 		}
 		for _, b := range s.branches {
@@ -588,14 +588,13 @@ func (s *Session) drop(id int) {
 			break
 		}
 	}
-	steps := s.Timeline.Steps()
-	s.Timeline.Set(steps, s.marksFor(steps))
+	s.standAt(s.Timeline.Steps()) // the marks anew
 }
 
 // markStood notes the snapshots of the moment the person is at.
 func (s *Session) markStood() {
 	for _, sn := range s.snaps {
-		if !sn.stood && sn.run == s.run && len(sn.Steps) == s.Timeline.Len() && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
+		if !sn.stood && sn.run == s.run && s.Timeline.Is(sn.Steps) {
 			sn.stood = true
 		}
 	}
@@ -618,7 +617,7 @@ func (s *Session) keepPresent() int {
 		return 0
 	}
 	for _, sn := range s.snaps {
-		if sn.run == s.run && len(sn.Steps) == s.Timeline.Len() && history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
+		if sn.run == s.run && s.Timeline.Is(sn.Steps) {
 			return 0
 		}
 	}

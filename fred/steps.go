@@ -272,7 +272,7 @@ func (m sessionMover) CallToReturn(base []history.Step, bps []string, onlyLong b
 // With onlyLong, ok is false too when the call returns within rewrite.LongWalk
 // `next`s.
 func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []string, onlyLong bool, st *revStats) (history.Step, bool, error) {
-	if s.p.Tracer == nil || s.p.CallerCmd == "" || s.canCountSteps() || history.DepthOf(base) < 2 {
+	if s.p.CallerCmd == "" || s.canCountSteps() || history.DepthOf(base) < 2 {
 		return history.Step{}, false, nil
 	}
 	if err := s.goTo(base, st); err != nil {

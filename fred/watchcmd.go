@@ -170,7 +170,7 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	// runs more than about twice, and later reverse commands reuse it.
 	// A short hit count replays from its anchor faster than a snapshot
 	// is taken.
-	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && history.IsPrefix(mm.steps, w.s.Timeline.Steps()) && len(mm.steps) == w.s.Timeline.Len() {
+	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && w.s.Timeline.Is(mm.steps) {
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		} else {
@@ -514,7 +514,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	start := s.firstIndex()
 	if from != 0 {
 		sn, ok := s.snaps[from]
-		if !ok || sn.run != s.run || !history.IsPrefix(sn.Steps, s.Timeline.Steps()) {
+		if !ok || sn.run != s.run || !s.Timeline.Extends(sn.Steps) {
 			return &NoSnapshotError{ID: from}
 		}
 		start = len(sn.Steps)

@@ -228,29 +228,24 @@ func (s *search) later(r Result, end Moment) (Result, error) {
 		return r, nil
 	}
 	from, before, to, err := s.lastStop(r.Next, end, r.After)
-	if err != nil {
-		if cerr := s.ctx.Err(); cerr != nil {
-			return r, interrupted(cerr)
+	if err == nil && from != nil {
+		var again Result
+		if again, err = s.bisect(from, before, to, r.After, nil); err == nil {
+			return again, nil
 		}
-		// A stop that cannot be reached again (its replay diverged, or
-		// the program ended on the way) does not undo the landing found:
-		// it is a change into END's value, as the stops before it tell.
-		s.stats.StopsLost++
+	}
+	if err == nil {
 		return r, nil
 	}
-	if from == nil {
-		return r, nil
+	if cerr := s.ctx.Err(); cerr != nil {
+		return r, interrupted(cerr)
 	}
-	r2, err := s.bisect(from, before, to, r.After, nil)
-	if err != nil {
-		if cerr := s.ctx.Err(); cerr != nil {
-			return r, interrupted(cerr)
-		}
-		// The same for a search after that stop that fails on its way.
-		s.stats.StopsLost++
-		return r, nil
-	}
-	return r2, nil
+	// A stop that cannot be reached again (its replay diverged, or the
+	// program ended on the way), or a search after it that fails, does
+	// not undo the landing found: it is a change into END's value, as the
+	// stops before that one tell.
+	s.stats.StopsLost++
+	return r, nil
 }
 
 // lastStop evaluates the person's stops between a and end, the latest

@@ -114,6 +114,9 @@ func DepthOf(steps []Step) int {
 	return steps[len(steps)-1].Depth
 }
 
+// Equal reports whether a and b are the same history.
+func Equal(a, b []Step) bool { return len(a) == len(b) && IsPrefix(a, b) }
+
 // Mark places a snapshot in the timeline: it was taken after Index steps.
 type Mark struct {
 	Snap  int
@@ -148,6 +151,13 @@ func (t *Timeline) Now() Step {
 	}
 	return t.steps[len(t.steps)-1]
 }
+
+// Extends reports whether p is a prefix of the history (a snapshot taken
+// after p lies on it), without a copy of the steps.
+func (t *Timeline) Extends(p []Step) bool { return IsPrefix(p, t.steps) }
+
+// Is reports whether the history is p: the program stands where p ends.
+func (t *Timeline) Is(p []Step) bool { return Equal(p, t.steps) }
 
 // Len is the number of steps.
 func (t *Timeline) Len() int { return len(t.steps) }

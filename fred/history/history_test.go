@@ -65,6 +65,14 @@ func TestCompare(t *testing.T) {
 	if !Within([]Step{cont}, [][]Step{{next}, {cont, next}}) || Within([]Step{probe}, [][]Step{{cont}}) {
 		t.Error("Within")
 	}
+	var tl Timeline
+	tl.Set([]Step{cont, next}, nil)
+	if !tl.Extends([]Step{cont}) || tl.Extends([]Step{next}) || !tl.Is([]Step{cont, next}) || tl.Is([]Step{cont}) {
+		t.Error("Timeline.Extends, Is")
+	}
+	if !Equal([]Step{cont}, []Step{cont}) || Equal([]Step{cont}, []Step{cont, next}) {
+		t.Error("Equal")
+	}
 	if !FredsOwn([]Step{next, probe}) || FredsOwn([]Step{cont, next}) || FredsOwn(nil) {
 		t.Error("FredsOwn")
 	}

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fred-debugger/fred/internal/proc"
 )
 
 // fred runs inside the bench process, so the process's peak resident
@@ -27,23 +27,7 @@ func resetPeak() bool {
 
 // peakRSS is the peak resident memory since the last resetPeak (0 if
 // unknown).
-func peakRSS() uint64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
+func peakRSS() uint64 { return proc.KBytes("self/status", "VmHWM") }
 
 // watchPeaks are the peaks of every reverse-watch the bench ran, by what
 // it measured.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/internal/proc"
 )
 
 // sample is repeated measurements of one thing, in seconds.
@@ -130,14 +131,8 @@ func cpuModel() string {
 }
 
 func memTotal() string {
-	for _, l := range strings.Split(readFile("/proc/meminfo"), "\n") {
-		if strings.HasPrefix(l, "MemTotal:") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				kb, _ := strconv.ParseFloat(f[1], 64)
-				return human(kb * 1024)
-			}
-		}
+	if b := proc.KBytes("meminfo", "MemTotal"); b > 0 {
+		return human(float64(b))
 	}
 	return "?"
 }

@@ -5,15 +5,13 @@
 package membound
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/fred-debugger/fred/internal/proc"
 )
 
 // Error is a command stopped at fred's memory bound.
@@ -24,23 +22,7 @@ func (e *Error) Error() string {
 }
 
 // Default is half the machine's memory (0 if unknown).
-func Default() uint64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb << 10 / 2
-			}
-		}
-	}
-	return 0
-}
+func Default() uint64 { return proc.KBytes("meminfo", "MemTotal") / 2 }
 
 // Used is what the Go runtime holds from the system (what it has mapped,
 // less what it gave back).

@@ -179,8 +179,22 @@ func statFields(path string) []string {
 }
 
 // statusField is the value of KEY in /proc/PATH/status ("" if none).
-func statusField(path, key string) string {
-	b, err := os.ReadFile("/proc/" + path + "/status")
+func statusField(path, key string) string { return field(path+"/status", key) }
+
+// KBytes is a "KEY: N kB" figure of /proc/FILE in bytes ("meminfo",
+// "MemTotal"; "self/status", "VmHWM"); 0 if there is none.
+func KBytes(file, key string) uint64 {
+	kb, err := strconv.ParseUint(strings.TrimSuffix(field(file, key), " kB"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return kb << 10
+}
+
+// field is the value of KEY in /proc/FILE, a file of "KEY: VALUE" lines
+// ("" if none).
+func field(file, key string) string {
+	b, err := os.ReadFile("/proc/" + file)
 	if err != nil {
 		return ""
 	}

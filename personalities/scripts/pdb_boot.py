@@ -254,12 +254,14 @@ def _fred(prompt):
             fn = '<%s>' % fn  # pdb's own frames, below the program: no place to land
         ev = getattr(self, '_fred_event', '') if f is getattr(self, '_fred_evframe', None) else ''
         self.message('@fred at %d %d %s\t%s\t%s' % (n, at + 1 - i0, f.f_code.co_name, fn, ev))
-    def ev(self, arg):
+    def value(self, expr, g, l):
         try:
-            v = repr(eval(arg, self.curframe.f_globals, self.curframe_locals))
+            v = repr(eval(expr, g, l))
         except BaseException as e:
             return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
         self.message('@fred value ' + v.replace('\n', '\\n'))
+    def ev(self, arg):
+        value(self, arg, self.curframe.f_globals, self.curframe_locals)
     # A reverse-watch's names are those of the frame it began in, wherever
     # the search goes, as gdb's are: KEY names that frame by its place
     # from the bottom of the stack, its function and its first line, the
@@ -282,11 +284,7 @@ def _fred(prompt):
         i, f = scoped(self, key)
         if f is None or i == self.curindex:
             return ev(self, expr)
-        try:
-            v = repr(eval(expr, f.f_globals, f.f_locals))
-        except BaseException as e:
-            return self.message('@fred error ' + traceback.format_exception_only(type(e), e)[-1].strip())
-        self.message('@fred value ' + v.replace('\n', '\\n'))
+        value(self, expr, f.f_globals, f.f_locals)
     def scope_where(self, arg):
         i, f = scoped(self, arg)
         self.message('FREDSCOPE %d %s' % (self.curindex - i, f.f_code.co_name) if f and i <= self.curindex else 'FREDSCOPE -1')
