@@ -379,17 +379,24 @@ func (s *Session) refreshBreakpoints() {
 // forward runs a forward command fred chose (not the person) from the live
 // program and returns the step it made.
 func (s *Session) forward(line string, bps []string, st *revStats) (history.Step, error) {
+	step, _, err := s.forwardFor(line, bps, s.opt.Timeout, st)
+	return step, err
+}
+
+// forwardFor is forward with its own deadline, also returning the
+// debugger's output.
+func (s *Session) forwardFor(line string, bps []string, timeout time.Duration, st *revStats) (history.Step, string, error) {
 	restore, err := s.useBreakpoints(bps)
 	if err != nil {
-		return history.Step{}, err
+		return history.Step{}, "", err
 	}
 	start := time.Now()
-	out, err := s.queryFor(line, s.opt.Timeout)
+	out, err := s.queryFor(line, timeout)
 	if rerr := restore(); err == nil {
 		err = rerr
 	}
 	if err != nil {
-		return history.Step{}, err
+		return history.Step{}, "", err
 	}
 	st.replayed++
 	step := history.Step{Cmd: s.p.Classify(line), Stop: s.stopOf(out), Bps: bps, Took: time.Since(start), Origin: history.Refined}
@@ -398,15 +405,15 @@ func (s *Session) forward(line string, bps []string, st *revStats) (history.Step
 		step.Ended, step.Stop = true, P.StopEnded
 		s.running = false
 	} else if err != nil {
-		return history.Step{}, err
+		return history.Step{}, "", err
 	} else {
 		step.At = loc
 		if step.Depth, err = s.depth(); err != nil {
-			return history.Step{}, err
+			return history.Step{}, "", err
 		}
 	}
 	s.Timeline.Add(step)
-	return step, nil
+	return step, out, nil
 }
 
 // sessionMover is the live debugger as a mover.

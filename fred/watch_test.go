@@ -231,6 +231,9 @@ func TestReverseWatchToggle(t *testing.T) {
 	}{
 		{"last change", []string{"high", "low", "end"}, "last"},
 		{"the one next of a run", []string{"high"}, "first"},
+		// No stop between: fred's watchpoint sees every change.
+		{"inside one continue", []string{"first", "end"}, "last"},
+		{"inside the run", []string{"end"}, "last"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts := gdbSession(t, "toggle", "fork")

@@ -45,6 +45,7 @@ func atString(st history.Step) string {
 type watchProgram struct {
 	s    *Session
 	expr string
+	end  []history.Step // END: where the person is
 	// scope names the frame the names in expr are looked up in, for a
 	// debugger that forgets it at a restore (Personality.ScopeCmd).
 	scope string
@@ -538,7 +539,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		}
 	}()
 	orig := s.Timeline.Steps()
-	w := &watchProgram{s: s, expr: expr, scope: scope, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
+	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	leave := s.enterLeanFor(orig)
@@ -613,6 +614,9 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
 	s.scopeNote(expr, scope)
+	if res.NotScanned != "" {
+		s.Printf("a later change into %s inside that command is not ruled out: %s", res.After, res.NotScanned)
+	}
 	if res.StopsLost > 0 {
 		s.Printf("one of your stops after this moment could not be reached again: a later change into %s may lie past it", res.After)
 	}

@@ -248,7 +248,13 @@ var GDB = &Personality{
 		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"},
 		Show: "show %s", Set: "set %s %s",
 		Env: "show environment %s", SetEnv: "set environment %s %s", EnvValue: gdbEnvValue,
-		AtAddr: "*0x%016x"},
+		AtAddr: "*0x%016x",
+		Watch:  "fredwatch %s %s",
+		WatchKind: func(key, expr string) string {
+			return fmt.Sprintf("python fred_watch_kind(%s, %s)", strconv.Quote(key), strconv.Quote(expr))
+		},
+		// fred's own watchpoints are internal: negative numbers.
+		Triggered: regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?Hardware watchpoint -\d+: `)},
 	FrameCmd: "frame",
 }
 
@@ -269,7 +275,7 @@ var gdbEnded = regexp.MustCompile(`\[Inferior \d+ \(process \d+\) (exited|killed
 
 var (
 	// In a program with threads: `Thread 13 "mariadbd" hit Breakpoint 1, `.
-	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint \d+: )`)
+	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint -?\d+: )`)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
 )

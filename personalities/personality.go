@@ -324,6 +324,16 @@ type Tracer struct {
 	EnvValue    func(out, name string) string
 	// AtAddr is a breakpoint location at an address (%x).
 	AtAddr string
+	// Watch is the Bp.Where of a hardware watchpoint of fred's on an
+	// expression (%s the scope key ScopeCmd answered, "-" for the selected
+	// frame; %s the expression): fred runs the rest of a `continue` with
+	// it to find the last change there. WatchKind asks whether the
+	// debugger would make it a hardware one, which a `continue` runs with
+	// at full speed ("FREDWATCH hw", else "FREDWATCH sw"); Triggered
+	// matches the stop it makes.
+	Watch     string
+	WatchKind func(key, expr string) string
+	Triggered *regexp.Regexp
 }
 
 // AtAddress is the breakpoint location at pc.

@@ -20,6 +20,7 @@ func Search(ctx context.Context, p Program, start, end Moment) (Result, error) {
 	s.keeper, _ = p.(Keeper)
 	s.bisector, _ = p.(Bisector)
 	s.stopper, _ = p.(Stopper)
+	s.scanner, _ = p.(Scanner)
 	r, err := s.run(start, end)
 	if err == nil {
 		r, err = s.later(r, end)
@@ -44,6 +45,7 @@ type search struct {
 	keeper   Keeper   // nil if the Program does not keep snapshots
 	bisector Bisector // nil if the Program cannot probe by run time
 	stopper  Stopper  // nil if the Program knows no stops of the person's
+	scanner  Scanner  // nil if the Program cannot watch EXPR as it runs
 	// stopsSeen: the stops were evaluated (START had END's value).
 	stopsSeen bool
 	stats     Stats
@@ -222,8 +224,47 @@ const maxStops = 8
 //
 // One pass is enough: the new landing lies between the stop found and
 // the next, and every stop after that has END's value. When the start of
-// the search had END's value, run looked at the stops already.
+// the search had END's value, run looked at the stops already. Then a
+// Scanner watches the rest of the command the landing lies in (scan), so
+// that a change back and forth inside one long `continue` is found too.
 func (s *search) later(r Result, end Moment) (Result, error) {
+	r, err := s.lastOfStops(r, end)
+	if err != nil || s.scanner == nil {
+		return r, err
+	}
+	return s.scan(r)
+}
+
+// scan makes the landing r the last change of the command it lies in:
+// the Scanner watches EXPR from r.Next to that command's end, and a later
+// change it saw is bisected instead. A scan that fails leaves r, saying
+// why.
+func (s *search) scan(r Result) (Result, error) {
+	if err := s.ctx.Err(); err != nil {
+		return r, interrupted(err)
+	}
+	sc, err := s.scanner.Scan(s.ctx, r.Next, r.After)
+	if err == nil && sc.A == nil {
+		s.stats.Scanned = sc.Why == ""
+		s.stats.NotScanned = sc.Why
+		return r, nil
+	}
+	if err == nil {
+		var again Result
+		if again, err = s.bisect(sc.A, sc.Before, sc.B, r.After, nil); err == nil {
+			s.stats.Scanned = true
+			return again, nil
+		}
+	}
+	if cerr := s.ctx.Err(); cerr != nil {
+		return r, interrupted(cerr)
+	}
+	s.stats.NotScanned = err.Error()
+	return r, nil
+}
+
+// lastOfStops is later's look at the person's stops.
+func (s *search) lastOfStops(r Result, end Moment) (Result, error) {
 	if s.stopsSeen {
 		return r, nil
 	}

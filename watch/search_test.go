@@ -1052,3 +1052,78 @@ func TestStopThatFailsKeepsTheLanding(t *testing.T) {
 		t.Fatalf("an interrupt at a stop: %v", err)
 	}
 }
+
+// scanning is a sim that watches EXPR as it runs (a watchpoint): Scan
+// looks at every stop from the moment given to the end of the command it
+// lies in. why, when set, is its refusal.
+type scanning struct {
+	*sim
+	why   string
+	calls int
+}
+
+func (s *scanning) Scan(ctx context.Context, from Moment, after string) (Scanned, error) {
+	s.calls++
+	if s.why != "" {
+		return Scanned{Why: s.why}, nil
+	}
+	f := from.(mom).pos
+	end := s.now
+	for _, c := range s.cmds {
+		if c > f {
+			end = c
+			break
+		}
+	}
+	s.run(f, end)
+	s.last = -1
+	last := -1
+	for p := f + 1; p <= end; p++ {
+		if v, _ := s.valueAt(p); v != after {
+			last = p
+		}
+	}
+	if last < 0 {
+		return Scanned{}, nil
+	}
+	before, _ := s.valueAt(last)
+	s.watched[last], s.watched[last+1] = true, true
+	return Scanned{A: s.m(last), B: s.m(last + 1), Before: before}, nil
+}
+
+// EXPR rises, falls and rises again inside one `continue`, with no stop
+// of the person's in between: the bisection lands on a rise; a Scanner
+// makes it the last one. A Scanner that cannot watch leaves the landing
+// and says why.
+func TestScanFindsTheLastChangeInACommand(t *testing.T) {
+	history := func() *sim {
+		s := newSim(t, loopOf(func(i int) int {
+			if i >= 10 && i < 70 || i >= 90 {
+				return 1
+			}
+			return 0
+		}), global("x"))
+		s.snap()
+		s.cont(3)
+		return s
+	}
+	s := history()
+	plain := mustSearch(t, s, s)
+	if l := plain.Landed.(mom).pos; l == 90 {
+		t.Fatalf("without a scan the search landed on the last rise already (%v): the test shows nothing", plain.Landed)
+	}
+	s = history()
+	sc := &scanning{sim: s}
+	r := mustSearch(t, s, sc)
+	if l := r.Landed.(mom).pos; l != 90 || !r.Scanned || r.NotScanned != "" || sc.calls != 1 {
+		t.Fatalf("landed at %v (want stop 90, the last rise), %+v, %d scans", r.Landed, r.Stats, sc.calls)
+	}
+	t.Logf("%d evaluations with the scan, %d without", r.Evals, plain.Evals)
+
+	s = history()
+	sc = &scanning{sim: s, why: "a software watchpoint"}
+	r = mustSearch(t, s, sc)
+	if r.Landed.(mom).pos != plain.Landed.(mom).pos || r.Scanned || r.NotScanned != "a software watchpoint" {
+		t.Fatalf("a scan that cannot watch: landed at %v (want %v), %+v", r.Landed, plain.Landed, r.Stats)
+	}
+}

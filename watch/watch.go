@@ -10,7 +10,9 @@
 // A Program that knows where the person stopped (Stopper) gets the last
 // transition as far as those stops tell: after landing, the search looks
 // at the stops after the landing, the latest first, and goes on from the
-// first that has another value.
+// first that has another value. A Program that can watch EXPR as the
+// program runs (Scanner) gets the last change in the command the landing
+// lies in as well, whatever EXPR did between the stops.
 //
 // History is hierarchical (paper 3.2): snapshots, then the person's
 // commands between two snapshots, then the `next`s a `continue` or a
@@ -187,6 +189,32 @@ type Stopper interface {
 	Stops(after, end Moment) []Moment
 }
 
+// Scanner is an optional interface of a Program that can watch EXPR while
+// the program runs: a hardware watchpoint, or an evaluation at every
+// statement. Once the bisection and the person's stops have landed,
+// Search calls Scan(from, after), from being the moment one step after the
+// landing, where EXPR has END's value (after). The Program runs from there
+// to the end of the person's command that from lies in (or begins). When
+// EXPR took another value on the way, it returns a bracket around the
+// last change back into after: A, the last moment with another value
+// (Before, that value), and B, the first moment after A with after again;
+// EXPR has another value everywhere between them and after from B to the
+// command's end. Search bisects that bracket, so the change it lands on is
+// the last one in that command, not merely one the bisection met. A is nil
+// when EXPR kept after all the way; Why says why the Program could not
+// watch (an expression a watchpoint cannot follow, a command it cannot
+// run again with one), and the landing stays as the stops tell.
+type Scanner interface {
+	Scan(ctx context.Context, from Moment, after string) (Scanned, error)
+}
+
+// Scanned is what a Scanner found.
+type Scanned struct {
+	A, B   Moment
+	Before string
+	Why    string
+}
+
 // Localizer is the extension point for multi-threaded programs (paper 3.3),
 // not implemented yet by any Program. In a multi-threaded program, one
 // `step` of the foreground thread may contain steps of other threads, so
@@ -217,6 +245,10 @@ type Stats struct {
 	// evaluated (one could not be reached again), so the change found is
 	// the last as far as the stops before that one tell.
 	StopsLost int
+	// Scanned: a Scanner watched the command after the landing (so the
+	// change found is its last one); NotScanned says why it could not.
+	Scanned    bool
+	NotScanned string
 }
 
 func (s Stats) String() string {

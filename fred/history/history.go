@@ -48,6 +48,7 @@ const (
 	Hits                      // the Kth pass of an address inside a command
 	ThreadTurn                // the thread search: select a thread, one statement of it alone
 	Interrupted               // where an interrupted command stopped
+	Watched                   // a stop of fred's watchpoint on a watched expression inside a command
 )
 
 // Synth reports whether fred made the step (refining the history).
@@ -257,7 +258,7 @@ func Describe(steps []Step, at map[uint64]P.Location) string {
 	for i := 0; i < len(steps); {
 		a := steps[i]
 		j := i + 1
-		for j < len(steps) && steps[j].Origin == a.Origin && (a.Origin == Probe || a.Origin == ThreadTurn) {
+		for j < len(steps) && steps[j].Origin == a.Origin && (a.Origin == Probe || a.Origin == ThreadTurn || a.Origin == Watched) {
 			j++
 		}
 		n := j - i
@@ -282,6 +283,8 @@ func Describe(steps []Step, at map[uint64]P.Location) string {
 			parts = append(parts, words.Plural(k, "statement")+" of one thread at a time")
 		case Interrupted:
 			parts = append(parts, "interrupted")
+		case Watched:
+			parts = append(parts, words.Plural(n, "change seen by a watchpoint", "changes seen by a watchpoint"))
 		default:
 			parts = append(parts, a.Cmd.String())
 		}

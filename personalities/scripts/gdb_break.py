@@ -2,7 +2,11 @@ import gdb
 def fred_break(spec):
     s = spec.split(" if ", 1)
     w = s[0].split(" ", 1)
-    if w[0] == "catch":
+    if w[0] == "fredwatch":
+        key, expr = spec.split(" ", 2)[1:]
+        b = _fred_watch(key if key != "-" else None, expr)
+        s = s[:1]
+    elif w[0] == "catch":
         gdb.execute(s[0], to_string=True)
         b = gdb.breakpoints()[-1]
     elif w[0] in ("watch", "rwatch", "awatch") and len(w) > 1:

@@ -1,0 +1,109 @@
+package fred
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/fred/history"
+	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/watch"
+)
+
+// The last change inside one command (watch.Scanner). The bisection lands
+// on a change into the value the expression has now, and the person's
+// stops after it tell whether it went back and forth between them; inside
+// one long `continue`, only a watch of every change tells. fred runs the
+// rest of that continue with a hardware watchpoint of its own on the
+// expression (its names looked up in the frame the watch began in): one
+// stop per change of its value. The last change away from the present
+// value and the next change back bracket the last change, which the
+// search then bisects. Each stop is a step of the history (a `continue`
+// with the watchpoint among its breakpoints), so the moments between
+// replay as any other.
+
+// maxWatchStops bounds the changes a scan follows: each costs a few
+// debugger round trips, some milliseconds.
+const maxWatchStops = 2000
+
+// Scan implements watch.Scanner.
+func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string) (watch.Scanned, error) {
+	s := w.s
+	fm := from.(moment)
+	k := history.Common(fm.steps, w.end)
+	if k >= len(w.end) {
+		return watch.Scanned{}, nil // the landing's next step is the present
+	}
+	cont := w.end[k]
+	t := s.p.Tracer
+	switch {
+	case t == nil || t.Watch == "":
+		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
+	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known():
+		return watch.Scanned{Why: fmt.Sprintf("fred watches for it only within a 'continue', and this change lies in '%s'", cont.Label())}, nil
+	}
+	if err := ckpt.DebugRegisters(); err != nil {
+		return watch.Scanned{Why: fmt.Sprintf("no hardware watchpoints here (%v)", err)}, nil
+	}
+	if err := s.goTo(fm.steps, w.st); err != nil {
+		return watch.Scanned{}, err
+	}
+	key := w.scope
+	if key == "" {
+		key = "-"
+	}
+	out, err := s.query(t.WatchKind(key, w.expr))
+	if err != nil {
+		return watch.Scanned{}, err
+	}
+	if kind, _ := P.ParseTagged(out, "FREDWATCH "); kind != "hw" {
+		return watch.Scanned{Why: "the debugger cannot watch it with a hardware watchpoint (it would single-step the program)"}, nil
+	}
+	bps := append(append([]string{}, cont.Bps...), fmt.Sprintf(t.Watch, key, w.expr))
+	steps := history.With(fm.steps)
+	last, before := -1, ""
+	for n := 0; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return watch.Scanned{}, err
+		}
+		if n == maxWatchStops {
+			return watch.Scanned{Why: fmt.Sprintf("it changes more than %d times after this moment", maxWatchStops)}, nil
+		}
+		q, out, err := s.forwardFor(P.OpContinue, bps, s.opt.Timeout+3*cont.Took, w.st)
+		if err != nil {
+			return watch.Scanned{}, err
+		}
+		q = q.PartOf(cont)
+		if !t.Triggered.MatchString(out) {
+			// The continue's own end, or the frame of the expression's
+			// names returned first (gdb then deletes the watchpoint).
+			if q.Ended != cont.Ended || q.At != cont.At || q.Stop != cont.Stop {
+				s.dirty(steps)
+				return watch.Scanned{Why: fmt.Sprintf("the run with a watchpoint stopped at %s, before the end of '%s'", q.At, cont.Label())}, nil
+			}
+			break
+		}
+		q.Origin = history.Watched
+		s.Timeline.SetNow(q)
+		steps = append(steps, q)
+		v, err := w.evalHere()
+		if nv := (*watch.NoValueError)(nil); errors.As(err, &nv) {
+			v, err = fmt.Sprintf("without a value (%v)", nv.Err), nil
+		}
+		if err != nil {
+			return watch.Scanned{}, err
+		}
+		if v != after {
+			last, before = len(steps), v
+		}
+	}
+	switch {
+	case last < 0:
+		return watch.Scanned{}, nil
+	case last == len(steps):
+		// The change the stops saw at the end is gone: the run differs.
+		return watch.Scanned{Why: fmt.Sprintf("with a watchpoint, '%s' ends with another value (%s)", cont.Label(), before)}, nil
+	}
+	return watch.Scanned{A: moment{steps: steps[:last:last]}, Before: before, B: moment{steps: steps[: last+1 : last+1]}}, nil
+}
