@@ -37,11 +37,14 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 	}
 	cont := w.end[k]
 	t := s.p.Tracer
+	counted := s.canCountSteps() && s.p.Stepper.StepsWatch
 	switch {
-	case t == nil || t.Watch == "":
+	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
-	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known():
+	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known() || counted && cont.Stop != P.StopBreakpoint:
 		return watch.Scanned{Why: fmt.Sprintf("fred watches for it only within a 'continue', and this change lies in '%s'", cont.Label())}, nil
+	case counted:
+		return w.scanSteps(ctx, fm, cont)
 	}
 	if err := ckpt.DebugRegisters(); err != nil {
 		return watch.Scanned{Why: fmt.Sprintf("no hardware watchpoints here (%v)", err)}, nil
@@ -106,4 +109,48 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 		return watch.Scanned{Why: fmt.Sprintf("with a watchpoint, '%s' ends with another value (%s)", cont.Label(), before)}, nil
 	}
 	return watch.Scanned{A: moment{steps: steps[:last:last]}, Before: before, B: moment{steps: steps[: last+1 : last+1]}}, nil
+}
+
+// scanSteps is Scan for a debugger inside the program (pdb): its counting
+// trace function evaluates the expression at every step up to the
+// continue's breakpoint and names the last step where it had another
+// value. The bracket is that step and the one after it.
+func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.Step) (watch.Scanned, error) {
+	s := w.s
+	if err := s.goTo(fm.steps, w.st); err != nil {
+		return watch.Scanned{}, err
+	}
+	put, err := s.useBreakpoints(cont.Bps)
+	if err != nil {
+		return watch.Scanned{}, err
+	}
+	mode := P.StepsMode{AtBps: true}
+	mode.Watch.Key, mode.Watch.Expr = w.scope, w.expr
+	r, err := s.countSteps(1<<40, mode, cont.Took)
+	if perr := put(); err == nil {
+		err = perr
+	}
+	s.dirty(fm.steps) // the next goTo restores
+	if err != nil {
+		return watch.Scanned{}, err
+	}
+	w.st.replayed += r.N
+	if err := ctx.Err(); err != nil {
+		return watch.Scanned{}, err
+	}
+	if r.Why != "breakpoint" && r.Why != "passed" {
+		if r.Why == "exited" {
+			s.running = false
+		}
+		return watch.Scanned{Why: fmt.Sprintf("counting the steps of '%s' with it ended otherwise (%s)", cont.Label(), r.Why)}, nil
+	}
+	switch {
+	case r.Away < 0:
+		return watch.Scanned{}, nil
+	case r.Away >= r.N:
+		return watch.Scanned{Why: fmt.Sprintf("counted with it, '%s' ends with another value (%s)", cont.Label(), r.AwayValue)}, nil
+	}
+	a := history.With(fm.steps, s.synth(P.OpStep, r.Away, cont.Bps).PartOf(cont))
+	b := history.With(a, s.synth(P.OpStep, 1, cont.Bps).PartOf(cont))
+	return watch.Scanned{A: moment{steps: a}, Before: r.AwayValue, B: moment{steps: b}}, nil
 }

@@ -2,6 +2,7 @@ package fred
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -258,4 +259,37 @@ func TestReverseWatchSecondCallOnOneLine(t *testing.T) {
 	ts.runTo("run", fmt.Sprintf("break oneline.c:%d", fixtureLineOf(t, "oneline.c", "end")), `Breakpoint 2, main`)
 	ts.must("fred-reverse-watch deg[1] == 1", `(?s)add_edge \(a=1, b=2\).*'deg\[1\] == 1' is 0 here; the next step makes it 1`)
 	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "oneline.c", "both")))
+}
+
+// A flag rises, falls and rises again inside the one command from the
+// program's start to the person's stop: the bisection alone may land on
+// the first rise; fred watches the rest of that command (a hardware
+// watchpoint under gdb, an evaluation at every step under pdb and perl)
+// and lands on the last, where the work between the two rises is done.
+func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
+	for _, c := range []struct {
+		name, file         string
+		start              func(t *testing.T) *tsession
+		brk, run, stopped  string
+		expr, before, then string
+		sink, sinkIs       string
+	}{
+		{"gdb", "toggle.c", func(t *testing.T) *tsession { return gdbSession(t, "toggle", "fork") },
+			"break toggle.c:%d", "run", `Breakpoint 1, main`, "flag == 1", "0", "1", "print sink", `= 999000\r?\n`},
+		{"pdb", "toggle.py", func(t *testing.T) *tsession { ts, _ := pdbSession(t, "toggle.py", "fork"); return ts },
+			"b %d", "c", `toggle.py\(\d+\)<module>\(\)`, "flag == 1", "False", "True", "p sink", `^89700\r?\n`},
+		{"perl", "toggle.pl", func(t *testing.T) *tsession { ts, _ := perlSession(t, "toggle.pl", "fork"); return ts },
+			"b %d", "c", `toggle.pl:\d+\)`, "$flag == 1", `""`, "1", "p $sink", `^89700\r?\n`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := c.start(t)
+			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
+			ts.must(c.run, c.stopped)
+			out := ts.must("fred-reverse-watch "+c.expr, fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then))
+			if strings.Contains(out, "not ruled out") {
+				t.Errorf("fred did not watch the command:\n%s", out)
+			}
+			ts.must(c.sink, c.sinkIs)
+		})
+	}
 }

@@ -37,6 +37,8 @@ type Stepper struct {
 	// ended (a breakpoint, the end of the next), and the program stopped
 	// one step later; "unsupported": it did not run.
 	Steps func(max int, mode StepsMode) string
+	// StepsWatch: Steps takes StepsMode.Watch.
+	StepsWatch bool
 	// Stepis, where set, runs at most max `stepi`s (breakpoints off)
 	// until the selected thread is at f (its registers: f.FP), at least
 	// one, and prints "FREDSTEPIS N SAME RET": N stepis got there, SAME is
@@ -110,6 +112,13 @@ type StepsMode struct {
 	// frame (NextsResult.Shallower): where the frame of the end was
 	// called from.
 	Track bool
+	// Watch, when Expr is set: evaluate Expr at every step counted, its
+	// names looked up in the frame of the scope key Key (ScopeCmd's; ""
+	// for the frame of each step), and say which step was the last where
+	// its value differed from the value at the start
+	// (NextsResult.Away): the last change of a reverse-watch's
+	// expression inside one command.
+	Watch struct{ Key, Expr string }
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a
@@ -131,6 +140,11 @@ type NextsResult struct {
 	// the one it stopped at whose frame was shallower (0: where the count
 	// started), or -1 if none was.
 	Shallower int
+	// Away, for Steps with StepsMode.Watch: the last step counted where
+	// the expression had another value than at the start (-1: none), and
+	// that value (AwayValue, as EvalCmd's answer gives it).
+	Away      int
+	AwayValue string
 }
 
 // ParseNexts reads the answer of Stepper.Nexts.
@@ -148,11 +162,19 @@ func ParseNexts(out string) (NextsResult, error) {
 	if err != nil {
 		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
 	}
-	r := NextsResult{N: n, Why: f[1], Shallower: -1}
+	r := NextsResult{N: n, Why: f[1], Shallower: -1, Away: -1}
 	if len(f) > 2 {
 		if k, err := strconv.Atoi(f[2]); err == nil {
 			r.Shallower = k
 		}
+	}
+	// "... away K VALUE": the value is the rest of the line.
+	if _, away, ok := strings.Cut(line, " away "); ok {
+		k, v, _ := strings.Cut(away, " ")
+		if r.Away, err = strconv.Atoi(k); err != nil {
+			return NextsResult{}, fmt.Errorf("bad answer from the counted step: %q", line)
+		}
+		r.AwayValue = strings.TrimRight(v, "\r")
 	}
 	return r, nil
 }

@@ -142,8 +142,15 @@ var PDB = &Personality{
 		if m.Track {
 			cmd += " track"
 		}
+		if m.Watch.Expr != "" {
+			key := m.Watch.Key
+			if key == "" {
+				key = "-"
+			}
+			cmd += " watch " + key + " " + m.Watch.Expr
+		}
 		return cmd
-	}},
+	}, StepsWatch: true},
 }
 
 var (

@@ -110,7 +110,12 @@ var Perl = &Personality{
 	ParseNewBreakpoint: parseFredNewBp,
 	EvalCmd:            func(expr string) string { return perlDB + `fred_value(fred_eval("` + perlQuote(expr) + `"))` },
 	// The frame's lexicals come from PadWalker (make deps installs it);
-	// without it, the current frame's are used.
+	// without it, the current frame's are used. PadWalker counts sub
+	// frames where caller counts evals too: fred_uframes gives each
+	// frame its level less the evals below it.
+	// A watch in Steps (StepsWatch) evaluates through the same frames at
+	// every statement, with the expression compiled once per package and
+	// set of lexicals.
 	ScopeCmd: perlDB + "fred_scope()",
 	ScopedEvalCmd: func(expr, key string) string {
 		return perlDB + `fred_value(fred_eval_scoped("` + perlQuote(key) + `", "` + perlQuote(expr) + `"))`
@@ -140,8 +145,12 @@ var Perl = &Personality{
 		// line with one (or an action) is perl5db's to judge. With
 		// AtBps, one at the last step counted is said too.
 		b := map[bool]int{true: 1}
-		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d)`, max, m.Until, b[m.Track], b[m.AtBps])
-	}},
+		watch := ""
+		if m.Watch.Expr != "" {
+			watch = `, "` + perlQuote(m.Watch.Key) + `", "` + perlQuote(m.Watch.Expr) + `"`
+		}
+		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d%s)`, max, m.Until, b[m.Track], b[m.AtBps], watch)
+	}, StepsWatch: true},
 }
 
 var (

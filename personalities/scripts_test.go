@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,6 +45,23 @@ func TestScriptsCompile(t *testing.T) {
 		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s does not compile: %v\n%s", f, err, out)
+		}
+	}
+	// gdb runs its scripts in one namespace: a name defined twice is
+	// the later file's everywhere.
+	defined := map[string]string{}
+	top := regexp.MustCompile(`(?m)^(?:def|class) (\w+)|^(\w+) =`)
+	for _, f := range pys {
+		if !strings.HasPrefix(filepath.Base(f), "gdb_") {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		for _, m := range top.FindAllStringSubmatch(string(b), -1) {
+			name := m[1] + m[2]
+			if other, ok := defined[name]; ok && other != f {
+				t.Errorf("%s is defined in %s and in %s", name, other, f)
+			}
+			defined[name] = f
 		}
 	}
 	// perl pastes PERL5DB before the program: one line.

@@ -4,7 +4,7 @@ def fred_break(spec):
     w = s[0].split(" ", 1)
     if w[0] == "fredwatch":
         key, expr = spec.split(" ", 2)[1:]
-        b = _fred_watch(key if key != "-" else None, expr)
+        b = _fred_scoped_watch(key if key != "-" else None, expr)
         s = s[:1]
     elif w[0] == "catch":
         gdb.execute(s[0], to_string=True)

@@ -38,10 +38,10 @@ def fred_eval_scoped(q):
 def _fred_scope_key(s):
     sp, name = s.split(':', 1)
     return (unquote(name) or None, int(sp, 16))
-def _fred_watch(key, expr):
+def _fred_scoped_watch(key, expr):
     return fred_in_scope(lambda: gdb.Breakpoint(expr, gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True), _fred_scope_key(key) if key else None)
 def fred_watch_kind(key, expr):
-    b = _fred_watch(key, expr)
+    b = _fred_scoped_watch(key, expr)
     kind = 'hw' if b.type == gdb.BP_HARDWARE_WATCHPOINT else 'sw'
     b.delete()
     print('FREDWATCH ' + kind)

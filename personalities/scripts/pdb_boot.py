@@ -44,7 +44,7 @@ def _fred(prompt):
         said = None
         c, lc = self._fred_count, self._fred_lc
         if lc is not None:
-            said = 'FREDNEXTS %d %s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3])
+            said = 'FREDNEXTS %d %s%s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3], lc[4])
             steps_off(self, frame)
         elif c is not None:
             why = counted(self, frame, c)
@@ -115,7 +115,12 @@ def _fred(prompt):
     # dispatch in step mode, which stops there as step does.
     P._fred_lc = None
     GEN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    # With "watch KEY EXPR" (last: EXPR is the rest), EXPR is evaluated at
+    # every step, in the frame KEY names (fred_scope; "-": each step's),
+    # and the answer ends "away K VALUE": the last step where it had
+    # another value than at the start (-1: none).
     def steps(self, arg):
+        arg, watch, w = arg.partition(' watch ')
         a = arg.split()
         mx, lines = int(a[0]), set()
         if 'bps' in a:
@@ -133,7 +138,17 @@ def _fred(prompt):
         # With track: the last step at each depth (0: f0's, the start
         # counted as step 0), to name where the end's frame was called.
         track, depth, last = 'track' in a, [0], {0: 0}
-        st = self._fred_lc = [0, None, self._fred_runs, '']
+        st = self._fred_lc = [0, None, self._fred_runs, '', '']
+        if watch:
+            key, _, expr = w.partition(' ')
+            code, fs = compile(expr, '<fred>', 'eval'), scoped(self, key)[1]
+            def val(f):
+                g = fs or f
+                try:
+                    return repr(eval(code, g.f_globals, g.f_locals))
+                except BaseException as e:
+                    return '(raises ' + traceback.format_exception_only(type(e), e)[-1].strip() + ')'
+            ref, st[4] = val(f0), ' away -1'
         self._fred_sigint = False
         skip, brk = self.skip, self.break_here
         def tr(f, ev, arg):
@@ -144,6 +159,10 @@ def _fred(prompt):
             if skip and self.is_skipped_module(f.f_globals.get('__name__')):
                 return tr
             st[0] += 1
+            if watch:
+                v = val(f)
+                if v != ref:
+                    st[4] = ' away %d %s' % (st[0], v.replace('\n', '\\n'))
             if track:
                 if ev == 'call':
                     depth[0] += 1

@@ -33,7 +33,7 @@ sub fred_nexts { my $d = (fred_here())[3] // 0; my $own = !$DB::trace;
 our ($fred_ot, $fred_sb, $fred_sc, $fred_sn, $fred_swhy, $fred_su, $fred_sd, $fred_st, %fred_last, %fred_bpl); my $db = \&DB::DB; my $fast;
 sub fred_handover { *DB::DB = $db; $DB::signal = 0; $DB::single = 1; fred_retrace() }
 sub fred_retrace { $DB::trace |= $fred_ot // 0; $fred_ot = 0 }
-$fast = sub { my $l = (caller)[2]; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st;
+$fast = sub { my $l = (caller)[2]; if ($DB::signal & 1) { $fred_swhy = "signal"; $fred_sn++; return fred_handover() } $fred_sn++; $fred_last{$DB::stack_depth} = $fred_sn if $fred_st; fred_wstep() if defined $fred_wexpr;
   if ($fred_su && $DB::stack_depth <= $fred_sd || exists $fred_bpl{$l} && fred_bpline(caller) || $fred_ot & 2 && fred_wcheck(caller)) { $fred_swhy = "passed"; return fred_handover() }
   if ($fred_sn >= $fred_sc - 1) { $fred_swhy = "limit"; $fred_sn++; fred_handover() } return };
 sub fred_at { my ($p, $f, $l, $check, $then) = @_; local @DB::saved = ($@, $!, $^E, $,, $/, $\, $^W); local ($@, $!, $^E, $,, $/, $\, $^W);
@@ -43,14 +43,15 @@ sub fred_bpline { my ($p, $f, $l) = @_; return 0 unless ${"main::_<$f"}{$l};
   fred_at($p, $f, $l, sub { &DB::_DB__determine_if_we_should_break }, sub { my (undef, $a) = split /\0/, $DB::dbline{$l}; if (defined $a && $a ne "") { $DB::evalarg = $a; &DB::eval } }) }
 sub fred_wcheck { fred_at(@_, sub { local $DB::trace = 2; DB::_DB__handle_watch_expressions() }) }
 sub fred_steps { ($fred_sc, $fred_sn, $fred_swhy, $fred_go, $fred_su, $fred_st, $fred_sb) = ($_[0], 0, undef, "s", $_[1], $_[2], $_[3]); %fred_last = ($DB::stack_depth => 0);
+  ($fred_wkey, $fred_wexpr, %fred_wsubs) = ($_[4], $_[5]); ($fred_wref, $fred_away, $fred_awayv) = (fred_wval(), -1, "") if defined $fred_wexpr;
   %fred_bpl = (); for my $k (grep { /^_</ } keys %main::) { my $h = \%{ $main::{$k} }; $fred_bpl{$_} = 1 for grep { $h->{$_} } keys %$h }
   $fred_sd = $DB::stack_depth - ($fred_su eq "finish" ? 1 : 0); return }
-sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $fred_ot = $DB::trace & 3; $DB::trace = 0;
+sub fred_first { $fred_sn = 1; $fred_last{$DB::stack_depth} = 1 if $fred_st; fred_wstep() if defined $fred_wexpr; $fred_swhy = "done" if $fred_su && $DB::stack_depth <= $fred_sd; return 0 if $fred_sc <= 1 || $DB::signal || $fred_hit || $fred_swhy; $DB::single = 0; $fred_ot = $DB::trace & 3; $DB::trace = 0;
   if ($fred_sc == 2) { ($fred_sn, $fred_swhy, $DB::signal) = (2, "limit", 4); return 1 } *DB::DB = $fast; $DB::signal = 2; return 1 }
 END { if ($fred_sc && defined $fred_sn) { *DB::DB = $db; $DB::signal = 0; fred_retrace() } syscall(0x46524544, 1) if $DB::fall_off_end || $DB::finished }
 sub fred_counted { if (defined $fred_sn) { *DB::DB = $db; fred_retrace(); my $w = $fred_swhy // ($DB::finished ? "exited" : $fred_hit || $fred_wat ? "breakpoint" : $fred_sig ? "signal" : "exited"); $w = "breakpoint" if $w eq "limit" && $fred_sb && ($fred_hit || $fred_wat);
     my $sh = ""; if ($fred_st) { my $k = -1; for my $d (keys %fred_last) { $k = $fred_last{$d} if $d < $DB::stack_depth && $fred_last{$d} > $k && $fred_last{$d} < $fred_sn } $sh = " $k" }
-    fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy) = (); return }
+    $sh .= " away $fred_away $fred_awayv" if defined $fred_wexpr; fred_out("FREDNEXTS $fred_sn $w$sh\n"); ($fred_sc, $fred_sn, $fred_swhy, $fred_wexpr) = (); return }
   return unless @fred_count; my ($n, $w) = ($fred_count[1], $fred_why);
   if (!defined $w) { if ($DB::finished) { $w = "exited" } elsif ($fred_hit) { $w = "breakpoint" } elsif ($fred_sig) { $w = "signal" } else { $n++; $w = "limit" } }
   @fred_count = (); $fred_why = undef; fred_out("FREDNEXTS $n $w\n") }
@@ -71,8 +72,9 @@ sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("I
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
-sub fred_uframes { my $d = 1; $d++ while defined(caller($d)) && (caller($d))[3] ne "DB::DB"; my @f;
-  for (my $i = $d; defined(caller($i)); $i++) { my $n = (caller($i + 1))[3]; push @f, [$i - 1, defined $n ? $n : "main", scalar((caller($i))[0])] } @f }
+sub fred_uframes { my $d = 1; my $top = $_[0] ? qr/^DB::(DB|__ANON__)$/ : qr/^DB::DB$/; $d++ while defined(caller($d)) && (caller($d))[3] !~ $top; my @f;
+  my $ev = grep { (caller($_))[3] eq "(eval)" } 2 .. $d;
+  for (my $i = $d; defined(caller($i)); $i++) { my $n = (caller($i + 1))[3]; $ev++ if defined $n && $n eq "(eval)"; push @f, [$i - $ev, defined $n ? $n : "main", scalar((caller($i))[0])] } @f }
 sub fred_scope { my @f = fred_uframes(); fred_out("FREDSCOPEKEY " . (@f - 1) . ":$f[0][1]\n") }
 sub fred_scoped { my ($key, @f) = @_; my ($depth, $name) = split /:/, $key, 2; return -1 unless defined $name;
   my $m = @f - 1 - $depth; return ($m >= 0 && $m < @f && $f[$m][1] eq $name) ? $m : -1 }
@@ -83,7 +85,15 @@ sub fred_eval_scoped { my ($key, $expr) = @_; my @f = fred_uframes(); my $m = fr
   local $DB::trace = $DB::trace & ~2; my @r = FredScope::ev("package $f[$m][2]; no strict; $decl $expr", $pad);
   if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
 { package FredScope; sub ev { eval $_[0] } }
-sub fred_value { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; fred_out("\@fred value $v\n") }
+sub fred_fmt { my $v = join ",", map { !defined $_ ? "undef" : $_ eq "" ? q("") : $_ } @_; $v =~ s/\\/\\\\/g; $v =~ s/\n/\\n/g; $v }
+sub fred_value { fred_out("\@fred value " . fred_fmt(@_) . "\n") }
+our ($fred_wkey, $fred_wexpr, $fred_wref, $fred_away, $fred_awayv, %fred_wsubs);
+sub fred_wval { my @f = fred_uframes(1); return "(no frame)" unless @f; my $m = fred_scoped($fred_wkey, @f); $m = 0 if $m < 0;
+  my $pad = eval { require PadWalker; PadWalker::peek_my($f[$m][0]) } || {}; my $k = "$f[$m][2] " . join(" ", sort keys %$pad);
+  my $s = $fred_wsubs{$k} //= do { my $decl = join "", map { my $c = substr($_, 0, 1); "my $_ = ${c}{\$_[0]->{'$_'}};" } grep { /^[\$\@%]\w+$/ } keys %$pad;
+    eval("package $f[$m][2]; no strict; no warnings; sub { $decl $fred_wexpr }") || do { my $e = $@; sub { die $e } } };
+  local $DB::trace = $DB::trace & ~2; my @r = eval { $s->($pad) }; return $@ ? "(dies: " . (split /\n/, $@)[0] . ")" : fred_fmt(@r) }
+sub fred_wstep { my $v = fred_wval(); ($fred_away, $fred_awayv) = ($fred_sn, $v) if $v ne $fred_wref }
 sub fred_bps { fred_out();
   for my $k (sort grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (sort { $a <=> $b } grep { /^\d+$/ } keys %$h) { my ($c) = split /\0/, $h->{$l}; next unless defined $c && $c ne "";
