@@ -42,28 +42,24 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
 	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known() || counted && cont.Stop != P.StopBreakpoint:
-		return watch.Scanned{Why: fmt.Sprintf("fred watches for it only within a 'continue', and this change lies in '%s'", cont.Label())}, nil
+		in := "in '" + cont.Label() + "'"
+		if cont.Synth() {
+			in = cont.Label() // "inside 'run': next 2"
+		}
+		return watch.Scanned{Why: "fred watches for it only within a 'continue', and this change lies " + in}, nil
 	case counted:
 		return w.scanSteps(ctx, fm, cont)
 	}
 	if err := ckpt.DebugRegisters(); err != nil {
 		return watch.Scanned{Why: fmt.Sprintf("no hardware watchpoints here (%v)", err)}, nil
 	}
+	if w.watchKind != "hw" {
+		return watch.Scanned{Why: "the debugger cannot watch it with a hardware watchpoint (it would single-step the program)"}, nil
+	}
 	if err := s.goTo(fm.steps, w.st); err != nil {
 		return watch.Scanned{}, err
 	}
-	key := w.scope
-	if key == "" {
-		key = "-"
-	}
-	out, err := s.query(t.WatchKind(key, w.expr))
-	if err != nil {
-		return watch.Scanned{}, err
-	}
-	if kind, _ := P.ParseTagged(out, "FREDWATCH "); kind != "hw" {
-		return watch.Scanned{Why: "the debugger cannot watch it with a hardware watchpoint (it would single-step the program)"}, nil
-	}
-	bps := append(append([]string{}, cont.Bps...), fmt.Sprintf(t.Watch, key, w.expr))
+	bps := append(append([]string{}, cont.Bps...), fmt.Sprintf(t.Watch, watchKey(w.scope), w.expr))
 	steps := history.With(fm.steps)
 	last, before := -1, ""
 	for n := 0; ; n++ {
@@ -153,4 +149,27 @@ func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.St
 	a := history.With(fm.steps, s.synth(P.OpStep, r.Away, cont.Bps).PartOf(cont))
 	b := history.With(a, s.synth(P.OpStep, 1, cont.Bps).PartOf(cont))
 	return watch.Scanned{A: moment{steps: a}, Before: r.AwayValue, B: moment{steps: b}}, nil
+}
+
+// watchKey is a scope key as Tracer.Watch takes it.
+func watchKey(scope string) string {
+	if scope == "" {
+		return "-"
+	}
+	return scope
+}
+
+// hardwareWatch asks the debugger, where the person is, whether it would
+// watch expr with a hardware watchpoint ("hw"); "" where it has none.
+func (s *Session) hardwareWatch(scope, expr string) string {
+	t := s.p.Tracer
+	if t == nil || t.WatchKind == nil {
+		return ""
+	}
+	out, err := s.query(t.WatchKind(watchKey(scope), expr))
+	if err != nil {
+		return ""
+	}
+	kind, _ := P.ParseTagged(out, "FREDWATCH ")
+	return kind
 }

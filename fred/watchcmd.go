@@ -49,6 +49,9 @@ type watchProgram struct {
 	// scope names the frame the names in expr are looked up in, for a
 	// debugger that forgets it at a restore (Personality.ScopeCmd).
 	scope string
+	// watchKind is "hw" where the debugger watches expr with a hardware
+	// watchpoint (asked where the person is: scan.go).
+	watchKind string
 	st    *revStats
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
@@ -539,7 +542,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		}
 	}()
 	orig := s.Timeline.Steps()
-	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
+	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, watchKind: s.hardwareWatch(scope, expr), st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
 	leave := s.enterLeanFor(orig)

@@ -12,6 +12,12 @@ static void set(int v)
 	flag = v;
 }
 
+/* A call in the watched expression: gdb cannot watch it in hardware. */
+int flag_now(void)
+{
+	return flag;
+}
+
 static void work(long n)
 {
 	long i;
