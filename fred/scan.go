@@ -97,6 +97,7 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 			last, before = len(steps), v
 		}
 	}
+	debugf("scan from %v: %d changes, the last with another value after %d steps", fm, len(steps)-len(fm.steps), last)
 	switch {
 	case last < 0:
 		return watch.Scanned{}, nil
@@ -131,6 +132,7 @@ func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.St
 		return watch.Scanned{}, err
 	}
 	w.st.replayed += r.N
+	debugf("scan from %v: %d steps, the last with another value %d (%s)", fm, r.N, r.Away, r.AwayValue)
 	if err := ctx.Err(); err != nil {
 		return watch.Scanned{}, err
 	}

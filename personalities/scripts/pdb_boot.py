@@ -140,10 +140,34 @@ def _fred(prompt):
         track, depth, last = 'track' in a, [0], {0: 0}
         st = self._fred_lc = [0, None, self._fred_runs, '', '']
         if watch:
+            # The frame KEY names where it is on the stack, as for
+            # fred_eval_scoped; the frame stepped in where it is not (a
+            # generator's between two of its yields, say).
             key, _, expr = w.partition(' ')
-            code, fs = compile(expr, '<fred>', 'eval'), scoped(self, key)[1]
+            code, near = compile(expr, '<fred>', 'eval'), [None, None]
+            try:
+                si, sname, sfirst = key.split(':')
+                si, sfirst = int(si), int(sfirst)
+            except ValueError:
+                si = -1
+            def scope_of(f):
+                if si < 0:
+                    return f
+                if near[0] is f:
+                    return near[1]
+                chain, g = [], f
+                while g is not None:
+                    chain.append(g)
+                    if g is self.botframe:
+                        break
+                    g = g.f_back
+                j, t = len(chain) - 1 - si, f
+                if 0 <= j < len(chain) and chain[j].f_code.co_name == sname and chain[j].f_code.co_firstlineno == sfirst:
+                    t = chain[j]
+                near[:] = f, t
+                return t
             def val(f):
-                g = fs or f
+                g = scope_of(f)
                 try:
                     return repr(eval(code, g.f_globals, g.f_locals))
                 except BaseException as e:
