@@ -70,7 +70,11 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 			return watch.Scanned{Why: fmt.Sprintf("it changes more than %d times after this moment", maxWatchStops)}, nil
 		}
 		q, out, err := s.forwardFor(P.OpContinue, bps, s.opt.Timeout+3*cont.Took, w.st)
+		if err == nil {
+			err = ctx.Err() // an interrupt stops the run wherever it is
+		}
 		if err != nil {
+			s.dirty(steps)
 			return watch.Scanned{}, err
 		}
 		q = q.PartOf(cont)

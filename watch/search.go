@@ -244,6 +244,10 @@ func (s *search) scan(r Result) (Result, error) {
 		return r, interrupted(err)
 	}
 	sc, err := s.scanner.Scan(s.ctx, r.Next, r.After)
+	if cerr := s.ctx.Err(); cerr != nil {
+		// The person's Ctrl-C stopped the watch, whatever it said.
+		return r, interrupted(cerr)
+	}
 	if err == nil && sc.A == nil {
 		s.stats.Scanned = sc.Why == ""
 		s.stats.NotScanned = sc.Why

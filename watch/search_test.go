@@ -1127,3 +1127,33 @@ func TestScanFindsTheLastChangeInACommand(t *testing.T) {
 		t.Fatalf("a scan that cannot watch: landed at %v (want %v), %+v", r.Landed, plain.Landed, r.Stats)
 	}
 }
+
+// An interrupt during the scan stops the search, whatever the Scanner
+// answered.
+func TestScanInterrupted(t *testing.T) {
+	s := newSim(t, loopOf(func(i int) int {
+		if i >= 10 && i < 70 || i >= 90 {
+			return 1
+		}
+		return 0
+	}), global("x"))
+	s.snap()
+	s.cont(3)
+	ctx, cancel := context.WithCancel(context.Background())
+	sc := &scanCancelled{sim: s, cancel: cancel}
+	if _, err := Search(ctx, sc, s.m(s.start), s.m(s.now)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the interrupt", err)
+	}
+}
+
+// scanCancelled is a Scanner that the person interrupts: it answers that it
+// could not watch.
+type scanCancelled struct {
+	*sim
+	cancel func()
+}
+
+func (s *scanCancelled) Scan(ctx context.Context, from Moment, after string) (Scanned, error) {
+	s.cancel()
+	return Scanned{Why: "stopped at a signal"}, nil
+}
