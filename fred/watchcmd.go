@@ -52,7 +52,7 @@ type watchProgram struct {
 	// watchKind is "hw" where the debugger watches expr with a hardware
 	// watchpoint (asked where the person is: scan.go).
 	watchKind string
-	st    *revStats
+	st        *revStats
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
 	ends     map[string]time.Duration
