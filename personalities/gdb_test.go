@@ -1803,3 +1803,27 @@ func TestGDBTracerData(t *testing.T) {
 		t.Errorf("SetEnv: %q", got)
 	}
 }
+
+// ParseNexts reads the counted loops' answers as the debuggers print them
+// (a terminal's \r included), with a watch's last step of another value.
+func TestParseNexts(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		want NextsResult
+	}{
+		{"FREDNEXTS 12 limit\r\n", NextsResult{N: 12, Why: "limit", Shallower: -1, Away: -1}},
+		{"junk\r\nFREDNEXTS 7 breakpoint 3\r\n(Pdb) ", NextsResult{N: 7, Why: "breakpoint", Shallower: 3, Away: -1}},
+		{"FREDNEXTS 2271 breakpoint away -1\r\n", NextsResult{N: 2271, Why: "breakpoint", Shallower: -1, Away: -1}},
+		{"FREDNEXTS 40 passed away 39 \r\n", NextsResult{N: 40, Why: "passed", Shallower: -1, Away: 39}},
+		{"FREDNEXTS 40 breakpoint 5 away 38 'a b'\r\n", NextsResult{N: 40, Why: "breakpoint", Shallower: 5, Away: 38, AwayValue: "'a b'"}},
+		{"FREDNEXTS 9 breakpoint away 8 (raises NameError: name 'x' is not defined)\r\n", NextsResult{N: 9, Why: "breakpoint", Shallower: -1, Away: 8, AwayValue: "(raises NameError: name 'x' is not defined)"}},
+	} {
+		got, err := ParseNexts(c.out)
+		if err != nil || got != c.want {
+			t.Errorf("ParseNexts(%q) = %+v, %v; want %+v", c.out, got, err, c.want)
+		}
+	}
+	if _, err := ParseNexts("FREDNEXTS 3 limit away x\r\n"); err == nil {
+		t.Errorf("a bad away count is not an error")
+	}
+}

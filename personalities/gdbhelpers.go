@@ -154,6 +154,7 @@ func ParseNexts(out string) (NextsResult, error) {
 		return NextsResult{}, fmt.Errorf("no answer from the counted next: %q", lastLines(out))
 	}
 	line, _, _ := strings.Cut(out[i+len("FREDNEXTS "):], "\n")
+	line = strings.TrimRight(line, "\r")
 	f := strings.Fields(line)
 	if len(f) < 2 {
 		return NextsResult{}, fmt.Errorf("bad answer from the counted next: %q", out[i:])
@@ -174,7 +175,7 @@ func ParseNexts(out string) (NextsResult, error) {
 		if r.Away, err = strconv.Atoi(k); err != nil {
 			return NextsResult{}, fmt.Errorf("bad answer from the counted step: %q", line)
 		}
-		r.AwayValue = strings.TrimRight(v, "\r")
+		r.AwayValue = v
 	}
 	return r, nil
 }
