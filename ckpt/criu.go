@@ -19,6 +19,7 @@ import (
 
 	criu "github.com/checkpoint-restore/go-criu/v7"
 	"github.com/checkpoint-restore/go-criu/v7/rpc"
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -271,6 +272,7 @@ func (c *criuSnapshotter) Take(pid, id int) (*Snapshot, error) {
 		removeAllBut(dir, dumpLog)
 		return nil, cerr
 	}
+	holdSockets(pid, ext)
 	s := &Snapshot{ID: id, Dir: dir, Pid: pid, Took: took, Parent: parent, Size: dirSize(dir), Sockets: ext}
 	c.snaps[id] = &snapEntry{s: s}
 	if parent >= 0 {
@@ -338,6 +340,16 @@ func (c *criuSnapshotter) Restore(s *Snapshot) (int, error) {
 		opts.InheritFd = []*rpc.InheritFd{{Key: proto.String(c.ttyKey), Fd: proto.Int32(int32(fd))}}
 	}
 	for _, x := range s.Sockets {
+		if x.Held {
+			// The socket itself, still connected to the other process.
+			fd, err := syscall.Dup(x.held) // without FD_CLOEXEC, for CRIU's swrk child
+			if err != nil {
+				return 0, fmt.Errorf("ckpt: restore: %s: %w", x.Desc, err)
+			}
+			defer syscall.Close(fd)
+			opts.InheritFd = append(opts.InheritFd, &rpc.InheritFd{Key: proto.String(fmt.Sprintf("socket:[%d]", x.Ino)), Fd: proto.Int32(int32(fd))})
+			continue
+		}
 		// One end of a fresh socketpair in the place of the socket whose
 		// other end was another process's; fred keeps no end: the
 		// program reads the end of file there once its replay is over.
@@ -410,6 +422,7 @@ func (c *criuSnapshotter) Drop(s *Snapshot) error {
 		return nil
 	}
 	e.dropped = true
+	releaseSockets(e.s.Sockets)
 	if b, ok := c.base[e.s.Pid]; ok && b == s.ID {
 		delete(c.base, e.s.Pid)
 	}
@@ -446,6 +459,7 @@ func (c *criuSnapshotter) Close() error {
 	c.closed = true
 	var errs []error
 	for id, e := range c.snaps {
+		releaseSockets(e.s.Sockets)
 		if err := os.RemoveAll(e.s.Dir); err != nil {
 			errs = append(errs, fmt.Errorf("ckpt: close: %w", err))
 		}
@@ -553,4 +567,34 @@ func lastLines(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "; ")
+}
+
+// holdSockets keeps the program's external sockets in fred
+// (pidfd_getfd), for restores (ExtSocket). One that cannot be kept is
+// replaced by a fresh socketpair at a restore, as before.
+func holdSockets(pid int, socks []ExtSocket) {
+	if len(socks) == 0 {
+		return
+	}
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(pfd)
+	for i := range socks {
+		if fd, err := unix.PidfdGetfd(pfd, socks[i].Fd, 0); err == nil {
+			socks[i].held, socks[i].Held = fd, true
+		}
+	}
+}
+
+// releaseSockets closes what holdSockets kept: the other process sees the
+// end of file once the program and every snapshot have let go.
+func releaseSockets(socks []ExtSocket) {
+	for i := range socks {
+		if socks[i].Held {
+			unix.Close(socks[i].held)
+			socks[i].Held = false
+		}
+	}
 }

@@ -28,15 +28,21 @@ var (
 var unixTypes = map[int]string{1: "stream", 2: "datagram", 5: "seqpacket"}
 
 // ExtSocket is a unix socket of the program's whose other end is in
-// another process. CRIU dumps it as external; a restore gives the program
-// one end of a fresh socketpair in its place and closes the other, so the
-// restored program reads the end of file there once its replay is over:
-// the other end stays with the program that ran on, which is gone.
+// another process. CRIU dumps it as external, and fred keeps the socket
+// itself (pidfd_getfd: the same open file, still connected to the other
+// process): a restore gives it back to the program (CRIU's inherit-fd),
+// which goes on talking to that process once its replay is over, as a
+// fork copy does. The other process sees nothing meanwhile. Where fred
+// could not keep it (Held false), a restore gives the program one end of
+// a fresh socketpair in its place and closes the other: the restored
+// program reads the end of file there once its replay is over.
 type ExtSocket struct {
 	Fd   int
 	Ino  uint64 // the program's own socket
 	Type int    // SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET
 	Desc string // "fd 3, a unix stream socket connected to ... (the other end: pid 812, python3)"
+	Held bool   // fred keeps the socket for a restore
+	held int    // fred's descriptor of it (close-on-exec), when Held
 }
 
 // describeSockets joins the sockets' descriptions.

@@ -482,7 +482,9 @@ func (s *Session) restoreImage(sn *snap) (int, error) {
 	}
 	sn.said = true
 	for _, x := range sn.Sockets {
-		s.Printf("snapshot %d: the restored program's %s is closed; its replay reads what the socket gave from the log, then the end of file", sn.ID, x.Desc)
+		if !x.Held {
+			s.Printf("snapshot %d: the restored program's %s is closed; its replay reads what the socket gave from the log, then the end of file", sn.ID, x.Desc)
+		}
 	}
 	return got, nil
 }
