@@ -364,3 +364,38 @@ func TestPDBLongAfterInput(t *testing.T) {
 	ts.must("c", `\(20\)main\(\)`)
 	ts.must("c", `total=179999700000 pid=\d+`)
 }
+
+// A person's continue over a million steps, which fred runs as its counted
+// steps in chunks: the person sees what pdb's own continue shows (the
+// program's lines, a temporary breakpoint's deletion, a display's change,
+// one stop), nothing at the chunks' ends; a reverse-step right after lands
+// on the last statement before the stop without counting the continue
+// again.
+func TestPDBCountedContinueShowsWhatPdbShows(t *testing.T) {
+	ts, _ := pdbSession(t, "chatty.py", "fork")
+	end := fixtureLineOf(t, "chatty.py", "end")
+	ts.must("n", `\(2\)<module>\(\)`)
+	ts.must("n", `\(3\)<module>\(\)`)
+	ts.must("display total", `display total: 0`)
+	ts.must(fmt.Sprintf("tbreak %d", end), `Breakpoint 1 at .*chatty.py:\d+`)
+	out := ts.must("c", fmt.Sprintf(`\(%d\)<module>\(\)`, end))
+	want := regexp.MustCompile(fmt.Sprintf(`^at 0\r?\nat 50000\r?\nat 100000\r?\nat 150000\r?\nDeleted breakpoint 1 at \S+chatty.py:%d\r?\n> \S+chatty.py\(%d\)<module>\(\)\r?\n-> print\("total=%%d" %% total\)  # LINE:end\r?\ndisplay total: 19999900000  \[old: 0\]\r?\n$`, end, end))
+	if !want.MatchString(out) {
+		t.Fatalf("the continue showed:\n%q", out)
+	}
+	rs := ts.must("fred-reverse-step", `\(3\)<module>\(\)\r?\n-> for i in range\(n\):`)
+	if v := ts.value("i, total"); v != "(199999, 19999900000)" {
+		t.Fatalf("after reverse-step: i, total = %s", v)
+	}
+	// Replayed from the last chunk's snapshot: far fewer steps than the
+	// million of the continue.
+	m := regexp.MustCompile(`(\d+) replayed commands`).FindStringSubmatch(rs)
+	if m == nil {
+		t.Fatalf("reverse-step says no cost:\n%s", rs)
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 600000 {
+		t.Fatalf("reverse-step replayed %d steps: the continue was counted again\n%s", n, rs)
+	}
+	t.Log(rs)
+	ts.must("c", `total=19999900000`)
+}

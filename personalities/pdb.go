@@ -142,6 +142,9 @@ var PDB = &Personality{
 		if m.Track {
 			cmd += " track"
 		}
+		if m.Quiet {
+			cmd += " quiet"
+		}
 		if m.Watch.Expr != "" {
 			key := m.Watch.Key
 			if key == "" {
@@ -150,7 +153,7 @@ var PDB = &Personality{
 			cmd += " watch " + key + " " + m.Watch.Expr
 		}
 		return cmd
-	}, StepsWatch: true},
+	}, StepsWatch: true, StepsQuiet: true},
 }
 
 var (

@@ -18,6 +18,9 @@ def _fred(prompt):
             self._fred_pending = self._fred_runs > 0 and not self._fred_restarting
             self._fred_runs += 1
             self._fred_restarting = False
+            # A count the program's end ended: the new run is pdb's, which
+            # stops at its first line.
+            self.__dict__.pop('trace_dispatch', None)
         return o(self)
     def restart(o, self, arg):
         self._fred_restarting = True
@@ -46,6 +49,10 @@ def _fred(prompt):
         if lc is not None:
             said = 'FREDNEXTS %d %s%s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3], lc[4])
             steps_off(self, frame)
+            if lc[1] == 'limit' and lc[5]:
+                # No location, no displays: each hides itself once used.
+                for n in ('print_stack_entry', 'preloop'):
+                    setattr(self, n, lambda *a, n=n: self.__dict__.pop(n, None) and None)
         elif c is not None:
             why = counted(self, frame, c)
             if why is None:
@@ -138,7 +145,10 @@ def _fred(prompt):
         # With track: the last step at each depth (0: f0's, the start
         # counted as step 0), to name where the end's frame was called.
         track, depth, last = 'track' in a, [0], {0: 0}
-        st = self._fred_lc = [0, None, self._fred_runs, '', '']
+        # With quiet (a person's continue that fred runs in chunks): a
+        # chunk ends at a line event, where pdb stops without a word.
+        quiet = 'quiet' in a
+        st = self._fred_lc = [0, None, self._fred_runs, '', '', quiet]
         if watch:
             # The frame KEY names where it is on the stack, as for
             # fred_eval_scoped; the frame stepped in where it is not (a
@@ -200,7 +210,7 @@ def _fred(prompt):
                 st[1] = 'done'  # before the breakpoints: pdb does not look there
             elif lines and ev == 'line' and (f.f_lineno in lines or f.f_code.co_firstlineno in lines) and brk(f):
                 st[1] = 'breakpoint'
-            elif st[0] >= mx:
+            elif st[0] >= mx and (not quiet or ev == 'line'):
                 st[1] = 'limit'
             else:
                 return tr
