@@ -111,16 +111,16 @@ type Session struct {
 	probes   map[int]*probe // moments inside a continue, by number (native.go)
 	nprobes  int
 
-	mu        sync.Mutex
-	cancel    context.CancelFunc // stops the fred command in progress
-	passing   bool               // a person's command is running
+	mu      sync.Mutex
+	cancel  context.CancelFunc // stops the fred command in progress
+	passing bool               // a person's command is running
 	// holding: between two chunks of a command fred runs in pieces
 	// (countedContinue), what the person types waits in held.
-	holding bool
-	held    []byte
-	passGen   int                // counts the person's commands: a nudge is for one
-	passPid   int                // the program's pid as the command began
-	nudged    bool               // Ctrl-C did not stop it: fred's SIGTRAP did
+	holding   bool
+	held      []byte
+	passGen   int  // counts the person's commands: a nudge is for one
+	passPid   int  // the program's pid as the command began
+	nudged    bool // Ctrl-C did not stop it: fred's SIGTRAP did
 	closeMu   sync.Mutex
 	lastFred  string  // the last line, when it was a fred command: Enter repeats it
 	sourcing  int     // fred-source nesting
