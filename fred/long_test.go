@@ -399,3 +399,24 @@ func TestPDBCountedContinueShowsWhatPdbShows(t *testing.T) {
 	t.Log(rs)
 	ts.must("c", `total=19999900000`)
 }
+
+// A breakpoint with commands (which may continue past it) leaves the
+// person's continue to pdb itself.
+func TestPDBContinueWithBreakpointCommands(t *testing.T) {
+	ts, _ := pdbSession(t, "chatty.py", "fork")
+	ts.must("b 6", `Breakpoint 1 at`)
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	if err := os.WriteFile(cmds, []byte("commands 1\np i * 2\nend\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts.must("fred-source "+cmds, ``)
+	for _, i := range []int{0, 50000} {
+		out := ts.must("c", fmt.Sprintf(`^(at \d+\r?\n)?%d\r?\n> \S+chatty.py\(6\)<module>\(\)\r?\n-> print\("at %%d" %% i\)\r?\n$`, 2*i))
+		if strings.Contains(out, "FREDNEXTS") {
+			t.Fatalf("fred's answer shows:\n%s", out)
+		}
+	}
+	if v := ts.value("i"); v != "50000" {
+		t.Fatalf("i is %s at the second stop", v)
+	}
+}

@@ -208,6 +208,12 @@ func (s *Session) countedContinue(cmd P.Command) (ok bool, err error) {
 		if perr != nil {
 			break // the debugger's own answer (the program ended): after() reads it
 		}
+		if first && r.Why == "unsupported" {
+			// Breakpoint commands, which may continue: the debugger's own.
+			s.setPassing(false)
+			_, err := s.passThrough(cmd)
+			return true, err
+		}
 		total, why = total+r.N, r.Why
 		if why != "limit" {
 			break

@@ -148,6 +148,9 @@ def _fred(prompt):
         # With quiet (a person's continue that fred runs in chunks): a
         # chunk ends at a line event, where pdb stops without a word.
         quiet = 'quiet' in a
+        if quiet and any(self.commands.values()):
+            # A breakpoint's commands may continue past it: pdb's own.
+            return self.message('FREDNEXTS 0 unsupported')
         st = self._fred_lc = [0, None, self._fred_runs, '', '', quiet]
         if watch:
             # The frame KEY names where it is on the stack, as for
