@@ -1,6 +1,6 @@
 import pdb, types
 def _fred(prompt):
-    import os, sys, bdb, ast, dis, inspect, traceback
+    import os, sys, bdb, ast, dis, inspect, signal, traceback
     P = pdb.Pdb
     P.use_rawinput = False
     P._fred_pending = P._fred_ended = P._fred_restarting = False
@@ -81,8 +81,16 @@ def _fred(prompt):
     P._fred_count, P._fred_sigint = None, False
     def sigint(o, self, *a):
         self._fred_sigint = True
+        lc = self._fred_lc
+        if lc is not None and lc[5]:
+            # A person's continue that fred counts: pdb's words, and the
+            # count stops at the program's next event, where pdb's
+            # handler would have it stop.
+            return self.message("\nProgram interrupted. (Use 'cont' to resume).")
         return o(self, *a)
     wrap('sigint_handler', sigint)
+    # fred's frames in a signal handler: the count does not see them.
+    mine = {P.sigint_handler.__code__, sigint.__code__}
     def depth(f):
         n = 0
         while f is not None:
@@ -151,6 +159,12 @@ def _fred(prompt):
         if quiet and any(self.commands.values()):
             # A breakpoint's commands may continue past it: pdb's own.
             return self.message('FREDNEXTS 0 unsupported')
+        if quiet and not self.nosigint:
+            # Ctrl-C stops it as it stops pdb's continue (do_continue).
+            try:
+                P._previous_sigint_handler = signal.signal(signal.SIGINT, self.sigint_handler)
+            except ValueError:
+                pass
         st = self._fred_lc = [0, None, self._fred_runs, '', '', quiet]
         if watch:
             # The frame KEY names where it is on the stack, as for
@@ -191,6 +205,8 @@ def _fred(prompt):
         def tr(f, ev, arg):
             if self._fred_lc is not st:
                 return P.trace_dispatch(self, f, ev, arg)
+            if ev == 'call' and (f.f_code in mine or f.f_back is not None and f.f_back.f_code in mine):
+                return None
             if ev == 'exception' and f.f_code.co_flags & GEN and arg[0] is StopIteration and arg[2] is None:
                 return tr
             if skip and self.is_skipped_module(f.f_globals.get('__name__')):
