@@ -169,7 +169,7 @@ func init() {
 				})
 			}},
 		{Name: "fred-reverse-watch", Aliases: []string{"fred-rw"}, Args: "[--from N] EXPR", NeedsHistory: true,
-			Help:    "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed into that value several times, fred finds the last change: it looks at EXPR at your own stops, the latest first, and watches the rest of the `continue` it landed in (a hardware watchpoint under gdb, EXPR at every step under pdb and perl); where it cannot watch, it says so.",
+			Help:    "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed into that value several times, fred finds the last change: it looks at EXPR at your own stops, the latest first, and watches the `continue`s from the landing to now (a hardware watchpoint under gdb, EXPR at every step under pdb and perl); where it cannot watch, it says so.",
 			RunText: func(s *Session, text string) error { return s.reverseWatch(text) }},
 		{Name: "fred-undo", Repeat: true, Args: "[N]", NeedsHistory: true,
 			Help: "Undo the last N forward commands of the history (default 1).",

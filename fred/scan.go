@@ -39,14 +39,16 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 	t := s.p.Tracer
 	counted := s.canCountSteps() && s.p.Stepper.StepsWatch
 	switch {
+	case (cont.Cmd.Op == P.OpStep || cont.Cmd.Op == P.OpStepi) && cont.Cmd.Count <= 1:
+		return watch.Scanned{}, nil // one statement: no change inside it is later than its end
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
 	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known() || counted && cont.Stop != P.StopBreakpoint:
-		in := "in '" + cont.Label() + "'"
+		in := "'" + cont.Label() + "'"
 		if cont.Synth() {
 			in = cont.Label() // "inside 'run': next 2"
 		}
-		return watch.Scanned{Why: "fred watches for it only within a 'continue', and this change lies " + in}, nil
+		return watch.Scanned{Why: "fred watches for it only within a 'continue', not " + in}, nil
 	case counted:
 		return w.scanSteps(ctx, fm, cont)
 	}
@@ -178,4 +180,9 @@ func (s *Session) hardwareWatch(scope, expr string) string {
 	}
 	kind, _ := P.ParseTagged(out, "FREDWATCH ")
 	return kind
+}
+
+// Same implements watch.Samer: a moment is its history.
+func (w *watchProgram) Same(a, b watch.Moment) bool {
+	return history.Equal(a.(moment).steps, b.(moment).steps)
 }

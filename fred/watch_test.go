@@ -292,12 +292,30 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 			if c.name == "gdb" {
 				// A call: no hardware watchpoint follows it, and fred says
 				// the landing may not be the last change.
-				ts.must("fred-reverse-watch flag_now() == 1", `(?s)'flag_now\(\) == 1' is 0 here; the next step makes it 1\r?\n.*a later change into 1 inside that command is not ruled out: the debugger cannot watch it with a hardware watchpoint`)
+				ts.must("fred-reverse-watch flag_now() == 1", `(?s)'flag_now\(\) == 1' is 0 here; the next step makes it 1\r?\n.*a later change into 1 is not ruled out: the debugger cannot watch it with a hardware watchpoint`)
 				ts.must("continue", c.stopped)
 			}
 			out := ts.must("fred-reverse-watch "+c.expr, fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then))
 			if strings.Contains(out, "not ruled out") {
 				t.Errorf("fred did not watch the command:\n%s", out)
+			}
+			ts.must(c.sink, c.sinkIs)
+		})
+		// A stop where the flag is high already, then the end: the
+		// fall and the last rise lie in the later command.
+		t.Run(c.name+" after a stop", func(t *testing.T) {
+			ts := c.start(t)
+			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "high")))
+			ts.must(c.run, c.stopped)
+			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
+			cont := map[string]string{"gdb": "continue"}[c.name]
+			if cont == "" {
+				cont = "c"
+			}
+			ts.must(cont, strings.Replace(c.stopped, "Breakpoint 1", "Breakpoint 2", 1))
+			out := ts.must("fred-reverse-watch "+c.expr, fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then))
+			if strings.Contains(out, "not ruled out") {
+				t.Errorf("fred did not watch the commands:\n%s", out)
 			}
 			ts.must(c.sink, c.sinkIs)
 		})

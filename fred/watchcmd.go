@@ -618,7 +618,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	}
 	s.scopeNote(expr, scope)
 	if res.NotScanned != "" {
-		s.Printf("a later change into %s inside that command is not ruled out: %s", res.After, res.NotScanned)
+		s.Printf("a later change into %s is not ruled out: %s", res.After, res.NotScanned)
 	}
 	if res.StopsLost > 0 {
 		s.Printf("one of your stops after this moment could not be reached again: a later change into %s may lie past it", res.After)

@@ -50,6 +50,45 @@ type search struct {
 	stopsSeen bool
 	stats     Stats
 	endErr    error // why END has no value
+	// seen are the moments evaluated and their values, for a Program
+	// that can tell two moments are one (Samer): the person's stops are
+	// often among them, and each is evaluated once.
+	seen  []seenAt
+	fresh bool // the last eval ran the Program's Eval: the program is there
+}
+
+// keep asks the Keeper to keep m, which the last eval evaluated, if the
+// program is there.
+func (s *search) keep(m Moment) {
+	if s.keeper != nil && s.fresh {
+		s.stats.Keeps++
+		s.keeper.Keep(m)
+	}
+}
+
+type seenAt struct {
+	m Moment
+	v string
+}
+
+// Samer is an optional interface of a Program that can tell whether two
+// moments are the same one: Search then evaluates each at most once.
+type Samer interface {
+	Same(a, b Moment) bool
+}
+
+// known is the value already evaluated at m, if any.
+func (s *search) known(m Moment) (string, bool) {
+	sm, ok := s.p.(Samer)
+	if !ok {
+		return "", false
+	}
+	for _, x := range s.seen {
+		if sm.Same(x.m, m) {
+			return x.v, true
+		}
+	}
+	return "", false
 }
 
 func (s *search) run(start, end Moment) (Result, error) {
@@ -97,10 +136,7 @@ func (s *search) run(start, end Moment) (Result, error) {
 		if br.seq != nil {
 			found = br
 		}
-		if s.keeper != nil {
-			s.stats.Keeps++
-			s.keeper.Keep(a)
-		}
+		s.keep(a)
 	}
 	return s.bisect(a, before, b, after, found)
 }
@@ -130,10 +166,7 @@ func (s *search) bisect(a Moment, before string, b Moment, after string, found *
 				continue
 			}
 			a, before = m, v
-			if s.keeper != nil {
-				s.stats.Keeps++
-				s.keeper.Keep(m)
-			}
+			s.keep(m)
 		}
 		// The points a, seq[0..n-1], b, numbered 0..n+1: lo a point with
 		// EXPR != after, hi one with EXPR == after.
@@ -169,10 +202,7 @@ func (s *search) bisect(a Moment, before string, b Moment, after string, found *
 				continue
 			}
 			lo, a, before = mid, m, v
-			if s.keeper != nil {
-				s.stats.Keeps++
-				s.keeper.Keep(m)
-			}
+			s.keep(m)
 		}
 	}
 }
@@ -181,6 +211,11 @@ func (s *search) eval(m Moment) (string, error) {
 	if err := s.ctx.Err(); err != nil {
 		return "", interrupted(err)
 	}
+	s.fresh = false
+	if v, ok := s.known(m); ok {
+		return v, nil
+	}
+	s.fresh = true
 	s.stats.Evals++
 	v, err := s.p.Eval(s.ctx, m)
 	if err != nil {
@@ -197,6 +232,9 @@ func (s *search) eval(m Moment) (string, error) {
 			return noValue + nv.Err.Error(), nil
 		}
 		return "", &EvalError{At: m, Err: err}
+	}
+	if _, ok := s.p.(Samer); ok {
+		s.seen = append(s.seen, seenAt{m, v})
 	}
 	return v, nil
 }
@@ -232,38 +270,53 @@ func (s *search) later(r Result, end Moment) (Result, error) {
 	if err != nil || s.scanner == nil {
 		return r, err
 	}
-	return s.scan(r)
+	return s.scan(r, end)
 }
 
-// scan makes the landing r the last change of the command it lies in:
-// the Scanner watches EXPR from r.Next to that command's end, and a later
-// change it saw is bisected instead. A scan that fails leaves r, saying
-// why.
-func (s *search) scan(r Result) (Result, error) {
-	if err := s.ctx.Err(); err != nil {
-		return r, interrupted(err)
+// scan makes the landing r the last change before end: the Scanner
+// watches EXPR through the command r lies in and each of the person's
+// commands after it (those begin at the Stopper's stops), the latest
+// first, at most maxStops; the first with a change away from END's value
+// and back holds the last change, which is bisected instead. A command it
+// cannot watch is skipped and said (NotScanned): a change in it stays
+// possible. A scan that fails leaves r, saying why.
+func (s *search) scan(r Result, end Moment) (Result, error) {
+	froms := []Moment{r.Next}
+	if s.stopper != nil {
+		froms = append(froms, s.stopper.Stops(r.Next, end)...)
 	}
-	sc, err := s.scanner.Scan(s.ctx, r.Next, r.After)
-	if cerr := s.ctx.Err(); cerr != nil {
-		// The person's Ctrl-C stopped the watch, whatever it said.
-		return r, interrupted(cerr)
-	}
-	if err == nil && sc.A == nil {
-		s.stats.Scanned = sc.Why == ""
-		s.stats.NotScanned = sc.Why
+	s.stats.Scanned = true
+	for i := len(froms) - 1; i >= 0 && i >= len(froms)-maxStops; i-- {
+		if err := s.ctx.Err(); err != nil {
+			return r, interrupted(err)
+		}
+		sc, err := s.scanner.Scan(s.ctx, froms[i], r.After)
+		if cerr := s.ctx.Err(); cerr != nil {
+			// The person's Ctrl-C stopped the watch, whatever it said.
+			return r, interrupted(cerr)
+		}
+		if err == nil && sc.A == nil {
+			if sc.Why != "" && s.stats.NotScanned == "" {
+				s.stats.Scanned, s.stats.NotScanned = false, sc.Why
+			}
+			continue
+		}
+		if err == nil {
+			var again Result
+			if again, err = s.bisect(sc.A, sc.Before, sc.B, r.After, nil); err == nil {
+				return again, nil
+			}
+		}
+		if cerr := s.ctx.Err(); cerr != nil {
+			return r, interrupted(cerr)
+		}
+		s.stats.Scanned, s.stats.NotScanned = false, err.Error()
 		return r, nil
 	}
-	if err == nil {
-		var again Result
-		if again, err = s.bisect(sc.A, sc.Before, sc.B, r.After, nil); err == nil {
-			s.stats.Scanned = true
-			return again, nil
-		}
+	if len(froms) > maxStops && s.stats.NotScanned == "" {
+		s.stats.Scanned = false
+		s.stats.NotScanned = fmt.Sprintf("fred watched your last %d commands only", maxStops)
 	}
-	if cerr := s.ctx.Err(); cerr != nil {
-		return r, interrupted(cerr)
-	}
-	s.stats.NotScanned = err.Error()
 	return r, nil
 }
 
@@ -312,10 +365,7 @@ func (s *search) lastStop(a, end Moment, after string) (from Moment, before stri
 			to = stops[i]
 			continue
 		}
-		if s.keeper != nil {
-			s.stats.Keeps++
-			s.keeper.Keep(stops[i])
-		}
+		s.keep(stops[i])
 		return stops[i], v, to, nil
 	}
 	return nil, "", nil, nil
@@ -397,10 +447,7 @@ func (s *search) another(start, end Moment, after string) (*bracket, int, error)
 		}
 		// A later probe may start from here: the Program must be able to
 		// come back to it.
-		if s.keeper != nil {
-			s.stats.Keeps++
-			s.keeper.Keep(m)
-		}
+		s.keep(m)
 	}
 	return nil, looked, nil
 }

@@ -1157,3 +1157,31 @@ func (s *scanCancelled) Scan(ctx context.Context, from Moment, after string) (Sc
 	s.cancel()
 	return Scanned{Why: "stopped at a signal"}, nil
 }
+
+// scanStopping is a scanning sim that also tells the person's stops.
+type scanStopping struct{ *scanning }
+
+func (s scanStopping) Stops(after, end Moment) []Moment { return stopping{s.sim}.Stops(after, end) }
+
+// The change back and forth lies in a later command than the landing's,
+// between two of the person's stops that both have END's value: the scan
+// of the commands after the landing, the latest first, finds it.
+func TestScanFindsTheLastChangeInALaterCommand(t *testing.T) {
+	s := newSim(t, loopOf(func(i int) int {
+		if i >= 10 && i < 70 || i >= 90 {
+			return 1
+		}
+		return 0
+	}), global("x"))
+	s.snap()
+	s.nextN(30) // 1
+	s.cont(3)   // 1, with a fall and a rise between
+	sc := &scanning{sim: s}
+	r := mustSearch(t, s, scanStopping{sc})
+	if l := r.Landed.(mom).pos; l != 90 || !r.Scanned {
+		t.Fatalf("landed at %v (want stop 90, the last rise), %+v, %d scans", r.Landed, r.Stats, sc.calls)
+	}
+	if sc.calls != 1 {
+		t.Fatalf("%d scans: the latest command has the change, no earlier one needs a look", sc.calls)
+	}
+}

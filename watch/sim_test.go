@@ -442,3 +442,6 @@ func checkLanding(t testing.TB, s *sim, r Result) {
 		t.Fatalf("Stats say %d evaluations, the program saw %d", r.Evals, len(s.evaluated))
 	}
 }
+
+// Same: the simulated moments are comparable.
+func (s *sim) Same(a, b Moment) bool { return a.(mom).pos == b.(mom).pos }
