@@ -43,6 +43,10 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 		return watch.Scanned{}, nil // one statement: no change inside it is later than its end
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
+	case s.p.Threads != nil && s.hadThreads():
+		// A watchpoint's stops come in any thread, mid-statement: the
+		// thread search (whichThread) starts from the landing instead.
+		return watch.Scanned{Why: "fred does not watch a program with threads for it yet"}, nil
 	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known() || counted && cont.Stop != P.StopBreakpoint:
 		in := "'" + cont.Label() + "'"
 		if cont.Synth() {

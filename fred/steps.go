@@ -218,6 +218,7 @@ func (s *Session) countedContinue(cmd P.Command) (ok bool, err error) {
 		if why != "limit" {
 			break
 		}
+		line = s.p.Stepper.Steps(stepChunk, P.StepsMode{AtBps: true, Quiet: true, More: true})
 		// The debugger reads commands now: the person's typing waits
 		// for the next chunk.
 		s.hold(true)

@@ -123,6 +123,9 @@ type StepsMode struct {
 	// the count goes on to the next line at its limit, and the debugger
 	// stops there without a word (no location, no displays).
 	Quiet bool
+	// More: a later chunk of the same continue (a Ctrl-C between two
+	// chunks stops it at once).
+	More bool
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a

@@ -145,6 +145,9 @@ var PDB = &Personality{
 		if m.Quiet {
 			cmd += " quiet"
 		}
+		if m.More {
+			cmd += " more"
+		}
 		if m.Watch.Expr != "" {
 			key := m.Watch.Key
 			if key == "" {

@@ -53,6 +53,9 @@ def _fred(prompt):
                 # No location, no displays: each hides itself once used.
                 for n in ('print_stack_entry', 'preloop'):
                     setattr(self, n, lambda *a, n=n: self.__dict__.pop(n, None) and None)
+                # pdb's Ctrl-C handler stays between the chunks.
+                self._fred_prev_int, P._previous_sigint_handler = P._previous_sigint_handler, None
+                self._fred_between = True
         elif c is not None:
             why = counted(self, frame, c)
             if why is None:
@@ -79,10 +82,11 @@ def _fred(prompt):
     # them (a round trip each costs more than the statement), then one
     # line "FREDNEXTS N WHY", as gdb's fred-nexts.
     P._fred_count, P._fred_sigint = None, False
+    P._fred_between, P._fred_prev_int = False, None
     def sigint(o, self, *a):
         self._fred_sigint = True
         lc = self._fred_lc
-        if lc is not None and lc[5]:
+        if lc is not None and lc[5] or self._fred_between:
             # A person's continue that fred counts: pdb's words, and the
             # count stops at the program's next event, where pdb's
             # handler would have it stop.
@@ -159,7 +163,12 @@ def _fred(prompt):
         if quiet and any(self.commands.values()):
             # A breakpoint's commands may continue past it: pdb's own.
             return self.message('FREDNEXTS 0 unsupported')
-        if quiet and not self.nosigint:
+        more = 'more' in a
+        if quiet and more:
+            # The next chunk: pdb's handler stayed (a Ctrl-C between the
+            # chunks stops this one at its first event).
+            P._previous_sigint_handler, self._fred_between = self._fred_prev_int, False
+        elif quiet and not self.nosigint:
             # Ctrl-C stops it as it stops pdb's continue (do_continue).
             try:
                 P._previous_sigint_handler = signal.signal(signal.SIGINT, self.sigint_handler)
@@ -200,7 +209,8 @@ def _fred(prompt):
                 except BaseException as e:
                     return '(raises ' + traceback.format_exception_only(type(e), e)[-1].strip() + ')'
             ref, st[4] = val(f0), ' away -1'
-        self._fred_sigint = False
+        if not more:
+            self._fred_sigint = False
         skip, brk = self.skip, self.break_here
         def tr(f, ev, arg):
             if self._fred_lc is not st:
