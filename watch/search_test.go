@@ -953,6 +953,15 @@ func TestStopsFindTheLastChange(t *testing.T) {
 // again at 90, with the person's stops at 30 (x is 1), 80 (0) and the end
 // (1).
 func riseFallRise(t *testing.T) *sim {
+	return riseFallRiseWith(t, func(s *sim) {
+		s.nextN(30)
+		s.nextN(50)
+		s.cont(3)
+	})
+}
+
+// riseFallRiseWith is the same program, the person's commands given.
+func riseFallRiseWith(t *testing.T, person func(s *sim)) *sim {
 	s := newSim(t, loopOf(func(i int) int {
 		if i >= 10 && i < 70 || i >= 90 {
 			return 1
@@ -960,9 +969,7 @@ func riseFallRise(t *testing.T) *sim {
 		return 0
 	}), global("x"))
 	s.snap()
-	s.nextN(30)
-	s.nextN(50)
-	s.cont(3)
+	person(s)
 	return s
 }
 
@@ -1096,17 +1103,7 @@ func (s *scanning) Scan(ctx context.Context, from Moment, after string) (Scanned
 // makes it the last one. A Scanner that cannot watch leaves the landing
 // and says why.
 func TestScanFindsTheLastChangeInACommand(t *testing.T) {
-	history := func() *sim {
-		s := newSim(t, loopOf(func(i int) int {
-			if i >= 10 && i < 70 || i >= 90 {
-				return 1
-			}
-			return 0
-		}), global("x"))
-		s.snap()
-		s.cont(3)
-		return s
-	}
+	history := func() *sim { return riseFallRiseWith(t, func(s *sim) { s.cont(3) }) }
 	s := history()
 	plain := mustSearch(t, s, s)
 	if l := plain.Landed.(mom).pos; l == 90 {
@@ -1131,14 +1128,7 @@ func TestScanFindsTheLastChangeInACommand(t *testing.T) {
 // An interrupt during the scan stops the search, whatever the Scanner
 // answered.
 func TestScanInterrupted(t *testing.T) {
-	s := newSim(t, loopOf(func(i int) int {
-		if i >= 10 && i < 70 || i >= 90 {
-			return 1
-		}
-		return 0
-	}), global("x"))
-	s.snap()
-	s.cont(3)
+	s := riseFallRiseWith(t, func(s *sim) { s.cont(3) })
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := &scanCancelled{sim: s, cancel: cancel}
 	if _, err := Search(ctx, sc, s.m(s.start), s.m(s.now)); !errors.Is(err, context.Canceled) {
@@ -1167,15 +1157,10 @@ func (s scanStopping) Stops(after, end Moment) []Moment { return stopping{s.sim}
 // between two of the person's stops that both have END's value: the scan
 // of the commands after the landing, the latest first, finds it.
 func TestScanFindsTheLastChangeInALaterCommand(t *testing.T) {
-	s := newSim(t, loopOf(func(i int) int {
-		if i >= 10 && i < 70 || i >= 90 {
-			return 1
-		}
-		return 0
-	}), global("x"))
-	s.snap()
-	s.nextN(30) // 1
-	s.cont(3)   // 1, with a fall and a rise between
+	s := riseFallRiseWith(t, func(s *sim) {
+		s.nextN(30) // 1
+		s.cont(3)   // 1, with a fall and a rise between
+	})
 	sc := &scanning{sim: s}
 	r := mustSearch(t, s, scanStopping{sc})
 	if l := r.Landed.(mom).pos; l != 90 || !r.Scanned {
