@@ -28,11 +28,6 @@ func TestInterruptAfterRestore(t *testing.T) {
 		{"pdb", func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "spin.py", b); return ts },
 			[][2]string{{"n", `\(2\)<module>\(\)`}, {"n", `\(3\)<module>\(\)`}},
 			"c", `Program interrupted`, "count", `\(3\)<module>\(\)`},
-		// With a breakpoint set, fred runs pdb's continue as its counted
-		// steps (countedContinue).
-		{"pdb, a breakpoint set", func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "spin.py", b); return ts },
-			[][2]string{{"n", `\(2\)<module>\(\)`}, {"n", `\(3\)<module>\(\)`}, {"b 2", `Breakpoint 1 at`}},
-			"c", `Program interrupted`, "count", `\(3\)<module>\(\)`},
 		{"perl", func(t *testing.T, b string) *tsession { ts, _ := perlSession(t, "spin.pl", b); return ts },
 			[][2]string{{"n", `spin.pl:3\)`}, {"n", `spin.pl:4\)`}},
 			"c", `spin.pl:4\)`, "$count", `spin.pl:4\)`},

@@ -111,16 +111,12 @@ type Session struct {
 	probes   map[int]*probe // moments inside a continue, by number (native.go)
 	nprobes  int
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc // stops the fred command in progress
-	passing bool               // a person's command is running
-	// holding: between two chunks of a command fred runs in pieces
-	// (countedContinue), what the person types waits in held.
-	holding   bool
-	held      []byte
-	passGen   int  // counts the person's commands: a nudge is for one
-	passPid   int  // the program's pid as the command began
-	nudged    bool // Ctrl-C did not stop it: fred's SIGTRAP did
+	mu        sync.Mutex
+	cancel    context.CancelFunc // stops the fred command in progress
+	passing   bool               // a person's command is running
+	passGen   int                // counts the person's commands: a nudge is for one
+	passPid   int                // the program's pid as the command began
+	nudged    bool               // Ctrl-C did not stop it: fred's SIGTRAP did
 	closeMu   sync.Mutex
 	lastFred  string  // the last line, when it was a fred command: Enter repeats it
 	sourcing  int     // fred-source nesting
@@ -421,11 +417,6 @@ func (s *Session) Input(b []byte) bool {
 		s.mu.Unlock()
 		return false
 	}
-	if s.holding {
-		s.held = append(s.held, b...)
-		s.mu.Unlock()
-		return true
-	}
 	s.ipInput(b)
 	_ = s.conn.SendRaw(b)
 	s.mu.Unlock()
@@ -603,9 +594,6 @@ func (s *Session) Exec(line string) error {
 	s.last = cmd
 	if cmd.Op == P.OpRun && s.p.EarlyStart != nil && s.snap != nil && !s.running {
 		_, err := s.runFromStart(cmd)
-		return err
-	}
-	if ok, err := s.countedContinue(cmd); ok {
 		return err
 	}
 	_, err := s.passThrough(cmd)
@@ -790,18 +778,6 @@ func (s *Session) Pid() (int, error) {
 // Printf prints a fred message on its own line.
 func (s *Session) Printf(format string, args ...any) {
 	fmt.Fprintf(s.opt.Out, "fred: "+format+"\n", args...)
-}
-
-// hold makes what the person types wait (on) or sends what waited (off).
-func (s *Session) hold(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.holding = on
-	if !on && len(s.held) > 0 {
-		s.ipInput(s.held)
-		_ = s.conn.SendRaw(s.held)
-		s.held = nil
-	}
 }
 
 func (s *Session) setPassing(on bool) {

@@ -2,13 +2,10 @@ package fred
 
 import (
 	"context"
-	"errors"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fred-debugger/fred/ckpt"
-	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
@@ -55,9 +52,6 @@ func (s *Session) countSteps(max int, mode P.StepsMode, took time.Duration) (P.N
 // caller then counts `next`s). The program is left at the end of c, or
 // the history says it is elsewhere.
 func (s *Session) stepsOf(ctx context.Context, a []history.Step, c history.Step, st *revStats) (n int, ok bool, err error) {
-	if c.Steps > 0 {
-		return c.Steps, true, nil // counted as it ran (countedContinue)
-	}
 	mode := P.StepsMode{AtBps: true, Until: map[string]string{P.OpNext: "next", P.OpFinish: "finish"}[c.Cmd.Op]}
 	if !s.canCountSteps() || c.Cmd.Count > 1 || c.Ended || !c.Known() ||
 		c.Cmd.Op == P.OpContinue && c.Stop != P.StopBreakpoint || c.Cmd.Op != P.OpContinue && mode.Until == "" {
@@ -147,109 +141,6 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 			kept = kept[1:]
 		}
 	}
-}
-
-// countedContinue runs a person's continue under an in-process debugger
-// as fred's counted steps (pdb: its counting trace function runs a
-// continue about three times faster than pdb's own dispatch), in chunks of
-// stepChunk with a snapshot (a fork copy; the last two kept) after each,
-// as countInChunks does for replays. The debugger stops where its own
-// continue would and says so in its own words, and between the chunks it
-// says nothing; the program's output and the person's typing pass as
-// they do for any command. A reverse command right after then needs no
-// count of the continue (Step.Steps) and replays less than a chunk. ok is
-// false where fred leaves the continue to the debugger: no breakpoint
-// (the debugger's continue then runs untraced), or no fork copies.
-func (s *Session) countedContinue(cmd P.Command) (ok bool, err error) {
-	if cmd.Op != P.OpContinue || cmd.Count > 1 || !s.canCountSteps() || !s.p.Stepper.StepsQuiet || !s.running || len(s.bps) == 0 {
-		return false, nil
-	}
-	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
-		return false, nil
-	}
-	if err := s.inStep(); err != nil {
-		return true, err
-	}
-	defer func() { // an error between two chunks: what waited goes
-		s.mu.Lock()
-		s.holding, s.held = false, nil
-		s.mu.Unlock()
-	}()
-	base := s.Timeline.Steps()
-	typed := history.Step{Cmd: cmd, Bps: s.bps}
-	line := s.p.Stepper.Steps(stepChunk, P.StepsMode{AtBps: true, Quiet: true})
-	shown := &conn.HideLines{W: s.opt.Out, Drop: []string{"FREDNEXTS "}}
-	var all strings.Builder
-	var kept []int
-	total, why := 0, ""
-	start := time.Now()
-	for first := true; ; first = false {
-		err := s.conn.Send(line)
-		if first {
-			s.setPassing(true) // after the line: typing goes to the program
-		} else {
-			s.hold(false) // typed at the boundary: for the program too
-		}
-		if err != nil {
-			s.setPassing(false)
-			return true, ErrSessionOver
-		}
-		out, err := s.conn.WaitPrompt(cmd.Line, time.Time{}, shown, true, nil)
-		all.WriteString(out)
-		if errors.Is(err, conn.ErrDebuggerExited) {
-			s.setPassing(false)
-			return true, ErrSessionOver
-		}
-		if err != nil {
-			s.setPassing(false)
-			return true, err
-		}
-		r, perr := P.ParseNexts(out)
-		if perr != nil {
-			break // the debugger's own answer (the program ended): after() reads it
-		}
-		if first && r.Why == "unsupported" {
-			// Breakpoint commands, which may continue: the debugger's own.
-			s.setPassing(false)
-			_, err := s.passThrough(cmd)
-			return true, err
-		}
-		total, why = total+r.N, r.Why
-		if why != "limit" {
-			break
-		}
-		line = s.p.Stepper.Steps(stepChunk, P.StepsMode{AtBps: true, Quiet: true, More: true})
-		// The debugger reads commands now: the person's typing waits
-		// for the next chunk.
-		s.hold(true)
-		s.standAt(history.With(base, s.synth(P.OpStep, total, s.bps).PartOf(typed)))
-		sn, err := s.Checkpoint(true)
-		if err != nil {
-			debugf("snapshot after %d steps of a continue: %v", total, err)
-			continue
-		}
-		if kept = append(kept, sn.ID); len(kept) > 2 {
-			if s.snaps[kept[0]] != nil {
-				s.drop(kept[0])
-			}
-			kept = kept[1:]
-		}
-	}
-	shown.Flush()
-	s.setPassing(false)
-	took := time.Since(start)
-	s.standAt(base)
-	if err := s.resync(); err != nil {
-		return true, err
-	}
-	if err := s.after(cmd, all.String(), took); err != nil {
-		return true, err
-	}
-	if now := s.Timeline.Now(); why == "breakpoint" && now.Cmd.Line == cmd.Line && now.Stop == P.StopBreakpoint {
-		now.Steps = total
-		s.Timeline.SetNow(now)
-	}
-	return true, nil
 }
 
 // countSteps is stepsOf for the rewriting: reverse-step after a long

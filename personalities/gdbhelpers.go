@@ -37,8 +37,8 @@ type Stepper struct {
 	// ended (a breakpoint, the end of the next), and the program stopped
 	// one step later; "unsupported": it did not run.
 	Steps func(max int, mode StepsMode) string
-	// StepsWatch: Steps takes StepsMode.Watch; StepsQuiet, Quiet.
-	StepsWatch, StepsQuiet bool
+	// StepsWatch: Steps takes StepsMode.Watch.
+	StepsWatch bool
 	// Stepis, where set, runs at most max `stepi`s (breakpoints off)
 	// until the selected thread is at f (its registers: f.FP), at least
 	// one, and prints "FREDSTEPIS N SAME RET": N stepis got there, SAME is
@@ -119,13 +119,6 @@ type StepsMode struct {
 	// (NextsResult.Away): the last change of a reverse-watch's
 	// expression inside one command.
 	Watch struct{ Key, Expr string }
-	// Quiet: a chunk of a person's continue (fred counts it as it runs):
-	// the count goes on to the next line at its limit, and the debugger
-	// stops there without a word (no location, no displays).
-	Quiet bool
-	// More: a later chunk of the same continue (a Ctrl-C between two
-	// chunks stops it at once).
-	More bool
 }
 
 // NextsMode says when a counted `next` loop stops besides a breakpoint, a

@@ -142,12 +142,6 @@ var PDB = &Personality{
 		if m.Track {
 			cmd += " track"
 		}
-		if m.Quiet {
-			cmd += " quiet"
-		}
-		if m.More {
-			cmd += " more"
-		}
 		if m.Watch.Expr != "" {
 			key := m.Watch.Key
 			if key == "" {
@@ -156,7 +150,7 @@ var PDB = &Personality{
 			cmd += " watch " + key + " " + m.Watch.Expr
 		}
 		return cmd
-	}, StepsWatch: true, StepsQuiet: true},
+	}, StepsWatch: true},
 }
 
 var (

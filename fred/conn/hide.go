@@ -22,15 +22,13 @@ func CutAtLine(out, prefix string) (string, bool) {
 }
 
 // HideLines passes a command's output on to w as it comes, except a first
-// line that starts with skip, a line that starts with one of drop, and
-// everything from a line that starts with one of from (with the blank
-// lines before it). A line is held back only
+// line that starts with skip, and everything from a line that starts with
+// one of from (with the blank lines before it). A line is held back only
 // while it could still turn out to be one of those, so that a question
 // without a newline is shown at once.
 type HideLines struct {
 	W      io.Writer
 	Skip   string
-	Drop   []string
 	From   []string
 	line   []byte // the current line, not yet shown
 	shown  bool   // the start of the current line was shown already
@@ -56,7 +54,6 @@ func (h *HideLines) Write(b []byte) (int, error) {
 		} else if text := strings.TrimRight(P.StripANSI(string(h.line)), "\r\n"); whole {
 			switch {
 			case h.lines == 0 && h.Skip != "" && strings.HasPrefix(text, h.Skip):
-			case hasPrefix(text, h.Drop):
 			case h.starts(text):
 				h.hidden = true
 			case text == "":
@@ -68,7 +65,7 @@ func (h *HideLines) Write(b []byte) (int, error) {
 			}
 		} else if h.starts(text) {
 			h.hidden = true // the line to hide, not whole yet
-		} else if !hasPrefix(text, h.Drop) && !h.couldStart(text) {
+		} else if !h.couldStart(text) {
 			h.out(h.blanks)
 			h.blanks = nil
 			h.out(h.line)
@@ -91,10 +88,8 @@ func (h *HideLines) out(b []byte) {
 	}
 }
 
-func (h *HideLines) starts(text string) bool { return hasPrefix(text, h.From) }
-
-func hasPrefix(text string, prefixes []string) bool {
-	for _, p := range prefixes {
+func (h *HideLines) starts(text string) bool {
+	for _, p := range h.From {
 		if strings.HasPrefix(text, p) {
 			return true
 		}
@@ -107,7 +102,7 @@ func (h *HideLines) couldStart(text string) bool {
 	if h.lines == 0 && h.Skip != "" && strings.HasPrefix(h.Skip, text) {
 		return true
 	}
-	for _, p := range append(h.Drop[:len(h.Drop):len(h.Drop)], h.From...) {
+	for _, p := range h.From {
 		if strings.HasPrefix(p, text) {
 			return true
 		}

@@ -36,9 +36,6 @@ type Step struct {
 	// Shown is what the person typed when fred ran another command in its
 	// place (a run replayed as a continue from main's first line).
 	Shown string
-	// Steps, for a continue fred counted as it ran (an in-process
-	// debugger's): the `step`s it was made of, its stop's own included.
-	Steps int
 }
 
 // Origin is who made a step of the history, and how.

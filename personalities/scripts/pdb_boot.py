@@ -1,6 +1,6 @@
 import pdb, types
 def _fred(prompt):
-    import os, sys, bdb, ast, dis, inspect, signal, traceback
+    import os, sys, bdb, ast, dis, inspect, traceback
     P = pdb.Pdb
     P.use_rawinput = False
     P._fred_pending = P._fred_ended = P._fred_restarting = False
@@ -49,13 +49,6 @@ def _fred(prompt):
         if lc is not None:
             said = 'FREDNEXTS %d %s%s%s' % (lc[0], lc[1] or ('exited' if frame is None or self._fred_ended or self._fred_runs != lc[2] else 'signal'), lc[3], lc[4])
             steps_off(self, frame)
-            if lc[1] == 'limit' and lc[5]:
-                # No location, no displays: each hides itself once used.
-                for n in ('print_stack_entry', 'preloop'):
-                    setattr(self, n, lambda *a, n=n: self.__dict__.pop(n, None) and None)
-                # pdb's Ctrl-C handler stays between the chunks.
-                self._fred_prev_int, P._previous_sigint_handler = P._previous_sigint_handler, None
-                self._fred_between = True
         elif c is not None:
             why = counted(self, frame, c)
             if why is None:
@@ -82,19 +75,10 @@ def _fred(prompt):
     # them (a round trip each costs more than the statement), then one
     # line "FREDNEXTS N WHY", as gdb's fred-nexts.
     P._fred_count, P._fred_sigint = None, False
-    P._fred_between, P._fred_prev_int = False, None
     def sigint(o, self, *a):
         self._fred_sigint = True
-        lc = self._fred_lc
-        if lc is not None and lc[5] or self._fred_between:
-            # A person's continue that fred counts: pdb's words, and the
-            # count stops at the program's next event, where pdb's
-            # handler would have it stop.
-            return self.message("\nProgram interrupted. (Use 'cont' to resume).")
         return o(self, *a)
     wrap('sigint_handler', sigint)
-    # fred's frames in a signal handler: the count does not see them.
-    mine = {P.sigint_handler.__code__, sigint.__code__}
     def depth(f):
         n = 0
         while f is not None:
@@ -157,24 +141,7 @@ def _fred(prompt):
         # With track: the last step at each depth (0: f0's, the start
         # counted as step 0), to name where the end's frame was called.
         track, depth, last = 'track' in a, [0], {0: 0}
-        # With quiet (a person's continue that fred runs in chunks): a
-        # chunk ends at a line event, where pdb stops without a word.
-        quiet = 'quiet' in a
-        if quiet and any(self.commands.values()):
-            # A breakpoint's commands may continue past it: pdb's own.
-            return self.message('FREDNEXTS 0 unsupported')
-        more = 'more' in a
-        if quiet and more:
-            # The next chunk: pdb's handler stayed (a Ctrl-C between the
-            # chunks stops this one at its first event).
-            P._previous_sigint_handler, self._fred_between = self._fred_prev_int, False
-        elif quiet and not self.nosigint:
-            # Ctrl-C stops it as it stops pdb's continue (do_continue).
-            try:
-                P._previous_sigint_handler = signal.signal(signal.SIGINT, self.sigint_handler)
-            except ValueError:
-                pass
-        st = self._fred_lc = [0, None, self._fred_runs, '', '', quiet]
+        st = self._fred_lc = [0, None, self._fred_runs, '', '']
         if watch:
             # The frame KEY names where it is on the stack, as for
             # fred_eval_scoped; the frame stepped in where it is not (a
@@ -209,14 +176,11 @@ def _fred(prompt):
                 except BaseException as e:
                     return '(raises ' + traceback.format_exception_only(type(e), e)[-1].strip() + ')'
             ref, st[4] = val(f0), ' away -1'
-        if not more:
-            self._fred_sigint = False
+        self._fred_sigint = False
         skip, brk = self.skip, self.break_here
         def tr(f, ev, arg):
             if self._fred_lc is not st:
                 return P.trace_dispatch(self, f, ev, arg)
-            if ev == 'call' and (f.f_code in mine or f.f_back is not None and f.f_back.f_code in mine):
-                return None
             if ev == 'exception' and f.f_code.co_flags & GEN and arg[0] is StopIteration and arg[2] is None:
                 return tr
             if skip and self.is_skipped_module(f.f_globals.get('__name__')):
@@ -239,7 +203,7 @@ def _fred(prompt):
                 st[1] = 'done'  # before the breakpoints: pdb does not look there
             elif lines and ev == 'line' and (f.f_lineno in lines or f.f_code.co_firstlineno in lines) and brk(f):
                 st[1] = 'breakpoint'
-            elif st[0] >= mx and (not quiet or ev == 'line'):
+            elif st[0] >= mx:
                 st[1] = 'limit'
             else:
                 return tr
