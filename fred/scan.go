@@ -43,7 +43,7 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 		return watch.Scanned{}, nil // one statement: no change inside it is later than its end
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
-	case s.p.Threads != nil && s.hadThreads():
+	case w.threaded():
 		// A watchpoint's stops come in any thread, mid-statement: the
 		// thread search (whichThread) starts from the landing instead.
 		return watch.Scanned{Why: "fred does not watch a program with threads for it yet"}, nil
@@ -189,4 +189,14 @@ func (s *Session) hardwareWatch(scope, expr string) string {
 // Same implements watch.Samer: a moment is its history.
 func (w *watchProgram) Same(a, b watch.Moment) bool {
 	return history.Equal(a.(moment).steps, b.(moment).steps)
+}
+
+// threaded says, once a watch (it reads the replay log), whether the
+// program has or had threads in this run.
+func (w *watchProgram) threaded() bool {
+	if w.hadThreads == nil {
+		t := w.s.p.Threads != nil && w.s.hadThreads()
+		w.hadThreads = &t
+	}
+	return *w.hadThreads
 }

@@ -52,7 +52,9 @@ type watchProgram struct {
 	// watchKind is "hw" where the debugger watches expr with a hardware
 	// watchpoint (asked where the person is: scan.go).
 	watchKind string
-	st        *revStats
+	// hadThreads caches threaded (scan.go).
+	hadThreads *bool
+	st         *revStats
 	// ends are the program CPU times of the continues probed natively,
 	// once a probe ran to the end of one (native.go).
 	ends     map[string]time.Duration

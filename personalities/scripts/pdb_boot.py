@@ -148,14 +148,7 @@ def _fred(prompt):
             # generator's between two of its yields, say).
             key, _, expr = w.partition(' ')
             code, near = compile(expr, '<fred>', 'eval'), [None, None]
-            try:
-                si, sname, sfirst = key.split(':')
-                si, sfirst = int(si), int(sfirst)
-            except ValueError:
-                si = -1
             def scope_of(f):
-                if si < 0:
-                    return f
                 if near[0] is f:
                     return near[1]
                 chain, g = [], f
@@ -164,11 +157,8 @@ def _fred(prompt):
                     if g is self.botframe:
                         break
                     g = g.f_back
-                j, t = len(chain) - 1 - si, f
-                if 0 <= j < len(chain) and chain[j].f_code.co_name == sname and chain[j].f_code.co_firstlineno == sfirst:
-                    t = chain[j]
-                near[:] = f, t
-                return t
+                near[:] = f, keyed(key, chain[::-1])[1] or f
+                return near[1]
             def val(f):
                 g = scope_of(f)
                 try:
@@ -315,16 +305,19 @@ def _fred(prompt):
     def scope(self, arg):
         c = self.curframe.f_code
         self.message('FREDSCOPEKEY %d:%s:%d' % (self.curindex, c.co_name, c.co_firstlineno))
-    def scoped(self, key):
+    def keyed(key, frames):
+        # The frame KEY names among frames, the stack from its bottom.
         try:
             i, name, first = key.split(':')
             i = int(i)
-            f = self.stack[i][0]
+            f = frames[i]
             if f.f_code.co_name == name and f.f_code.co_firstlineno == int(first):
                 return i, f
         except (ValueError, IndexError):
             pass
         return -1, None
+    def scoped(self, key):
+        return keyed(key, [f for f, _ in self.stack])
     def ev_scoped(self, arg):
         key, _, expr = arg.partition(' ')
         i, f = scoped(self, key)
