@@ -294,7 +294,8 @@ func TestTypeaheadStaysInStep(t *testing.T) {
 	s.expect(`SIGINT(?s).*\(gdb\) `)
 	s.do("print 6*7", `= 42\s`)
 	s.do("next", `\d+\s+`)
-	out := s.do("fred-history", `you are here: main at spin.c:\d+`)
+	// The Ctrl-C may stop the program in usleep as well as in main.
+	out := s.do("fred-history", `you are here: \w+ at [\w.]+:\d+`)
 	if strings.Contains(out, "unknown location") {
 		t.Fatalf("fred lost track of gdb:\n%s", out)
 	}

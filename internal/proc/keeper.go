@@ -20,7 +20,7 @@ import (
 // with fred by its own means where the kernel offers one:
 //
 //   - the debugger when it is a process of its own (gdb): PR_SET_PDEATHSIG
-//     (StartPTY), and gdb kills the program it started when it dies
+//     (StartPTY: SIGHUP, on which gdb quits), and gdb kills the program it started when it dies
 //     (gdb sets PTRACE_O_EXITKILL on the programs it runs);
 //   - a paused fork copy of a program under gdb: it looks every second
 //     whether fred is still its parent (ckpt/forkagent/agent.c);

@@ -79,10 +79,13 @@ func OpenPTY() (master, slave *os.File, err error) {
 
 // StartPTY starts argv in a new session on the pty, of the given size. With
 // ctty the pty becomes the session's controlling terminal. With
-// dieWithFred the kernel kills the process when fred is gone
+// dieWithFred the kernel hangs the process up when fred is gone
 // (PR_SET_PDEATHSIG): only for a process that CRIU never dumps, since
 // CRIU would restore that signal too, and its restored process would get
-// it when criu exits (see keeper.go).
+// it when criu exits (see keeper.go). SIGHUP, not SIGKILL: gdb quits on
+// it the way it does on its terminal's hang-up, killing the programs it
+// traces first; a SIGKILL racing the hang-up left a program it had
+// attached to running, untraced.
 func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctty, dieWithFred bool) (*PTYProcess, error) {
 	if size != nil {
 		_ = pty.Setsize(master, size)
@@ -93,7 +96,7 @@ func StartPTY(argv, env []string, master, slave *os.File, size *pty.Winsize, ctt
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: ctty, Ctty: 0}
 	var err error
 	if dieWithFred {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGHUP
 		onLastingThread(func() { err = cmd.Start() })
 	} else {
 		err = cmd.Start()
