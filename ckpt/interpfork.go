@@ -126,6 +126,57 @@ func (f *InterpFork) Take(pid, id int) (*Snapshot, error) {
 	return &Snapshot{ID: id, Dir: dir, Pid: copyPid, Parent: -1, Took: time.Since(start)}, nil
 }
 
+// Slot is a FIFO of fred's that a copy the program leaves by itself (a
+// probe, personalities.Probes) waits on, as a Take's copy waits on its
+// snapshot's. fred holds it open for writing from before any copy can
+// open it, as Take does.
+type Slot struct {
+	dir, fifo string
+	w         *os.File
+}
+
+// Path is the FIFO's path, for the program.
+func (sl *Slot) Path() string { return sl.fifo }
+
+// Close lets go of a slot no snapshot took: a copy still waiting on it
+// sees the end of the FIFO and exits.
+func (sl *Slot) Close() {
+	if sl.w != nil {
+		sl.w.Close()
+		sl.w = nil
+		os.RemoveAll(sl.dir)
+	}
+}
+
+// NewSlot makes a slot (name: its directory under the backend's).
+func (f *InterpFork) NewSlot(name string) (*Slot, error) {
+	dir := filepath.Join(f.opt.Dir, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("fork snapshots: %w", err)
+	}
+	fifo := filepath.Join(dir, "wake")
+	_ = os.Remove(fifo)
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("fork snapshots: mkfifo %s: %w", fifo, err)
+	}
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("fork snapshots: %w", err)
+	}
+	return &Slot{dir: dir, fifo: fifo, w: w}, nil
+}
+
+// Adopt makes snapshot id of the copy pid that waits on sl, which the
+// snapshot then owns. The copy restores its own files' offsets when woken
+// (it noted them when it was made, long before fred heard of it).
+func (f *InterpFork) Adopt(sl *Slot, pid, id int) *Snapshot {
+	f.snaps[id] = &interpSnap{pid: pid, fifo: sl.fifo, w: sl.w}
+	sl.w = nil
+	return &Snapshot{ID: id, Dir: sl.dir, Pid: pid, Parent: -1}
+}
+
 func parseForkAnswer(out string) (int, error) {
 	m := forkAnswer.FindStringSubmatch(out)
 	if m == nil {

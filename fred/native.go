@@ -45,6 +45,12 @@ type probe struct {
 	rel  time.Duration
 	fp   string       // registers there
 	step history.Step // the step that names it
+	// person: a copy the program left while the person's continue ran
+	// (an in-process debugger's, probes.go), not found by a timed run;
+	// toStop and offset are the steps from it to the continue's stop and
+	// from the continue's start to it, once counted (0: not yet).
+	person         bool
+	toStop, offset int
 }
 
 // anchorKey names a probe, or the continue's start (nil), as a moment
@@ -507,6 +513,9 @@ func (s *Session) newProbe(p *probe) ([]history.Step, error) {
 // from a until the program has the probe's registers.
 func (w *watchProgram) countTo(ctx context.Context, a []history.Step, pb *probe) (watch.Seq, error) {
 	s := w.s
+	if pb.person {
+		return w.stepsTo(ctx, a, pb)
+	}
 	if err := s.goTo(a, w.st); err != nil {
 		return nil, err
 	}

@@ -110,6 +110,7 @@ type Session struct {
 	branches map[string][]history.Step
 	probes   map[int]*probe // moments inside a continue, by number (native.go)
 	nprobes  int
+	nslots   int // the program's probes readied (probes.go)
 
 	mu        sync.Mutex
 	cancel    context.CancelFunc // stops the fred command in progress
@@ -605,6 +606,9 @@ func (s *Session) Exec(line string) error {
 func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err := s.inStep(); err != nil {
 		return "", err
+	}
+	if collect := s.probeSlots(cmd); collect != nil {
+		defer collect()
 	}
 	if err := s.conn.Send(cmd.Line); err != nil {
 		return "", ErrSessionOver

@@ -402,6 +402,14 @@ func (s *Session) Restart(id int) error {
 	}
 	s.run = sn.run
 	s.standAt(append([]history.Step(nil), sn.Steps...))
+	if last := s.Timeline.Now(); s.Timeline.Len() > 0 && !last.Known() {
+		// A moment only its snapshot names (a probe): where is it?
+		err := s.learn(&last)
+		s.Timeline.SetNow(last)
+		if err != nil {
+			return err
+		}
+	}
 	return s.show()
 }
 
@@ -538,6 +546,9 @@ func (s *Session) prune() {
 	onLine := func(sn *snap) bool {
 		if sn.run == s.run && s.Timeline.Extends(sn.Steps) {
 			return true
+		}
+		if p := s.probeOf(sn.Steps); p != nil && p.person && sn.run == s.run && s.Timeline.Extends(history.With(p.base, p.cont)) {
+			return true // inside a continue of the timeline
 		}
 		for _, b := range s.branches {
 			if history.IsPrefix(sn.Steps, b) {

@@ -146,22 +146,38 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 // countSteps is stepsOf for the rewriting: reverse-step after a long
 // continue lands on "step N-1" without counting `next`s. A snapshot a
 // little before the end makes the walk back from there cheap.
-func (m sessionMover) CountSteps(before []history.Step, last history.Step) (int, bool, error) {
+// The count starts at the latest probe inside the continue, if the
+// program left one (probes.go).
+func (m sessionMover) CountSteps(before []history.Step, last history.Step) ([]history.Step, int, bool, error) {
 	s := m.s
+	if last.Cmd.Op == P.OpContinue {
+		if at, n, ok, err := m.stepsFromProbe(before, last); err != nil || ok {
+			return at, n, ok, err
+		}
+	}
+	if p := s.probeOf(history.With(before, last)); p != nil {
+		// A probe the program left (probes.go) is that many steps into
+		// its continue; gdb's are not counted so.
+		if !p.person {
+			return nil, 0, false, nil
+		}
+		n, err := s.probeOffset(m.ctx, p, m.st)
+		return before, n, err == nil, err
+	}
 	n, ok, err := s.stepsOf(m.ctx, before, last, m.st)
 	if !ok || err != nil || n <= stepsNearEnd*2 {
-		return n, ok, err
+		return before, n, ok, err
 	}
 	near := history.With(before, s.synth(P.OpStep, n-stepsNearEnd, last.Bps).PartOf(last))
 	if err := s.goTo(near, m.st); err != nil {
-		return 0, false, err
+		return nil, 0, false, err
 	}
 	if _, err := s.Checkpoint(true); err == nil {
 		m.st.snapshots++
 	} else {
 		debugf("snapshot near the end of a continue: %v", err)
 	}
-	return n, true, nil
+	return before, n, true, nil
 }
 
 // callSiteByCount finds the call site of the frame a history ends in:

@@ -125,3 +125,53 @@ func seedEnv(kv ...string) []string {
 	}
 	return env
 }
+
+// Probes are copies an in-process debugger's program leaves of itself,
+// paused, while the person's continue runs: every Every of the program's
+// CPU time, two at most, the older one killed. Each waits on one of two
+// FIFOs as Fork's copies do; woken, it stops at the program's next event.
+type Probes struct {
+	// Arm readies them for the next continue: Every in seconds, and the
+	// two FIFOs.
+	Arm func(every float64, fifo0, fifo1 string) string
+	// Collect ends them and names them: see ParseProbed.
+	Collect string
+	Every   float64
+}
+
+// Probed is a copy left by Probes: which FIFO it waits on, its pid.
+type Probed struct{ Slot, Pid int }
+
+// ParseProbed reads "@fred probed live SLOT:PID,... dead PID,..." ("-":
+// none): the copies that wait, oldest first, and those killed since.
+func ParseProbed(out string) (live []Probed, dead []int, err error) {
+	a, err := fredAnswer(out, "probed")
+	if err != nil {
+		return nil, nil, err
+	}
+	f := strings.Fields(a)
+	if len(f) != 4 || f[0] != "live" || f[2] != "dead" {
+		return nil, nil, fmt.Errorf("unexpected probes answer %q", a)
+	}
+	if f[1] != "-" {
+		for _, x := range strings.Split(f[1], ",") {
+			sl, pid, ok := strings.Cut(x, ":")
+			s, err1 := strconv.Atoi(sl)
+			p, err2 := strconv.Atoi(pid)
+			if !ok || err1 != nil || err2 != nil || s < 0 || s > 1 || p <= 0 {
+				return nil, nil, fmt.Errorf("unexpected probe %q in %q", x, a)
+			}
+			live = append(live, Probed{Slot: s, Pid: p})
+		}
+	}
+	if f[3] != "-" {
+		for _, x := range strings.Split(f[3], ",") {
+			p, err := strconv.Atoi(x)
+			if err != nil || p <= 0 {
+				return nil, nil, fmt.Errorf("unexpected pid %q in %q", x, a)
+			}
+			dead = append(dead, p)
+		}
+	}
+	return live, dead, nil
+}

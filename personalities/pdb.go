@@ -120,11 +120,14 @@ var PDB = &Personality{
 	Refused: func(out string) bool {
 		return pdbError.MatchString(out) && !pdbStopLine.MatchString(out)
 	},
-	Quiet:      func(cmd string) string { return cmd },
-	FrameCmd:   "fred_frame",
-	SaveState:  "fred_save %s",
-	LoadState:  "fred_load %s",
-	Fork:       "fred_fork %s",
+	Quiet:     func(cmd string) string { return cmd },
+	FrameCmd:  "fred_frame",
+	SaveState: "fred_save %s",
+	LoadState: "fred_load %s",
+	Fork:      "fred_fork %s",
+	Probes: &Probes{Arm: func(every float64, a, b string) string {
+		return fmt.Sprintf("fred_probes %g %s %s", every, a, b)
+	}, Collect: "fred_probed", Every: 0.1},
 	NoCountArg: true,
 	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
 		if m.Shallower {

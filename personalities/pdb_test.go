@@ -2,6 +2,7 @@ package personalities
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -617,5 +618,26 @@ func TestPDBArgv(t *testing.T) {
 	}
 	if pyQuote("a'\\\x1az") != `'a\x27\x5c\x1az'` {
 		t.Errorf("pyQuote: %s", pyQuote("a'\\\x1az"))
+	}
+}
+
+// The probes' answer, as pdb's and perl's bootstraps print it (after the
+// debugger's own output, with a terminal's \r).
+func TestParseProbed(t *testing.T) {
+	live, dead, err := ParseProbed("junk\r\n@fred probed live 1:4242,0:4250 dead 4100,4101\r\n")
+	if err != nil || len(live) != 2 || live[0] != (Probed{1, 4242}) || live[1] != (Probed{0, 4250}) || len(dead) != 2 || dead[1] != 4101 {
+		t.Fatalf("got %v %v %v", live, dead, err)
+	}
+	live, dead, err = ParseProbed("@fred probed live - dead -\n")
+	if err != nil || live != nil || dead != nil {
+		t.Fatalf("none: got %v %v %v", live, dead, err)
+	}
+	for _, bad := range []string{"@fred probed live 2:1 dead -", "@fred probed live x dead -", "@fred probed live - dead 0", "@fred probed", "nothing"} {
+		if _, _, err := ParseProbed(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if _, _, err := ParseProbed("@fred ended\n"); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("ended: %v", err)
 	}
 }

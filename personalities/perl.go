@@ -129,11 +129,14 @@ var Perl = &Personality{
 	Refused: func(out string) bool {
 		return perlRefused.MatchString(out)
 	},
-	Quiet:      func(cmd string) string { return cmd },
-	FrameCmd:   perlDB + "fred_frame()",
-	SaveState:  perlDB + "fred_save(q{%s})",
-	LoadState:  perlDB + "fred_load(q{%s})",
-	Fork:       perlDB + "fred_fork(q{%s})",
+	Quiet:     func(cmd string) string { return cmd },
+	FrameCmd:  perlDB + "fred_frame()",
+	SaveState: perlDB + "fred_save(q{%s})",
+	LoadState: perlDB + "fred_load(q{%s})",
+	Fork:      perlDB + "fred_fork(q{%s})",
+	Probes: &Probes{Arm: func(every float64, a, b string) string {
+		return fmt.Sprintf(perlDB+"fred_probes(%g, q{%s}, q{%s})", every, a, b)
+	}, Collect: perlDB + "fred_probed()", Every: 0.05},
 	NoCountArg: true,
 	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
 		if m.Shallower {

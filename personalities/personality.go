@@ -285,6 +285,9 @@ type Personality struct {
 	// takes the terminal (setsid, TIOCSCTTY), answers "@fred fork PID"
 	// naming that fresh copy, and prompts. See ckpt.InterpFork.
 	Fork string
+	// Probes, where set, has the program leave paused copies of itself
+	// (as Fork's) while the person's continue runs; see Probes.
+	Probes *Probes
 	// StopCmd asks why the program last stopped, for debuggers whose
 	// output does not say that a breakpoint stopped it; ParseStop reads
 	// the answer. Asked only when StopReason says StopDone.

@@ -48,10 +48,11 @@ type Mover interface {
 }
 
 // StepCounter is a Mover whose debugger counts the `step`s a continue,
-// next or finish is made of (stepsOf); ok is false when it cannot for
-// this command.
+// next or finish is made of (stepsOf), from start: before, or a moment
+// inside last from which its stop is n steps away (a probe); ok is false
+// when it cannot for this command.
 type StepCounter interface {
-	CountSteps(before []history.Step, last history.Step) (n int, ok bool, err error)
+	CountSteps(before []history.Step, last history.Step) (start []history.Step, n int, ok bool, err error)
 }
 
 // CallSiter is a Mover that can find where the frame a history ends in
@@ -202,17 +203,17 @@ func (r *Rewriter) prevStatement0(steps []history.Step) ([]history.Step, error) 
 		last = r.Repeat(last.Cmd.Op, 1, last.Bps).PartOf(last)
 		last.Stop = stop
 	}
-	if sc, ok := r.m.(StepCounter); ok && (last.Cmd.Op == P.OpContinue || last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpFinish) {
+	if sc, ok := r.m.(StepCounter); ok && (last.Cmd.Op == P.OpContinue || last.Cmd.Op == P.OpNext || last.Cmd.Op == P.OpFinish || last.Origin == history.Probe) {
 		// The statement before the stop is the last `step` but one.
-		n, ok, err := sc.CountSteps(before, last)
+		start, n, ok, err := sc.CountSteps(before, last)
 		if err != nil {
 			return nil, err
 		}
 		if ok && n > 1 {
-			return history.With(before, r.Repeat(P.OpStep, n-1, last.Bps).PartOf(last)), nil
+			return history.With(start, r.Repeat(P.OpStep, n-1, last.Bps).PartOf(last)), nil
 		}
 		if ok {
-			return before, nil
+			return start, nil
 		}
 	}
 	switch last.Cmd.Op {

@@ -7,7 +7,9 @@ def _fred(prompt):
     P._fred_hit = P._fred_runs = 0
     def wrap(name, w):
         o = getattr(P, name)
-        setattr(P, name, lambda self, *a, **k: w(o, self, *a, **k))
+        f = lambda self, *a, **k: w(o, self, *a, **k)
+        f.__doc__ = o.__doc__  # pdb's help shows it
+        setattr(P, name, f)
     # The first stop of a run that pdb started because the last one ended
     # (not because the person said "run") is "ended" for fred, until the
     # next command moves it. Nothing of fred's sits between pdb and the
@@ -41,6 +43,7 @@ def _fred(prompt):
     except Exception:
         logsys = lambda *a: 0
     def interaction(o, self, frame, tb):
+        disarm()
         self._fred_ended = frame is not None and self._fred_pending
         if frame is not None:
             self._fred_pending = False
@@ -423,13 +426,11 @@ def _fred(prompt):
             return 0
         except BaseException:
             os._exit(1)
-    def fork(self, fifo):
+    def paused(fifo):
+        # In a copy: wait for fred's byte on the FIFO. Each byte leaves a
+        # fresh copy waiting there, and the woken one goes on, with the
+        # terminal, as the live program; it returns the fresh copy's pid.
         import fcntl, termios
-        saved = [signal.getsignal(n) for n in sigs]
-        g = copy()
-        if g:
-            self.message('@fred fork %d' % g)
-            return
         try:
             while True:
                 # Only fred writes to the FIFO, and holds it open: a read
@@ -447,13 +448,115 @@ def _fred(prompt):
                     break
             os.setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+            return g
         except BaseException:
             os._exit(1)
+    def fork(self, fifo):
+        saved = [signal.getsignal(n) for n in sigs]
+        g = copy()
+        if g:
+            self.message('@fred fork %d' % g)
+            return
+        g = paused(fifo)
         for n, h in zip(sigs, saved):
             if h is not None:
                 signal.signal(n, h)
         self.message('@fred fork %d' % g)
     P.do_fred_fork = fork
+    # Probes (fred_probes SECONDS FIFO0 FIFO1, before the person's
+    # continue): while it runs, a timer of the program's CPU time leaves a
+    # paused copy of it every SECONDS, two at most (the older one is
+    # killed), each waiting on one of fred's FIFOs as a fork snapshot's
+    # does. fred_probed, after it, names them ("@fred probed live
+    # SLOT:PID,... dead PID,..."), and a reverse command after a long
+    # continue counts from the latest instead of from before the
+    # continue. A woken copy stops at the program's next event, as after
+    # a Ctrl-C. Only the program's own code is interrupted so: a tick in
+    # pdb's dispatch (where a breakpoint's stop is decided) leaves none.
+    probe = {'cfg': None, 'armed': False, 'busy': False, 'n': 0, 'live': [], 'dead': [], 'pdb': None, 'old': None}
+    ours = {bdb.__file__, pdb.__file__, sys._getframe().f_code.co_filename}
+    def probes(self, arg):
+        a = arg.split()
+        probe['cfg'] = (float(a[0]), a[1:3]) if len(a) == 3 and hasattr(signal, 'setitimer') else None
+        probe['n'], probe['live'], probe['dead'] = 0, [], []
+    def probed(self, arg):
+        disarm()
+        self.message('@fred probed live %s dead %s' % (','.join('%d:%d' % x for x in probe['live']) or '-', ','.join(str(x) for x in probe['dead']) or '-'))
+        probe['cfg'], probe['live'], probe['dead'] = None, [], []
+    def disarm():
+        if probe['armed']:
+            probe['armed'] = False
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, probe['old'])
+    def arm(o, self, arg):
+        cfg = probe['cfg']
+        if cfg and not probe['armed']:
+            old = signal.getsignal(signal.SIGPROF)
+            if old in (signal.SIG_DFL, None):
+                probe['pdb'], probe['old'], probe['armed'] = self, old, True
+                signal.signal(signal.SIGPROF, on_prof)
+                signal.setitimer(signal.ITIMER_PROF, cfg[0], cfg[0])
+        return o(self, arg)
+    for name in ('do_continue', 'do_c', 'do_cont'):
+        wrap(name, arm)
+    def on_prof(sig, frame):
+        if not probe['armed'] or probe['busy']:
+            return
+        if frame is None or frame.f_code.co_filename in ours:
+            # Most ticks land in pdb's dispatch: try again soon.
+            signal.setitimer(signal.ITIMER_PROF, 0.001, probe['cfg'][0])
+            return
+        th = sys.modules.get('threading')
+        if th is not None and th.active_count() > 1:
+            return
+        probe['busy'] = True
+        logsys(0x46524544, 1)
+        try:
+            slot = probe['n'] % 2
+            probe['n'] += 1
+            if len(probe['live']) == 2:
+                old = probe['live'].pop(0)
+                try:
+                    os.kill(old[1], signal.SIGKILL)
+                except OSError:
+                    pass
+                probe['dead'].append(old[1])
+            offs = {}
+            for fd in os.listdir('/proc/self/fd'):
+                try:
+                    offs[int(fd)] = os.lseek(int(fd), 0, os.SEEK_CUR)
+                except OSError:
+                    pass
+            saved = [signal.getsignal(n) for n in sigs]
+            g = copy()
+            if g > 0:
+                probe['live'].append((slot, g))
+            if g:
+                return
+            g = paused(probe['cfg'][1][slot])
+            for n, h in zip(sigs, saved):
+                if h is not None:
+                    signal.signal(n, h)
+            for fd, off in offs.items():
+                try:
+                    os.lseek(fd, off, os.SEEK_SET)
+                except OSError:
+                    pass
+            self = probe['pdb']
+            probe['armed'], probe['cfg'], probe['live'], probe['dead'] = False, None, [], []
+            signal.signal(signal.SIGPROF, probe['old'])
+            self.message('@fred fork %d' % g)
+            f = frame
+            while f is not None and f is not self.botframe:
+                f.f_trace = self.trace_dispatch
+                f = f.f_back
+            self.set_step()
+            sys.settrace(self.trace_dispatch)
+        finally:
+            probe['busy'] = False
+            logsys(0x46524544, 0)
+    P.do_fred_probes = probes
+    P.do_fred_probed = probed
     P.do_fred_nexts = nexts
     P.do_fred_steps = steps
     P.do_fred_where = where

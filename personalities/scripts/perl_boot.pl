@@ -5,11 +5,11 @@ push @$DB::pre, "package DB; syscall(0x46524544, 1)"; push @$DB::post, "package 
 $DB::rl = 0; $DB::alias{next} = "s\anext\an\a"; $DB::alias{step} = "s\astep\as\a"; $DB::alias{quit} = "s\aquit\aq\a";
 open(DB::IN, "<&", \*STDIN) or die "fred: stdin: $!"; open(DB::OUT, ">&", \*STDERR) or die "fred: stderr: $!"; DB::_autoflush(\*DB::OUT);
 my $rl = \&DB::readline;
-*DB::readline = sub { my @a = @_; if ($fred_go) { my $c = $fred_go; $fred_go = 0; if ($fred_count[5] || $fred_sc) { $DB::trace |= 4; $fred_traced = 1 } return $c } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
+*DB::readline = sub { my @a = @_; fred_disarm(); if ($fred_go) { my $c = $fred_go; $fred_go = 0; if ($fred_count[5] || $fred_sc) { $DB::trace |= 4; $fred_traced = 1 } return $c } if ($fred_traced) { $DB::trace &= ~4; $fred_traced = 0 }
   for my $h (\@DB::hist, \@DB::truehist) { pop @$h while @$h && $h->[-1] =~ /^(package DB; )?(DB::)?fred_\w+\(|FREDSYNC/ }
   $DB::term->ornaments(0) if $DB::term && !$DB::fred_orn++;
   if (defined $fred_prompt && @a && defined $a[0] && $a[0] =~ /DB<+\d+>+ $/) { ($DB::fred_shown = $a[0]) =~ s/(DB<+)\d+/$1 . ($#DB::hist + 1)/e; $a[0] = $fred_prompt }
-  $rl->(@a) };
+  my $l = $rl->(@a); fred_arm() if defined $l && $l =~ /^\s*c(\s|$)/; $l };
 my $restart = \&DB::restart;
 *DB::restart = sub { $ENV{FRED_PERLDB_PROMPT} = $fred_prompt; $ENV{PERL5DB} = $fred_boot; $restart->(@_) };
 my $brk = \&DB::_DB__determine_if_we_should_break;
@@ -65,10 +65,26 @@ sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); m
   close $r; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
 sub fred_rawfork { if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
 sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
-  my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return }
+  my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return } $g = fred_paused($_[0]); fred_out("\@fred fork $g\n") }
+sub fred_paused { my $g;
   while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
     my $n; do { $n = sysread($f, my $c, 1) } until defined $n || $! != POSIX::EINTR(); close $f; POSIX::_exit(0) unless $n; $g = fred_copy(); last if $g }
-  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); $DB::term_pid = $$; fred_out("\@fred fork $g\n") }
+  POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); $DB::term_pid = $$; $g }
+our ($fred_pcfg, $fred_parmed, $fred_pbusy, $fred_pn, @fred_plive, @fred_pdead, $fred_pold);
+sub fred_probes { my $ok = do { local ($DB::trace, $DB::single, $DB::signal) = (0, 0, 0); eval { require Time::HiRes; require POSIX; 1 } };
+  ($fred_pcfg, $fred_pn, @fred_plive, @fred_pdead) = ($ok && @_ == 3 ? [@_] : undef, 0); fred_out() }
+sub fred_probed { fred_disarm(); fred_out("\@fred probed live ", (join(",", map { "$_->[0]:$_->[1]" } @fred_plive) || "-"), " dead ", (join(",", @fred_pdead) || "-"), "\n"); ($fred_pcfg, @fred_plive, @fred_pdead) = () }
+sub fred_disarm { return unless $fred_parmed; $fred_parmed = 0; Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0); $SIG{PROF} = $fred_pold // "DEFAULT" }
+sub fred_arm { return if !$fred_pcfg || $fred_parmed || (defined $SIG{PROF} && $SIG{PROF} ne "" && $SIG{PROF} ne "DEFAULT"); ($fred_pold, $fred_parmed) = ($SIG{PROF}, 1); $SIG{PROF} = \&DB::fred_prof;
+  Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), $fred_pcfg->[0], $fred_pcfg->[0]) }
+sub fred_prof { return if !$fred_parmed || $fred_pbusy; my $p = (caller(0))[0] // "DB";
+  if ($p eq "DB") { Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0.001, $fred_pcfg->[0]); return }
+  local $fred_pbusy = 1; syscall(0x46524544, 1); my $slot = $fred_pn++ % 2;
+  if (@fred_plive == 2) { my $o = shift @fred_plive; kill 9, $o->[1]; push @fred_pdead, $o->[1] }
+  my %off; opendir(my $d, "/proc/self/fd"); for my $fd (grep { /^\d+$/ } readdir $d) { my $o = POSIX::lseek($fd, 0, 1); $off{$fd} = $o if defined $o } closedir $d;
+  my $g; { local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6; $g = fred_copy(); if ($g) { push @fred_plive, [$slot, $g] if $g > 0; syscall(0x46524544, 0); return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
+  POSIX::lseek($_, $off{$_}, 0) for keys %off; ($fred_parmed, $fred_pcfg, @fred_plive, @fred_pdead) = (0); $SIG{PROF} = $fred_pold // "DEFAULT";
+  fred_out("\@fred fork $g\n"); $DB::single = 1; syscall(0x46524544, 0) }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
@@ -113,11 +129,11 @@ sub fred_enable { fred_out(); return fred_watch($1, $_[1]) if fred_unw($_[0]) =~
 sub fred_save { fred_out(); local $DB::trace = $DB::trace & ~2; my @b; for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); my $h = \%{ $main::{$k} };
     for my $l (grep { /^\d+$/ } keys %$h) { push @b, [$f, $l, $h->{$l}, DB::_is_breakpoint_enabled($f, $l) ? 1 : 0] } }
   require Data::Dumper; local $Data::Dumper::Useqq = 1; local $Data::Dumper::Terse = 1;
-  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}, [@DB::to_watch], [@DB::hist], [@DB::truehist]]); close $fh; }
+  open my $fh, ">", $_[0] or die "$_[0]: $!"; print $fh Data::Dumper::Dumper([\@b, {%DB::alias}, [@DB::to_watch], [@DB::hist], [@DB::truehist], $DB::trace & 1]); close $fh; }
 sub fred_load { fred_out(); my $s = do { local $DB::trace = $DB::trace & ~2; do $_[0] } or die "$_[0]: $@$!"; my ($b, $al) = @$s;
   for my $k (grep { /^_</ } keys %main::) { my $f = substr($k, 2); local *dbline = $main::{$k};
     for my $l (grep { /^\d+$/ } keys %dbline) { delete $dbline{$l}; DB::_delete_breakpoint_data_ref($f, $l) } }
   for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
     $dbline{$l} = $v; DB::_set_breakpoint_enabled_status($f, $l, $en); $DB::had_breakpoints{$f} |= 1 }
-  %DB::alias = %$al; @DB::to_watch = @DB::old_watch = (); fred_watch($_, 1) for @{ $s->[2] || [] }; @DB::hist = @{ $s->[3] } if $s->[3]; @DB::truehist = @{ $s->[4] } if $s->[4]; }
+  %DB::alias = %$al; @DB::to_watch = @DB::old_watch = (); fred_watch($_, 1) for @{ $s->[2] || [] }; @DB::hist = @{ $s->[3] } if $s->[3]; @DB::truehist = @{ $s->[4] } if $s->[4]; $DB::trace = ($DB::trace & ~1) | ($s->[5] // 0); $DB::otrace = $DB::trace; }
 }
