@@ -186,10 +186,14 @@ type step struct {
 	not        string
 }
 
-// play runs a script.
-func (ts *tsession) play(script []step) {
+// play runs a script. With vals (pairs: a name, then its text), each name
+// in a step's command, output and wanted value stands for its text: a
+// value the test learns on the way.
+func (ts *tsession) play(script []step, vals ...string) {
 	ts.t.Helper()
+	r := strings.NewReplacer(vals...)
 	for _, s := range script {
+		s.cmd, s.out, s.want = r.Replace(s.cmd), r.Replace(s.out), r.Replace(s.want)
 		if s.cmd != "" || s.expr == "" {
 			out := ts.must(s.cmd, s.out)
 			if s.not != "" && strings.Contains(out, s.not) {

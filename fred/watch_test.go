@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestReverseWatch: the same search in each debugger, on each backend. A
@@ -161,29 +160,6 @@ func TestAutomaticSnapshotsArePruned(t *testing.T) {
 	ts.must("fred-reverse-finish", `main \(\) at .*watch.c:20`)
 	ts.must("step", `update \(i=277\)`)
 	ts.must("fred-restart 2", `watch.c:21`)
-}
-
-// Ctrl-C during a long reverse command stops it and puts the person back
-// where they were, saying so.
-func TestInterruptReverseWatch(t *testing.T) {
-	ts := gdbSession(t, "watch", "fork")
-	ts.do("skip -gfi ./*/*")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("break 21", `Breakpoint`)
-	ts.must("continue", `watch.c:21`)
-	before := ts.seen("sum")
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		ts.Interrupt()
-	}()
-	// Each evaluation sleeps 50 ms: the search outlasts the interrupt on
-	// any machine.
-	ts.must("fred-reverse-watch sum >= 0 && (int)usleep(50000) == 0", `'fred-reverse-watch' interrupted; you are back where you were`)
-	if got := ts.seen("sum"); got != before {
-		t.Fatalf("after the interrupt:\n got %+v\nwant %+v", got, before)
-	}
-	ts.must("next", `fred|sum=|22\s`)
 }
 
 // A change made by a command of the person's (set var) lands just before
