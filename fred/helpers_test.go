@@ -175,6 +175,25 @@ func perlStart(t *testing.T, fixture, backend string, args ...string) *tsession 
 	return ts
 }
 
+// argvOf is the command line that starts debugger p on a fixture (as the
+// starters do), for tests that start sessions of their own.
+func argvOf(t *testing.T, p *P.Personality, fixture string, args ...string) []string {
+	t.Helper()
+	switch p {
+	case P.GDB:
+		if len(args) > 0 {
+			t.Fatal("test bug: gdb's program arguments go in its run command")
+		}
+		return []string{"gdb", "-q", testutil.Fixture(t, fixture)}
+	case P.PDB:
+		return append([]string{"python3", "-m", "pdb", script(fixture)}, args...)
+	case P.Perl:
+		return append([]string{"perl", "-d", script(fixture)}, args...)
+	}
+	t.Fatalf("test bug: no command line for %s", p.Name)
+	return nil
+}
+
 // step is one command of a case's script and what its output must match
 // (a regexp; it must not contain not, if set). With expr, expr must have
 // the value want after it; a step with expr and no command checks the
