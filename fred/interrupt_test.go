@@ -17,27 +17,28 @@ import (
 func TestInterruptAfterRestore(t *testing.T) {
 	cases := []struct {
 		name    string
-		start   func(t *testing.T, backend string) *tsession
+		start   starter
+		fixture string
 		setup   [][2]string // command, what it answers
 		goOn    string      // the debugger's continue
 		stopped string      // what it says at Ctrl-C
 		counter string      // the spin's counter, as the debugger writes it
 		at      string      // where the snapshot is
 	}{
-		{"gdb", func(t *testing.T, b string) *tsession { return gdbSession(t, "spin", b) },
+		{"gdb", gdbStart, "spin",
 			[][2]string{{"break main", `Breakpoint 1`}, {"run", `Breakpoint 1, main`}},
 			"continue", `received signal SIGINT`, "counter", `main`},
-		{"pdb", func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "spin.py", b); return ts },
+		{"pdb", pdbStart, "spin.py",
 			[][2]string{{"n", `\(2\)<module>\(\)`}, {"n", `\(3\)<module>\(\)`}},
 			"c", `Program interrupted`, "count", `\(3\)<module>\(\)`},
-		{"perl", func(t *testing.T, b string) *tsession { ts, _ := perlSession(t, "spin.pl", b); return ts },
+		{"perl", perlStart, "spin.pl",
 			[][2]string{{"n", `spin.pl:3\)`}, {"n", `spin.pl:4\)`}},
 			"c", `spin.pl:4\)`, "$count", `spin.pl:4\)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts := tc.start(t, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				ts.mustAll(tc.setup)
 				ts.must("fred-checkpoint", `snapshot 2 taken`)
 				spin := func() {
