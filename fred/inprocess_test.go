@@ -313,7 +313,7 @@ func perlSessionArgs(t *testing.T, fixture, backend string, args ...string) (*ts
 func TestCheckpointRestartInProcess(t *testing.T) {
 	cases := []struct {
 		name         string
-		session      func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start        starter
 		fixture      string
 		total, x, r  string    // the variables
 		brk          [2]string // a breakpoint in square, and the stop there
@@ -328,7 +328,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 		first        string    // where snapshot 1 is
 		atFirst, end [][2]string
 	}{
-		{"pdb", pdbSession, "steps.py", "total", "x", "r", [2]string{"b square", `\(6\)square\(\)`},
+		{"pdb", pdbStart, "steps.py", "total", "x", "r", [2]string{"b square", `\(6\)square\(\)`},
 			`^i=0 total=0\r?\n> .*\(6\)square\(\)`, "x = 5", `\(7\)square\(\)`,
 			"b fact", "disable 1", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`,
 			`^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`,
@@ -336,7 +336,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 			`^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`, `\(1\)<module>\(\)`,
 			[][2]string{{"p total", `NameError`}},
 			[][2]string{{"enable 1", `Enabled breakpoint 1`}, {"c", `\(6\)square\(\)`}}},
-		{"perl", perlSession, "steps.pl", "$total", "$x", "$r", [2]string{"b 9", `steps.pl:9\):`},
+		{"perl", perlStart, "steps.pl", "$total", "$x", "$r", [2]string{"b 9", `steps.pl:9\):`},
 			`^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`, "$x = 5", `steps.pl:10\)`,
 			"b 15", `DB::fred_enable("` + script("steps.pl") + `:9", 0)`, `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`,
 			`^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`,
@@ -347,7 +347,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, _ := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				pid := ts.pid
 				ts.do(tc.brk[0])
 				ts.must("c", tc.brk[1])
@@ -401,24 +401,24 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 // not from what the person types then. In pdb and perl; gdb's is
 // TestProgramInputAndPromptLookalike (cmd/fred).
 func TestProgramInput(t *testing.T) {
-	type step struct{ typed, cmd, answer string } // typed: input before cmd
+	type typing struct{ typed, cmd, answer string } // typed: input before cmd
 	cases := []struct {
 		name      string
-		session   func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start     starter
 		fixture   string
 		brk       [2]string
 		first     string // the continue to the breakpoint, after the name was typed
 		vars      []string
-		count     []step // to after the count was read
+		count     []typing // to after the count was read
 		rev       []revCase
 		restart   string
 		noBreaks  string
 		end, ends string // the end, and what the program printed on the way
 	}{
-		{"pdb", pdbSession, "input.py", [2]string{"b 16", `Breakpoint 1`},
+		{"pdb", pdbStart, "input.py", [2]string{"b 16", `Breakpoint 1`},
 			`(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int`,
 			[]string{"total", "seed", "order"},
-			[]step{{"4\n", "n", `^count\? 4\r?\n> .*\(17\)main\(\)`}},
+			[]typing{{"4\n", "n", `^count\? 4\r?\n> .*\(17\)main\(\)`}},
 			[]revCase{
 				{cmd: "n", mark: "A18"}, // total = 0 ran
 				{cmd: "n", mark: "A19"},
@@ -429,10 +429,10 @@ func TestProgramInput(t *testing.T) {
 				{cmd: "fred-rs", land: "A18"},
 			},
 			`\(1\)<module>\(\)`, "disable 1", `The program finished`, `hello fred \(3 words\)\r?\ncount\? 4\r?\ntotal=6 pid=\d+`},
-		{"perl", perlSession, "input.pl", [2]string{"b 14", ``},
+		{"perl", perlStart, "input.pl", [2]string{"b 14", ``},
 			`(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):`,
 			[]string{"$total", "$seed", "$order"},
-			[]step{
+			[]typing{
 				{"", "n", `^main::\(.*input.pl:15\)`}, // "count? " waits in perl's buffer
 				{"4\n", "n", `^4\r?\nmain::\(.*input.pl:16\)`},
 				{"", "n", `input.pl:17\)`},
@@ -449,7 +449,8 @@ func TestProgramInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, in := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
+				in := ts.in
 				ts.must(tc.brk[0], tc.brk[1])
 				in.type_("fred\n")
 				out := ts.must("c", tc.first)
@@ -489,22 +490,22 @@ func TestProgramInput(t *testing.T) {
 func TestInProcessBadInput(t *testing.T) {
 	type badCase struct {
 		name             string
-		session          func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start            starter
 		fixture          string
 		noCode, noCodeRe string // a breakpoint on a line without code
 		raises, raisesRe string // an expression that raises
 		watch, watchRe   string // reverse-watch of an expression that does not parse
 	}
 	cases := []badCase{
-		{"pdb", pdbSession, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
+		{"pdb", pdbStart, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
 			"fred-reverse-watch total >=", `cannot evaluate the expression at .*: \(raises SyntaxError`},
-		{"perl", perlSession, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
+		{"perl", perlStart, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
 			"fred-reverse-watch $total >=", `syntax error`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, _ := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				ts.must("n", ``)
 				ts.must("n", ``)
 				before := ts.pyOrPl()
