@@ -47,7 +47,8 @@ type tsession struct {
 	*Session
 	t       *testing.T
 	out     *syncBuf
-	backend string // of in-process sessions: "criu" or "fork"
+	backend string  // of in-process sessions: "criu" or "fork"
+	in      *feeder // of in-process sessions: types the person's input to the program
 }
 
 // gdbSession starts real gdb on a fixture, with the given snapshot backend.
@@ -142,6 +143,88 @@ func (ts *tsession) value(expr string) string {
 		ts.t.Fatalf("print %s: %q", expr, out)
 	}
 	return strings.TrimSpace(m[1])
+}
+
+// Tests of behaviour the debuggers share are tables: one body, and a case
+// of data for each debugger (gdb, pdb, perl) run as a subtest of that
+// name. A case starts its session with a starter and holds the commands
+// where the debuggers differ as scripts of steps.
+
+// starter starts a session of one debugger on a fixture (a program of
+// testdata/bin for gdb, a script of testdata for pdb and perl) with the
+// program's arguments, on a snapshot backend.
+type starter func(t *testing.T, fixture, backend string, args ...string) *tsession
+
+func gdbStart(t *testing.T, fixture, backend string, args ...string) *tsession {
+	t.Helper()
+	if len(args) > 0 {
+		t.Fatal("test bug: gdb's program arguments go in its run command")
+	}
+	return gdbSession(t, fixture, backend)
+}
+
+func pdbStart(t *testing.T, fixture, backend string, args ...string) *tsession {
+	t.Helper()
+	ts, _ := pdbSessionArgs(t, fixture, backend, args...)
+	return ts
+}
+
+func perlStart(t *testing.T, fixture, backend string, args ...string) *tsession {
+	t.Helper()
+	ts, _ := perlSessionArgs(t, fixture, backend, args...)
+	return ts
+}
+
+// argvOf is the command line that starts debugger p on a fixture (as the
+// starters do), for tests that start sessions of their own.
+func argvOf(t *testing.T, p *P.Personality, fixture string, args ...string) []string {
+	t.Helper()
+	switch p {
+	case P.GDB:
+		if len(args) > 0 {
+			t.Fatal("test bug: gdb's program arguments go in its run command")
+		}
+		return []string{"gdb", "-q", testutil.Fixture(t, fixture)}
+	case P.PDB:
+		return append([]string{"python3", "-m", "pdb", script(fixture)}, args...)
+	case P.Perl:
+		return append([]string{"perl", "-d", script(fixture)}, args...)
+	}
+	t.Fatalf("test bug: no command line for %s", p.Name)
+	return nil
+}
+
+// step is one command of a case's script and what its output must match
+// (a regexp; it must not contain not, if set). With expr, expr must have
+// the value want after it; a step with expr and no command checks the
+// value alone (an empty command without expr is sent: it repeats the
+// last command).
+type step struct {
+	cmd, out   string
+	expr, want string
+	not        string
+}
+
+// play runs a script. With vals (pairs: a name, then its text), each name
+// in a step's command, output and wanted value stands for its text: a
+// value the test learns on the way.
+func (ts *tsession) play(script []step, vals ...string) {
+	ts.t.Helper()
+	r := strings.NewReplacer(vals...)
+	for _, s := range script {
+		s.cmd, s.out, s.want = r.Replace(s.cmd), r.Replace(s.out), r.Replace(s.want)
+		if s.cmd != "" || s.expr == "" {
+			out := ts.must(s.cmd, s.out)
+			if s.not != "" && strings.Contains(out, s.not) {
+				ts.t.Fatalf("%q: output has %q:\n%s", s.cmd, s.not, out)
+			}
+		}
+		if s.expr != "" {
+			if v := ts.value(s.expr); v != s.want {
+				ts.t.Fatalf("after %q, %s is %s, want %s", s.cmd, s.expr, v, s.want)
+			}
+		}
+	}
 }
 
 // backends are the snapshot backends every snapshot and reverse test runs

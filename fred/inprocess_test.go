@@ -74,7 +74,7 @@ func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend st
 	f.mu.Lock()
 	f.s = s
 	f.mu.Unlock()
-	ts := &tsession{Session: s, t: t, out: out, backend: backend}
+	ts := &tsession{Session: s, t: t, out: out, backend: backend, in: f}
 	t.Cleanup(func() {
 		pid := s.ip.pid
 		s.Close()
@@ -93,7 +93,13 @@ func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend st
 
 func pdbSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
-	ts, f := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script(fixture)}, backend)
+	return pdbSessionArgs(t, fixture, backend)
+}
+
+// pdbSessionArgs is pdbSession with the program's arguments.
+func pdbSessionArgs(t *testing.T, fixture, backend string, args ...string) (*tsession, *feeder) {
+	t.Helper()
+	ts, f := inprocSession(t, P.PDB, append([]string{"python3", "-m", "pdb", script(fixture)}, args...), backend)
 	if out := ts.out.take(); !regexp.MustCompile(`(?s)^> .*` + fixture + `\(1\)<module>\(\).*fred: snapshot 1 taken at the program's start`).MatchString(out) {
 		t.Fatalf("pdb's first stop:\n%s", out)
 	}
@@ -115,53 +121,106 @@ func (ts *tsession) evalValue(expr string) string {
 	return v
 }
 
-func TestPDBForwardAndHistory(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "steps.py", backend)
-		if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
-			t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
-		}
-		ts.must("n", `^> .*steps.py\(2\)<module>\(\)\r?\n-> total = 0\r?\n$`)
-		ts.must("next", `\(5\)<module>\(\)`)
-		ts.must("", `\(10\)<module>\(\)`) // an empty line repeats
-		ts.must("b square", `^Breakpoint 1 at .*steps.py:5`)
-		ts.must("continue", `\(6\)square\(\)\r?\n-> r = x \* x`)
-		ts.must("p x", `^0\r?\n$`)
-		ts.must("where", `(?s)<module>\(\).*main\(\).*> .*square\(\)`)
-		ts.must("x = 7", `^$`)
-		ts.must("p x", `^7\r?\n$`)
-		ts.must("print(x + 1)", `^8\r?\n$`)
-		ts.must("nosuch + 1", `NameError`)
-		ts.must("s", `\(7\)square\(\)`)
-		ts.must("p r", `^49\r?\n$`)
-		ts.must("r", `--Return--\r?\n> .*\(7\)square\(\)->49`)
-		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x3\n   \|  continue\n   \|  x = 7\n   \|  step\n   \|  return\n  >>> you are here: square at steps.py:7, depth 3\n`)
-		// The program's output and pdb's stop come through as they are.
-		ts.must("c", `^i=0 total=49\r?\n> .*\(6\)square\(\)`)
-		ts.must("help", `Documented commands`)
-		if out := ts.do("help"); strings.Contains(out, "fred_") {
-			t.Errorf("fred's own pdb commands show in help:\n%s", out)
-		}
-		ts.must("cl 1", `Deleted breakpoint 1`)
-		ts.must("c", `(?s)fact=120\r?\nThe program finished and will be restarted\r?\n> .*steps.py\(1\)<module>\(\)`)
-		if ts.running {
-			t.Fatal("the program ended, but fred thinks it runs")
-		}
-		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
-		ts.must("fred-checkpoint", `needs a running program`)
-		// pdb restarted the program: the next command moves a new run, with a
-		// first snapshot of its own.
-		ts.must("n", `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`)
-		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  next\n  \(2\) snapshot 2\n  >>> you are here`)
-		if err := ts.Exec("q"); err != ErrSessionOver {
-			t.Fatalf("q: %v, want the session to end", err)
-		}
-		select {
-		case <-ts.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("pdb's quit did not end the session")
-		}
-	})
+// The program is the interpreter itself; the debugger's commands, its
+// output and the program's come through as they are; fred's history
+// counts the person's commands; at the program's end fred knows it has
+// ended, and the debugger's restart (pdb's own, perl's R) begins a new
+// run with a first snapshot of its own; the debugger's quit ends the
+// session.
+func TestForwardAndHistory(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		toEnd   []step // to the program's end
+		ended   []step // after it
+	}{
+		{"pdb", pdbStart, "steps.py",
+			[]step{
+				{cmd: "n", out: `^> .*steps.py\(2\)<module>\(\)\r?\n-> total = 0\r?\n$`},
+				{cmd: "next", out: `\(5\)<module>\(\)`},
+				{cmd: "", out: `\(10\)<module>\(\)`}, // an empty line repeats
+				{cmd: "b square", out: `^Breakpoint 1 at .*steps.py:5`},
+				{cmd: "continue", out: `\(6\)square\(\)\r?\n-> r = x \* x`},
+				{cmd: "p x", out: `^0\r?\n$`},
+				{cmd: "where", out: `(?s)<module>\(\).*main\(\).*> .*square\(\)`},
+				{cmd: "x = 7", out: `^$`},
+				{cmd: "p x", out: `^7\r?\n$`},
+				{cmd: "print(x + 1)", out: `^8\r?\n$`},
+				{cmd: "nosuch + 1", out: `NameError`},
+				{cmd: "s", out: `\(7\)square\(\)`},
+				{cmd: "p r", out: `^49\r?\n$`},
+				{cmd: "r", out: `--Return--\r?\n> .*\(7\)square\(\)->49`},
+				{cmd: "fred-history", out: `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x3\n   \|  continue\n   \|  x = 7\n   \|  step\n   \|  return\n  >>> you are here: square at steps.py:7, depth 3\n`},
+				// The program's output and pdb's stop come through as they are.
+				{cmd: "c", out: `^i=0 total=49\r?\n> .*\(6\)square\(\)`},
+				{cmd: "help", out: `Documented commands`, not: "fred_"}, // fred's own pdb commands do not show
+				{cmd: "cl 1", out: `Deleted breakpoint 1`},
+				{cmd: "c", out: `(?s)fact=120\r?\nThe program finished and will be restarted\r?\n> .*steps.py\(1\)<module>\(\)`},
+			},
+			[]step{
+				{cmd: "fred-history", out: `you are here: the program has ended \(after 'continue'\)`},
+				{cmd: "fred-checkpoint", out: `needs a running program`},
+				// pdb restarted the program: the next command moves a new run, with a
+				// first snapshot of its own.
+				{cmd: "n", out: `(?s)\(2\)<module>\(\).*fred: snapshot 2 taken at the first stop`},
+				{cmd: "fred-history", out: `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  next\n  \(2\) snapshot 2\n  >>> you are here`},
+			}},
+		{"perl", perlStart, "steps.pl",
+			[]step{
+				{cmd: "n", out: `^main::\(.*steps.pl:19\):\r?\n19:\tfor my \$i \(0 \.\. 4\) \{\r?\n$`},
+				{cmd: "n", out: `steps.pl:20\):`},
+				{cmd: "s", out: `^main::square\(.*steps.pl:8\):`},
+				{cmd: "", out: `steps.pl:9\):`}, // an empty line repeats s
+				{cmd: "p $x", out: `^0\r?\n$`},
+				{cmd: "$x = 7"},
+				{cmd: "p $x", out: `^7\r?\n$`},
+				{cmd: "$x = ;", out: `syntax error`},
+				{cmd: "n", out: `steps.pl:10\):`},
+				{cmd: "p $r", out: `^49\r?\n$`},
+				{cmd: "T", out: `main::square\(0\) called from file`},
+				{cmd: "r", out: `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`},
+				{cmd: "fred-history", out: `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x2\n   \|  step x2\n   \|  \$x = 7\n   \|  next\n   \|  finish\n  >>> you are here: main:: at steps.pl:21, depth 1\n`},
+				{cmd: "b fact"},
+				{cmd: "c", out: `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`},
+				{cmd: "L b", out: `steps.pl:\r?\n 14:`},
+				{cmd: "B *", out: `Deleting all breakpoints`},
+				{cmd: "c", out: `(?s)fact=120\r?\nDebugged program terminated\.`},
+			},
+			[]step{
+				{cmd: "fred-history", out: `you are here: the program has ended \(after 'continue'\)`},
+				{cmd: "n", out: `Use 'q' to quit or 'R' to restart`},
+				{cmd: "fred-history", out: `you are here: the program has ended \(after 'continue'\)`},
+				// R runs the program again in the same process (exec): a new run.
+				{cmd: "R", out: `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`},
+				{cmd: "fred-history", out: `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  run\n  \(2\) snapshot 2\n  >>> you are here`},
+				{cmd: "n", out: `steps.pl:19\):`},
+				{cmd: "fred-rs", out: `steps.pl:5\):`},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts := tc.start(t, tc.fixture, backend)
+				if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
+					t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
+				}
+				ts.play(tc.toEnd)
+				if ts.running {
+					t.Fatal("the program ended, but fred thinks it runs")
+				}
+				ts.play(tc.ended)
+				if err := ts.Exec("q"); err != ErrSessionOver {
+					t.Fatalf("q: %v, want the session to end", err)
+				}
+				select {
+				case <-ts.Done():
+				case <-time.After(5 * time.Second):
+					t.Fatal("the debugger's quit did not end the session")
+				}
+			})
+		})
+	}
 }
 
 // ipState is what a person sees of a Python or Perl program at a stop:
@@ -207,102 +266,6 @@ func TestPDBReverseToTheStart(t *testing.T) {
 	})
 }
 
-func TestPDBReverseStepNextFinish(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "steps.py", backend)
-		ts.must("b main", `Breakpoint 1`)
-		runRevCases(t, ts, []string{"total"}, []revCase{
-			{cmd: "c", mark: "S0"},    // main:18
-			{cmd: "next", mark: "S1"}, // main:19, total += square(i)
-			{cmd: "step", mark: "S2"}, // --Call-- square:5
-			{cmd: "next", mark: "S3"}, // square:6
-			{cmd: "next", mark: "S4"}, // square:7
-			{cmd: "next", mark: "S5"}, // --Return-- square:7
-			{cmd: "next", mark: "S6"}, // main:20
-			{cmd: "next", mark: "S7"}, // main:18
-			{cmd: "next", mark: "S8"}, // main:19
-			{cmd: "fred-reverse-step", land: "S7"},
-			{cmd: "next", land: "S8"}, // forward again agrees
-			{cmd: "fred-rs", land: "S7"},
-			{cmd: "fred-rs", land: "S6"},
-			{cmd: "fred-rs", land: "S5"}, // back into the callee over its return
-			{cmd: "fred-rs", land: "S4"},
-			{cmd: "fred-reverse-next", land: "S3"},
-			{cmd: "fred-reverse-finish", land: "S1"},
-			{cmd: "fred-rs", land: "S0"},
-			{cmd: "next", land: "S1"},
-			{cmd: "next", mark: "T1"},    // main:20, over the call
-			{cmd: "fred-rs", land: "S5"}, // the callee's last stop
-			{cmd: "next", land: "T1"},
-			{cmd: "fred-rn", land: "S1"}, // over the call as one statement
-			{cmd: "step", land: "S2"},
-			{cmd: "fred-rn", land: "S1"},   // out of a just-entered frame to the call
-			{cmd: "fred-rs 2", mark: "C0"}, // --Call-- main:16, inside the continue
-			{cmd: "step", land: "S0"},
-			{cmd: "fred-undo", land: "C0"},
-			{cmd: "fred-undo", mark: "M25"}, // <module>:25, main()
-			{cmd: "next", land: "S0"},       // the breakpoint stops the next
-		})
-		ts.must("fred-rs 0", `takes one optional positive count`)
-		out := ts.do("fred-history")
-		if !strings.Contains(out, "you are here: main at steps.py:18, depth 2") {
-			t.Errorf("history after going back:\n%s", out)
-		}
-	})
-}
-
-func TestPDBReverseContinueRecursionAndEnd(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "steps.py", backend)
-		ts.must("b fact", `Breakpoint 1`)
-		runRevCases(t, ts, []string{"n"}, []revCase{
-			{cmd: "c", mark: "F5"},
-			{cmd: "c", mark: "F4"},
-			{cmd: "c", mark: "F3"},
-			{cmd: "fred-reverse-continue", land: "F4"},
-			{cmd: "fred-rc", land: "F5"},
-			{cmd: "c", land: "F4"},
-			{cmd: "next", mark: "F4a"}, // fact:13, n=4
-			{cmd: "step", mark: "F3c"}, // --Call-- fact, n=3
-			{cmd: "step", land: "F3"},
-			{cmd: "fred-reverse-finish", land: "F4a"},
-			{cmd: "fred-undo", land: "F4"},
-		})
-		// After the program ended (and pdb restarted it), going back works: the
-		// last stop with source is main's return.
-		ts.must("cl 1", `Deleted breakpoint 1`)
-		ts.must("c", `^fact=120\r?\nThe program finished and will be restarted`)
-		ts.must("fred-reverse-step", `^--Return--\r?\n> .*steps.py\(25\)<module>\(\)->None\r?\n-> main\(\)\r?\nfred: 'fred-reverse-step' took`)
-		ts.must("fred-rs", `^--Return--\r?\n> .*steps.py\(22\)main\(\)->None\r?\n`)
-		ts.must("fred-rn", `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`)
-		ts.must("p f", `^120\r?\n$`)
-		ts.must("n", `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`)
-	})
-}
-
-func TestPDBReverseFromPostMortem(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "crash.py", backend)
-		ts.must("c", `(?s)AttributeError: 'NoneType' object has no attribute 'value'\r?\nUncaught exception. Entering post mortem debugging.*> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
-		if !ts.running || ts.Timeline.Now().Stop != P.StopSignal {
-			t.Fatalf("post mortem: running %v, stop %v", ts.running, ts.Timeline.Now().Stop)
-		}
-		ts.must("p p", `^None`)
-		// Back from the post-mortem: before the statement that raised,
-		// not on the exception's way up the stack.
-		ts.must("fred-reverse-step", `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`)
-		ts.must("p p", `^None`)
-		ts.must("fred-rs", `\(12\)walk\(\)\r?\n-> p = p.next.next.next`)
-		ts.must("p p.value", `^1`)
-		ts.must("n", `\(13\)walk\(\)`)
-		ts.must("n", `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`)
-		// Once in the program again, pdb's stops on that way are places
-		// to step back to, as pdb stepped through them.
-		ts.must("n", `^--Return--\r?\n> .*\(13\)walk\(\)->None`)
-		ts.must("fred-rs", `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`)
-	})
-}
-
 // The issue's shape: a record without "=" in a loop; post-mortem in
 // parse(), and one step back is the raising statement of that turn, with
 // the locals as they were.
@@ -328,57 +291,17 @@ func TestPDBReverseFromPostMortemInLoop(t *testing.T) {
 
 func perlSession(t *testing.T, fixture, backend string) (*tsession, *feeder) {
 	t.Helper()
-	ts, f := inprocSession(t, P.Perl, []string{"perl", "-d", script(fixture)}, backend)
+	return perlSessionArgs(t, fixture, backend)
+}
+
+// perlSessionArgs is perlSession with the program's arguments.
+func perlSessionArgs(t *testing.T, fixture, backend string, args ...string) (*tsession, *feeder) {
+	t.Helper()
+	ts, f := inprocSession(t, P.Perl, append([]string{"perl", "-d", script(fixture)}, args...), backend)
 	if out := ts.out.take(); !regexp.MustCompile(`(?s)Loading DB routines from perl5db.pl.*main::\(.*` + fixture + `:\d+\):.*fred: snapshot 1 taken at the program's start`).MatchString(out) {
 		t.Fatalf("perl -d's first stop:\n%s", out)
 	}
 	return ts, f
-}
-
-func TestPerlForwardAndHistory(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "steps.pl", backend)
-		if ts.pid != ts.proc.Cmd.Process.Pid || !ts.running {
-			t.Fatalf("the program is the interpreter itself: pid %d, interpreter %d, running %v", ts.pid, ts.proc.Cmd.Process.Pid, ts.running)
-		}
-		ts.must("n", `^main::\(.*steps.pl:19\):\r?\n19:\tfor my \$i \(0 \.\. 4\) \{\r?\n$`)
-		ts.must("n", `steps.pl:20\):`)
-		ts.must("s", `^main::square\(.*steps.pl:8\):`)
-		ts.must("", `steps.pl:9\):`) // an empty line repeats s
-		ts.must("p $x", `^0\r?\n$`)
-		ts.must("$x = 7", ``)
-		ts.must("p $x", `^7\r?\n$`)
-		ts.must("$x = ;", `syntax error`)
-		ts.must("n", `steps.pl:10\):`)
-		ts.must("p $r", `^49\r?\n$`)
-		ts.must("T", `main::square\(0\) called from file`)
-		ts.must("r", `^scalar context return from main::square: 49\r?\nmain::\(.*steps.pl:21\):`)
-		ts.must("fred-history", `(?s)timeline of run 1: 7 commands.*\(1\) snapshot 1, the start\n   \|  next x2\n   \|  step x2\n   \|  \$x = 7\n   \|  next\n   \|  finish\n  >>> you are here: main:: at steps.pl:21, depth 1\n`)
-		ts.must("b fact", ``)
-		ts.must("c", `^i=0 total=49\r?\ni=1 total=50\r?\n(?s).*main::fact\(.*steps.pl:14\):`)
-		ts.must("L b", `steps.pl:\r?\n 14:`)
-		ts.must("B *", `Deleting all breakpoints`)
-		ts.must("c", `(?s)fact=120\r?\nDebugged program terminated\.`)
-		if ts.running {
-			t.Fatal("the program ended, but fred thinks it runs")
-		}
-		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
-		ts.must("n", `Use 'q' to quit or 'R' to restart`)
-		ts.must("fred-history", `you are here: the program has ended \(after 'continue'\)`)
-		// R runs the program again in the same process (exec): a new run.
-		ts.must("R", `(?s)Loading DB routines.*steps.pl:5\):.*fred: snapshot 2 taken at the first stop`)
-		ts.must("fred-history", `(?s)timeline of run 2: 1 command, 1 snapshot, 0 side lines.*\n   \|  run\n  \(2\) snapshot 2\n  >>> you are here`)
-		ts.must("n", `steps.pl:19\):`)
-		ts.must("fred-rs", `steps.pl:5\):`)
-		if err := ts.Exec("q"); err != ErrSessionOver {
-			t.Fatalf("q: %v, want the session to end", err)
-		}
-		select {
-		case <-ts.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("perl's q did not end the session")
-		}
-	})
 }
 
 // TestCheckpointRestartInProcess: snapshots in pdb and perl. Back to a
@@ -390,7 +313,7 @@ func TestPerlForwardAndHistory(t *testing.T) {
 func TestCheckpointRestartInProcess(t *testing.T) {
 	cases := []struct {
 		name         string
-		session      func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start        starter
 		fixture      string
 		total, x, r  string    // the variables
 		brk          [2]string // a breakpoint in square, and the stop there
@@ -405,7 +328,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 		first        string    // where snapshot 1 is
 		atFirst, end [][2]string
 	}{
-		{"pdb", pdbSession, "steps.py", "total", "x", "r", [2]string{"b square", `\(6\)square\(\)`},
+		{"pdb", pdbStart, "steps.py", "total", "x", "r", [2]string{"b square", `\(6\)square\(\)`},
 			`^i=0 total=0\r?\n> .*\(6\)square\(\)`, "x = 5", `\(7\)square\(\)`,
 			"b fact", "disable 1", `i=1 total=25(?s).*i=4 total=54.*\(11\)fact\(\)`,
 			`^> .*steps.py\(6\)square\(\)\r?\n-> r = x \* x\r?\n$`,
@@ -413,7 +336,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 			`^i=0 total=0\r?\ni=1 total=1\r?\n(?s).*\(11\)fact\(\)`, `\(1\)<module>\(\)`,
 			[][2]string{{"p total", `NameError`}},
 			[][2]string{{"enable 1", `Enabled breakpoint 1`}, {"c", `\(6\)square\(\)`}}},
-		{"perl", perlSession, "steps.pl", "$total", "$x", "$r", [2]string{"b 9", `steps.pl:9\):`},
+		{"perl", perlStart, "steps.pl", "$total", "$x", "$r", [2]string{"b 9", `steps.pl:9\):`},
 			`^i=0 total=0\r?\nmain::square\(.*steps.pl:9\)`, "$x = 5", `steps.pl:10\)`,
 			"b 15", `DB::fred_enable("` + script("steps.pl") + `:9", 0)`, `i=1 total=25(?s).*i=4 total=54.*steps.pl:15\)`,
 			`^main::square\(.*steps.pl:9\):\r?\n9:\t    my \$r = \$x \* \$x;\r?\n$`,
@@ -424,7 +347,7 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, _ := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				pid := ts.pid
 				ts.do(tc.brk[0])
 				ts.must("c", tc.brk[1])
@@ -471,69 +394,6 @@ func TestCheckpointRestartInProcess(t *testing.T) {
 	}
 }
 
-func TestPerlReverseStepNextFinish(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "steps.pl", backend)
-		runRevCases(t, ts, []string{"$total"}, []revCase{
-			{cmd: "fred-list", mark: "START"}, // main:5
-			{cmd: "n", mark: "S0"},            // main:19
-			{cmd: "n", mark: "S1"},            // main:20, $total += square($i)
-			{cmd: "s", mark: "S2"},            // square:8
-			{cmd: "n", mark: "S3"},            // square:9
-			{cmd: "n", mark: "S4"},            // square:10
-			{cmd: "n", mark: "S5"},            // main:21
-			{cmd: "n", mark: "S6"},            // main:20
-			{cmd: "fred-reverse-step", land: "S5"},
-			{cmd: "n", land: "S6"},
-			{cmd: "fred-rs", land: "S5"},
-			{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
-			{cmd: "fred-reverse-next", land: "S3"},
-			{cmd: "fred-reverse-finish", land: "S1"},
-			{cmd: "fred-rs", land: "S0"},
-			{cmd: "n", land: "S1"},
-			{cmd: "n", mark: "T1"},       // main:21, over the call
-			{cmd: "fred-rs", land: "S4"}, // the callee's last statement
-			{cmd: "n", land: "T1"},
-			{cmd: "fred-rn", land: "S1"}, // over the call as one statement
-			{cmd: "s", land: "S2"},
-			{cmd: "fred-rn", land: "S1"}, // out of a just-entered sub to the call
-			{cmd: "s", land: "S2"},
-			{cmd: "r", land: "T1"}, // perl's r is gdb's finish
-			{cmd: "fred-rs", land: "S4"},
-			{cmd: "fred-undo", land: "S3"},
-			{cmd: "fred-rf", land: "S1"},
-			{cmd: "fred-rs 2", land: "START"},
-		})
-	})
-}
-
-func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "steps.pl", backend)
-		ts.must("b 15", ``)
-		runRevCases(t, ts, []string{"$n"}, []revCase{
-			{cmd: "c", mark: "F5"},
-			{cmd: "c", mark: "F4"},
-			{cmd: "c", mark: "F3"},
-			{cmd: "fred-reverse-continue", land: "F4"},
-			{cmd: "fred-rc", land: "F5"},
-			{cmd: "c", land: "F4"},
-			{cmd: "n", mark: "F4a"}, // fact:16, n=4
-			{cmd: "s", mark: "F3s"}, // fact:14, a new $n
-			{cmd: "n", land: "F3"},
-			{cmd: "fred-reverse-finish", land: "F4a"},
-			{cmd: "fred-undo", land: "F4"},
-		})
-		ts.must("B *", `Deleting all breakpoints`)
-		ts.must("c", `(?s)fact=120\r?\nDebugged program terminated`)
-		ts.must("fred-reverse-step", `^main::\(.*steps.pl:24\):\r?\n24:\tprint "fact=\$f\\n";\r?\nfred: 'fred-reverse-step' took`)
-		ts.must("p $f", `^120\r?\n$`)
-		ts.must("fred-rn", `steps.pl:23\):`)
-		ts.must("n", `steps.pl:24\):`)
-		ts.must("c", `Debugged program terminated`)
-	})
-}
-
 // TestProgramInput: what the person types for the program reaches it
 // (and what it prints that looks like the debugger's is the program's);
 // going back replays both inputs from the log, with the same random seed
@@ -541,24 +401,24 @@ func TestPerlReverseContinueRecursionAndEnd(t *testing.T) {
 // not from what the person types then. In pdb and perl; gdb's is
 // TestProgramInputAndPromptLookalike (cmd/fred).
 func TestProgramInput(t *testing.T) {
-	type step struct{ typed, cmd, answer string } // typed: input before cmd
+	type typing struct{ typed, cmd, answer string } // typed: input before cmd
 	cases := []struct {
 		name      string
-		session   func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start     starter
 		fixture   string
 		brk       [2]string
 		first     string // the continue to the breakpoint, after the name was typed
 		vars      []string
-		count     []step // to after the count was read
+		count     []typing // to after the count was read
 		rev       []revCase
 		restart   string
 		noBreaks  string
 		end, ends string // the end, and what the program printed on the way
 	}{
-		{"pdb", pdbSession, "input.py", [2]string{"b 16", `Breakpoint 1`},
+		{"pdb", pdbStart, "input.py", [2]string{"b 16", `Breakpoint 1`},
 			`(?s)^\(Pdb\) this line is the program's, not pdb's\r?\n> /nowhere/fake.py\(1\)<module>\(\)\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\n> .*input.py\(16\)main\(\)\r?\n-> n = int`,
 			[]string{"total", "seed", "order"},
-			[]step{{"4\n", "n", `^count\? 4\r?\n> .*\(17\)main\(\)`}},
+			[]typing{{"4\n", "n", `^count\? 4\r?\n> .*\(17\)main\(\)`}},
 			[]revCase{
 				{cmd: "n", mark: "A18"}, // total = 0 ran
 				{cmd: "n", mark: "A19"},
@@ -569,10 +429,10 @@ func TestProgramInput(t *testing.T) {
 				{cmd: "fred-rs", land: "A18"},
 			},
 			`\(1\)<module>\(\)`, "disable 1", `The program finished`, `hello fred \(3 words\)\r?\ncount\? 4\r?\ntotal=6 pid=\d+`},
-		{"perl", perlSession, "input.pl", [2]string{"b 14", ``},
+		{"perl", perlStart, "input.pl", [2]string{"b 14", ``},
 			`(?s)^  DB<1> this line is the program's, not the debugger's\r?\nmain::\(/nowhere/fake.pl:1\):\r?\nname\? fred\r?\nhello fred \(3 words\)\r?\nmain::\(.*input.pl:14\):`,
 			[]string{"$total", "$seed", "$order"},
-			[]step{
+			[]typing{
 				{"", "n", `^main::\(.*input.pl:15\)`}, // "count? " waits in perl's buffer
 				{"4\n", "n", `^4\r?\nmain::\(.*input.pl:16\)`},
 				{"", "n", `input.pl:17\)`},
@@ -589,7 +449,8 @@ func TestProgramInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, in := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
+				in := ts.in
 				ts.must(tc.brk[0], tc.brk[1])
 				in.type_("fred\n")
 				out := ts.must("c", tc.first)
@@ -629,22 +490,22 @@ func TestProgramInput(t *testing.T) {
 func TestInProcessBadInput(t *testing.T) {
 	type badCase struct {
 		name             string
-		session          func(t *testing.T, fixture, backend string) (*tsession, *feeder)
+		start            starter
 		fixture          string
 		noCode, noCodeRe string // a breakpoint on a line without code
 		raises, raisesRe string // an expression that raises
 		watch, watchRe   string // reverse-watch of an expression that does not parse
 	}
 	cases := []badCase{
-		{"pdb", pdbSession, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
+		{"pdb", pdbStart, "steps.py", "b 3", `\*\*\* Blank or comment`, "p 1/0", `\*\*\* ZeroDivisionError`,
 			"fred-reverse-watch total >=", `cannot evaluate the expression at .*: \(raises SyntaxError`},
-		{"perl", perlSession, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
+		{"perl", perlStart, "steps.pl", "b 4", `Line 4 not breakable`, `p 1/$total`, `Illegal division by zero`,
 			"fred-reverse-watch $total >=", `syntax error`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts, _ := tc.session(t, tc.fixture, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				ts.must("n", ``)
 				ts.must("n", ``)
 				before := ts.pyOrPl()
@@ -702,66 +563,43 @@ func TestInProcessSyntaxError(t *testing.T) {
 	ts.must("p 1+1", `^2`)
 }
 
-// A Perl program that dies: perl -d says so and the program has ended;
-// going back reaches the statement that died, not run yet.
-func TestPerlReverseFromDeath(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "crash.pl", backend)
-		ts.must("c", `(?s)Can't call method "set" on an undefined value.*Debugged program terminated`)
-		if !ts.Timeline.Now().Ended {
-			t.Fatalf("the program's death is not an end: %+v", ts.Timeline.Now())
-		}
-		ts.must("fred-reverse-step", `main::walk\(.*crash.pl:8\):\s+8:\s+\$p->set\(42\);`)
-		ts.must("p defined $p ? 1 : 0", `^0`)
-		ts.must("fred-rs", `crash.pl:7\):\s+7:\s+\$p = \$p->\{next\}`)
-		ts.must("p $p->{value}", `^1`)
-		ts.must("n", `crash.pl:8\)`)
-		ts.must("n", `Can't call method "set" on an undefined value`)
-	})
-}
-
-// TestPDBCountedNexts: the bootstrap's fred_nexts counts `next`s without
-// a prompt between them and stops where pdb's own `next`s would: at a
-// breakpoint, after the count, out of the frame (shallower), or at the end.
-func TestPDBCountedNexts(t *testing.T) {
-	ts, _ := pdbSession(t, "watch.py", "fork")
-	ts.must("b 17", `Breakpoint 1 at`)
-	ts.must("c", `\(17\)main\(\)`)
-	ts.must("fred_nexts 4", `(?s)FREDNEXTS 1 breakpoint.*\(17\)main\(\)`)
-	if v := ts.value("i"); v != "1" {
-		t.Fatalf("after one loop turn, i = %s, want 1", v)
+// TestCountedNexts: the bootstrap's counted `next`s (pdb's fred_nexts,
+// perl's DB::fred_nexts) go without a prompt between them and stop where
+// the debugger's own `next`s would: at a breakpoint, after the count, out
+// of the frame (shallower), or at the end.
+func TestCountedNexts(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		script  []step
+	}{
+		{"pdb", pdbStart, "watch.py", []step{
+			{cmd: "b 17", out: `Breakpoint 1 at`},
+			{cmd: "c", out: `\(17\)main\(\)`},
+			{cmd: "fred_nexts 4", out: `(?s)FREDNEXTS 1 breakpoint.*\(17\)main\(\)`, expr: "i", want: "1"}, // after one loop turn
+			{cmd: "cl 1", out: `Deleted breakpoint 1`},
+			{cmd: "fred_nexts 10", out: `(?s)FREDNEXTS 10 limit.*\(17\)main\(\)`, expr: "i", want: "6"}, // two nexts a turn
+			{cmd: "s", out: `--Call--`},
+			{cmd: "fred_nexts 100 shallower", out: `(?s)FREDNEXTS 5 done.*\(16\)main\(\)`},
+			{cmd: "fred_nexts 100000", out: `(?s)The program finished and will be restarted.*FREDNEXTS \d+ exited`},
+		}},
+		{"perl", perlStart, "watch.pl", []step{
+			{cmd: "b 17"},
+			{cmd: "c", out: `watch.pl:17\)`},
+			{cmd: "DB::fred_nexts(4)", out: `(?s)watch.pl:17\).*FREDNEXTS 0 breakpoint`, expr: "$i", want: "1"}, // after one loop turn
+			{cmd: "B 17"},
+			{cmd: "DB::fred_nexts(10)", out: `(?s)watch.pl:17\).*FREDNEXTS 10 limit`, expr: "$i", want: "11"},
+			{cmd: "s", out: `main::update\(.*watch.pl:9\)`},
+			{cmd: `DB::fred_nexts(100, "shallower")`, out: `(?s)watch.pl:17\).*FREDNEXTS 4 done`, expr: "$i", want: "12"}, // back in the loop
+			{cmd: "DB::fred_nexts(100000)", out: `(?s)Debugged program terminated.*FREDNEXTS \d+ exited`},
+		}},
 	}
-	ts.must("cl 1", `Deleted breakpoint 1`)
-	ts.must("fred_nexts 10", `(?s)FREDNEXTS 10 limit.*\(17\)main\(\)`)
-	if v := ts.value("i"); v != "6" {
-		t.Fatalf("after 10 nexts from i = 1, i = %s, want 6 (two nexts a turn)", v)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.start(t, tc.fixture, "fork").play(tc.script)
+		})
 	}
-	ts.must("s", `--Call--`)
-	ts.must("fred_nexts 100 shallower", `(?s)FREDNEXTS 5 done.*\(16\)main\(\)`)
-	ts.must("fred_nexts 100000", `(?s)The program finished and will be restarted.*FREDNEXTS \d+ exited`)
-}
-
-// TestPerlCountedNexts: DB::fred_nexts counts `n`s without a prompt
-// between them and stops where perl -d's own `n`s would.
-func TestPerlCountedNexts(t *testing.T) {
-	ts, _ := perlSession(t, "watch.pl", "fork")
-	ts.must("b 17", ``)
-	ts.must("c", `watch.pl:17\)`)
-	ts.must("DB::fred_nexts(4)", `(?s)watch.pl:17\).*FREDNEXTS 0 breakpoint`)
-	if v := ts.value("$i"); v != "1" {
-		t.Fatalf("after one loop turn, $i = %s, want 1", v)
-	}
-	ts.must("B 17", ``)
-	ts.must("DB::fred_nexts(10)", `(?s)watch.pl:17\).*FREDNEXTS 10 limit`)
-	if v := ts.value("$i"); v != "11" {
-		t.Fatalf("after 10 nexts from $i = 1, $i = %s, want 11", v)
-	}
-	ts.must("s", `main::update\(.*watch.pl:9\)`)
-	ts.must(`DB::fred_nexts(100, "shallower")`, `(?s)watch.pl:17\).*FREDNEXTS 4 done`)
-	if v := ts.value("$i"); v != "12" {
-		t.Fatalf("back in the loop, $i = %s, want 12", v)
-	}
-	ts.must("DB::fred_nexts(100000)", `(?s)Debugged program terminated.*FREDNEXTS \d+ exited`)
 }
 
 // TestPerlCountedNextsRunActions: the lines' actions (perl -d's `a`) run
@@ -776,43 +614,6 @@ func TestPerlCountedNextsRunActions(t *testing.T) {
 	if v := ts.value("$main::acts"); v != "10" {
 		t.Fatalf("the action at line 13 ran %s times in 10 turns, want 10", v)
 	}
-}
-
-// The person's stop conditions are replayed as they were: a conditional
-// tbreak (gone once hit) and a conditional breakpoint deleted since.
-func TestPDBStopConditionsReplayed(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "watch.py", backend)
-		ts.must("break 12, i == 3", `Breakpoint 1 at`)
-		ts.must("tbreak 12, i == 5", `Breakpoint 2 at`)
-		ts.must("c", `\(12\)update\(\)`)
-		ts.must("c", `(?s)Deleted breakpoint 2.*\(12\)update\(\)`)
-		ts.must("clear 1", `Deleted breakpoint 1`)
-		ts.must("break 18", `Breakpoint 3 at`)
-		ts.must("c", `\(18\)main\(\)`)
-		ts.must("fred-reverse-continue", `\(12\)update\(\)`)
-		ts.must("p i", `^5`)
-		ts.must("fred-reverse-continue", `\(12\)update\(\)`)
-		ts.must("p i", `^3`)
-		ts.must("c", `\(18\)main\(\)`)
-		ts.must("p i", `^299`)
-	})
-}
-
-func TestPerlStopConditionsReplayed(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "watch.pl", backend)
-		ts.do("b 13 $i == 5")
-		ts.must("c", `watch.pl:13\)`)
-		ts.do("B 13")
-		ts.do("b 17 $i == 8")
-		ts.must("c", `watch.pl:17\)`)
-		ts.must("p $i", `^8`)
-		ts.must("fred-reverse-continue", `watch.pl:13\)`)
-		ts.must("p $i", `^5`)
-		ts.must("c", `watch.pl:17\)`)
-		ts.must("p $i", `^8`)
-	})
 }
 
 // perl's watch expressions (`w`) are stop conditions too: one set after
@@ -928,42 +729,43 @@ func TestPDBReverseWatchKeepsSpaces(t *testing.T) {
 	ts.must("fred-reverse-watch --from x s", `"x" is not a snapshot number`)
 }
 
-// TestPDBReverseWatchScope: the names of a reverse-watch under pdb are
-// those of the frame it began in, wherever the search goes, as under gdb.
-// In scope.py a helper has an 'items' of its own, always of length 10:
+// TestReverseWatchScope: the names of a reverse-watch are those of the
+// frame it began in, wherever the search goes, as under gdb. In scope.py
+// and scope.pl a helper has an 'items' of its own, always of length 10:
 // evaluated in each moment's own frame, the search landed in it. Main's
 // list is filled by a callee, where the search lands; fred says which
-// frame the names are in, and how to select it.
-func TestPDBReverseWatchScope(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := pdbSession(t, "scope.py", backend)
-		ts.must("b 18", `Breakpoint 1`)
-		ts.must("c", `\(18\)main\(\)`)
-		ts.must("fred-reverse-watch len(items) == 10", `(?s)scope.py\(10\)add\(\)\r?\n-> xs.append\(v\)\r?\n`+
-			`fred: 'len\(items\) == 10' is False here; the next step makes it True\r?\n`+
-			`fred: the names in 'len\(items\) == 10' are main's, frame 1 here: 'up 1' selects it`)
-		if v := ts.value("len(xs)"); v != "9" {
-			t.Fatalf("landed with len(xs) %s, want 9", v)
-		}
-		ts.must("up 1", `\(16\)main\(\)`)
-		if v := ts.value("i"); v != "9" {
-			t.Fatalf("main's i is %s at the landing, want 9", v)
-		}
-	})
-}
-
-// TestPerlReverseWatchScope: the same under perl -d (testdata/scope.pl),
-// the frame's lexicals read with PadWalker.
-func TestPerlReverseWatchScope(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := perlSession(t, "scope.pl", backend)
-		ts.must("b 20", ``)
-		ts.must("c", `scope.pl:20\)`)
-		ts.must("fred-reverse-watch scalar(@items) == 10", `(?s)main::add\(.*scope.pl:11\):\s+(11:)?\s*push @\$xs, \$v;\r?\n`+
-			`fred: 'scalar\(@items\) == 10' is "" here; the next step makes it 1\r?\n`+
-			`fred: the names in 'scalar\(@items\) == 10' are main::main's, frame 1 here: 'y 1' lists its variables`)
-		if v := ts.value("scalar(@$xs)"); v != "9" {
-			t.Fatalf("landed with %s in the list, want 9", v)
-		}
-	})
+// frame the names are in, and how to select it (under perl, how to list
+// its variables: the frame's lexicals are read with PadWalker).
+func TestReverseWatchScope(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		script  []step
+	}{
+		{"pdb", pdbStart, "scope.py", []step{
+			{cmd: "b 18", out: `Breakpoint 1`},
+			{cmd: "c", out: `\(18\)main\(\)`},
+			{cmd: "fred-reverse-watch len(items) == 10", out: `(?s)scope.py\(10\)add\(\)\r?\n-> xs.append\(v\)\r?\n` +
+				`fred: 'len\(items\) == 10' is False here; the next step makes it True\r?\n` +
+				`fred: the names in 'len\(items\) == 10' are main's, frame 1 here: 'up 1' selects it`,
+				expr: "len(xs)", want: "9"},
+			{cmd: "up 1", out: `\(16\)main\(\)`, expr: "i", want: "9"}, // main's i at the landing
+		}},
+		{"perl", perlStart, "scope.pl", []step{
+			{cmd: "b 20"},
+			{cmd: "c", out: `scope.pl:20\)`},
+			{cmd: "fred-reverse-watch scalar(@items) == 10", out: `(?s)main::add\(.*scope.pl:11\):\s+(11:)?\s*push @\$xs, \$v;\r?\n` +
+				`fred: 'scalar\(@items\) == 10' is "" here; the next step makes it 1\r?\n` +
+				`fred: the names in 'scalar\(@items\) == 10' are main::main's, frame 1 here: 'y 1' lists its variables`,
+				expr: "scalar(@$xs)", want: "9"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				tc.start(t, tc.fixture, backend).play(tc.script)
+			})
+		})
+	}
 }

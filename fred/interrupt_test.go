@@ -1,6 +1,8 @@
 package fred
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,27 +17,28 @@ import (
 func TestInterruptAfterRestore(t *testing.T) {
 	cases := []struct {
 		name    string
-		start   func(t *testing.T, backend string) *tsession
+		start   starter
+		fixture string
 		setup   [][2]string // command, what it answers
 		goOn    string      // the debugger's continue
 		stopped string      // what it says at Ctrl-C
 		counter string      // the spin's counter, as the debugger writes it
 		at      string      // where the snapshot is
 	}{
-		{"gdb", func(t *testing.T, b string) *tsession { return gdbSession(t, "spin", b) },
+		{"gdb", gdbStart, "spin",
 			[][2]string{{"break main", `Breakpoint 1`}, {"run", `Breakpoint 1, main`}},
 			"continue", `received signal SIGINT`, "counter", `main`},
-		{"pdb", func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "spin.py", b); return ts },
+		{"pdb", pdbStart, "spin.py",
 			[][2]string{{"n", `\(2\)<module>\(\)`}, {"n", `\(3\)<module>\(\)`}},
 			"c", `Program interrupted`, "count", `\(3\)<module>\(\)`},
-		{"perl", func(t *testing.T, b string) *tsession { ts, _ := perlSession(t, "spin.pl", b); return ts },
+		{"perl", perlStart, "spin.pl",
 			[][2]string{{"n", `spin.pl:3\)`}, {"n", `spin.pl:4\)`}},
 			"c", `spin.pl:4\)`, "$count", `spin.pl:4\)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts := tc.start(t, backend)
+				ts := tc.start(t, tc.fixture, backend)
 				ts.mustAll(tc.setup)
 				ts.must("fred-checkpoint", `snapshot 2 taken`)
 				spin := func() {
@@ -61,6 +64,69 @@ func TestInterruptAfterRestore(t *testing.T) {
 					spin()
 				}
 			})
+		})
+	}
+}
+
+// Ctrl-C during a long reverse command (a search of gdb's, fred counting
+// a long stretch's steps under pdb and perl) stops it and puts the person
+// back where they were, saying so; the program goes on as before. In the
+// scripts after it, {final} is the total at the stop.
+func TestInterruptReverseCommand(t *testing.T) {
+	const pdbN, perlN = 1400000, 2000000 // about 10,000,000 steps, statements: seconds a count
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		args    []string
+		toStop  []step
+		vars    []string // what the person sees, the same before and after
+		total   string
+		after   time.Duration // the Ctrl-C
+		reverse string
+		then    []step
+	}{
+		{"gdb", gdbStart, "watch", nil,
+			[]step{noLibc, {cmd: "break main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}, {cmd: "break 21", out: `Breakpoint`}, {cmd: "continue", out: `watch.c:21`}},
+			[]string{"sum"}, "sum", 300 * time.Millisecond,
+			// Each evaluation sleeps 50 ms: the search outlasts the
+			// interrupt on any machine.
+			"fred-reverse-watch sum >= 0 && (int)usleep(50000) == 0",
+			[]step{{cmd: "next", out: `fred|sum=|22\s`}}},
+		{"pdb", pdbStart, "bench_watch.py", []string{strconv.Itoa(pdbN)},
+			[]step{{cmd: "b 21", out: `Breakpoint 1`}, {cmd: "c", out: `\(21\)<module>\(\)`}},
+			[]string{"i", "total"}, "total", 500 * time.Millisecond,
+			"fred-reverse-watch total >= 0",
+			[]step{
+				{cmd: "where", out: `\(21\)<module>\(\)`},
+				{expr: "i, total", want: fmt.Sprintf("(%d, {final})", pdbN-1)},
+				{cmd: "c", out: `total={final} bad=\d+\r?\nThe program finished`},
+			}},
+		{"perl", perlStart, "bench_watch.pl", []string{strconv.Itoa(perlN)},
+			[]step{{cmd: "b 21", out: `^$`}, {cmd: "c", out: `bench_watch.pl:21\):`}},
+			[]string{"$total"}, "$total", 500 * time.Millisecond,
+			"fred-reverse-step",
+			[]step{
+				{cmd: "fred-list", out: `.`},
+				{expr: "$total", want: "{final}"},
+				{cmd: "c", out: `total={final} bad=\d+`},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := tc.start(t, tc.fixture, "fork", tc.args...)
+			ts.play(tc.toStop)
+			final := ts.value(tc.total)
+			before := ts.seen(tc.vars...)
+			go func() {
+				time.Sleep(tc.after)
+				ts.Interrupt()
+			}()
+			ts.must(tc.reverse, fmt.Sprintf(`'%s' interrupted; you are back where you were`, strings.Fields(tc.reverse)[0]))
+			if got := ts.seen(tc.vars...); got != before {
+				t.Fatalf("after the interrupt:\n got %+v\nwant %+v", got, before)
+			}
+			ts.play(tc.then, "{final}", final)
 		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
@@ -22,40 +21,57 @@ import (
 // iteration).
 const longIters = 150000
 
-func TestPDBLongContinue(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("bench_watch.py"), strconv.Itoa(longIters)}, backend)
-		bad := strconv.Itoa(longIters * 9 / 10)
-		ts.must("b 21", `Breakpoint 1`)
-		ts.must("c", `\(21\)<module>\(\)`)
-		final := ts.value("total")
-		// Right after the continue: the last statement before the stop is
-		// the loop's last test.
-		ts.must("fred-reverse-step", `\(19\)<module>\(\)\r?\n-> for i in range\(n\):`)
-		if v := ts.value("i, total"); v != "("+strconv.Itoa(longIters-1)+", "+final+")" {
-			t.Fatalf("after reverse-step: i, total = %s, want the last iteration's", v)
-		}
-		ts.must("fred-reverse-next", `\(20\)<module>\(\)\r?\n-> update\(i\)`)
-		if v := ts.value("i"); v != strconv.Itoa(longIters-1) {
-			t.Fatalf("after reverse-next: i = %s", v)
-		}
-		ts.must("c", `\(21\)<module>\(\)`)
-		out := ts.must("fred-reverse-watch total >= 0", `\(16\)update\(\)\r?\n-> total \+= v`)
-		if !regexp.MustCompile(`'total >= 0' is True here; the next step makes it False`).MatchString(out) {
-			t.Fatalf("reverse-watch:\n%s", out)
-		}
-		if v := ts.value("i, total >= 0"); v != "("+bad+", True)" {
-			t.Fatalf("landed with i, total >= 0 = %s, want (%s, True)", v, bad)
-		}
-		ts.must("step", `--Return--`)
-		if v := ts.value("total >= 0"); v != "False" {
-			t.Fatalf("one step after the landing, total >= 0 is %s", v)
-		}
-		ts.must("c", `\(21\)<module>\(\)`)
-		if v := ts.value("total"); v != final {
-			t.Fatalf("forward again to the end: total %s, want %s", v, final)
-		}
-	})
+// A continue over a whole long loop: right after it, the last statement
+// before the stop is the loop's last one; reverse-watch of the loop's
+// invariant lands before the iteration at 90% that breaks it. In the
+// scripts after the stop, {final} is the total there.
+func TestLongContinue(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		n       int // iterations
+		toEnd   []step
+		total   string
+		back    []step
+	}{
+		{"pdb", pdbStart, "bench_watch.py", longIters,
+			[]step{{cmd: "b 21", out: `Breakpoint 1`}, {cmd: "c", out: `\(21\)<module>\(\)`}},
+			"total",
+			[]step{
+				// The loop's last test.
+				{cmd: "fred-reverse-step", out: `\(19\)<module>\(\)\r?\n-> for i in range\(n\):`,
+					expr: "i, total", want: fmt.Sprintf("(%d, {final})", longIters-1)},
+				{cmd: "fred-reverse-next", out: `\(20\)<module>\(\)\r?\n-> update\(i\)`, expr: "i", want: strconv.Itoa(longIters - 1)},
+				{cmd: "c", out: `\(21\)<module>\(\)`},
+				{cmd: "fred-reverse-watch total >= 0", out: `(?s)\(16\)update\(\)\r?\n-> total \+= v.*'total >= 0' is True here; the next step makes it False`,
+					expr: "i, total >= 0", want: fmt.Sprintf("(%d, True)", longIters*9/10)},
+				{cmd: "step", out: `--Return--`, expr: "total >= 0", want: "False"},
+				{cmd: "c", out: `\(21\)<module>\(\)`, expr: "total", want: "{final}"},
+			}},
+		{"perl", perlStart, "bench_watch.pl", longIters * 2, // 5 statements an iteration
+			[]step{{cmd: "b 21", out: `^$`}, {cmd: "c", out: `bench_watch.pl:21\):`}},
+			"$total",
+			[]step{
+				// The last update's last statement.
+				{cmd: "fred-reverse-step", out: `bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;`,
+					expr: `"$i $total"`, want: fmt.Sprintf("%d {final}", longIters*2-1)},
+				{cmd: "c", out: `bench_watch.pl:21\):`},
+				{cmd: "fred-reverse-watch $total >= 0", out: `(?s)bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;.*'\$total >= 0' is 1 here; the next step makes it ""`,
+					expr: `"$i " . ($total >= 0 ? "ok" : "broken")`, want: fmt.Sprintf("%d ok", longIters*2*9/10)},
+				{cmd: "s", out: `bench_watch.pl:19\)`, expr: `$total >= 0 ? "ok" : "broken"`, want: "broken"},
+				{cmd: "c", out: `bench_watch.pl:21\):`, expr: "$total", want: "{final}"},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts := tc.start(t, tc.fixture, backend, strconv.Itoa(tc.n))
+				ts.play(tc.toEnd)
+				ts.play(tc.back, "{final}", ts.value(tc.total))
+			})
+		})
+	}
 }
 
 // A breakpoint passed a hundred thousand times by its ignore count: going
@@ -87,89 +103,76 @@ func TestPDBLongIgnoreCount(t *testing.T) {
 	}
 }
 
-func TestPerlLongContinue(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("bench_watch.pl"), strconv.Itoa(longIters * 2)}, backend)
-		n := longIters * 2 // 5 statements an iteration
-		bad := strconv.Itoa(n * 9 / 10)
-		ts.out.take() // perl5db's greeting
-		ts.must("b 21", `^$`)
-		ts.must("c", `bench_watch.pl:21\):`)
-		final := ts.evalValue("$total")
-		// The last statement before the stop: the last update's last one.
-		ts.must("fred-reverse-step", `bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;`)
-		if v := ts.evalValue(`"$i $total"`); v != strconv.Itoa(n-1)+" "+final {
-			t.Fatalf("after reverse-step: i total = %s, want the last iteration's (%d %s)", v, n-1, final)
-		}
-		ts.must("c", `bench_watch.pl:21\):`)
-		out := ts.must("fred-reverse-watch $total >= 0", `bench_watch.pl:15\):\r?\n15:\s+\$total \+= \$v;`)
-		if !regexp.MustCompile(`'\$total >= 0' is 1 here; the next step makes it ""`).MatchString(out) {
-			t.Fatalf("reverse-watch:\n%s", out)
-		}
-		if v := ts.evalValue(`"$i " . ($total >= 0 ? "ok" : "broken")`); v != bad+" ok" {
-			t.Fatalf("landed with %s, want %s ok", v, bad)
-		}
-		ts.must("s", `bench_watch.pl:19\)`)
-		if v := ts.evalValue(`$total >= 0 ? "ok" : "broken"`); v != "broken" {
-			t.Fatalf("one step after the landing: %s", v)
-		}
-		ts.must("c", `bench_watch.pl:21\):`)
-		if v := ts.evalValue("$total"); v != final {
-			t.Fatalf("forward again to the end: total %s, want %s", v, final)
-		}
-	})
-}
-
 // One `next` over a call of a million steps: reverse-step lands on the
-// call's last stop, reverse-watch inside it.
-func TestPDBLongNext(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		const n = 350000 // 3 steps an iteration
-		ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("long_call.py"), strconv.Itoa(n)}, backend)
-		ts.must("b main", `Breakpoint 1`)
-		ts.must("c", `\(18\)main\(\)`)
-		ts.must("n", `\(19\)main\(\)`)
-		ts.must("fred-reverse-step", `--Return--\r?\n> .*long_call.py\(15\)work\(\)->\d+\r?\n-> return t`)
-		if v := ts.value("i"); v != strconv.Itoa(n-1) {
-			t.Fatalf("after reverse-step: i = %s", v)
-		}
-		ts.must("fred-reverse-finish", `\(18\)main\(\)`)
-		ts.must("n", `\(19\)main\(\)`)
-		ts.must("fred-reverse-watch broken == 1", `\(14\)work\(\)\r?\n-> broken = 1`)
-		if v := ts.value("i, broken"); v != "("+strconv.Itoa(n*9/10)+", 0)" {
-			t.Fatalf("reverse-watch landed with i, broken = %s", v)
-		}
-		ts.must("step", `\(11\)work\(\)`)
-		if v := ts.value("broken"); v != "1" {
-			t.Fatalf("one step after the landing: broken = %s", v)
-		}
-	})
-}
-
-func TestPerlLongNext(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		const n = 500000 // 2 statements an iteration
-		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("long_call.pl"), strconv.Itoa(n)}, backend)
-		ts.out.take()
-		ts.must("b main", `^$`)
-		ts.must("c", `long_call.pl:20\):`)
-		ts.must("n", `long_call.pl:21\):`)
-		ts.must("fred-reverse-step", `long_call.pl:16\):\r?\n16:\s+return \$t;`)
-		ts.must("fred-reverse-step", `long_call.pl:14\):`)
-		if v := ts.evalValue("$i"); v != strconv.Itoa(n-1) {
-			t.Fatalf("after reverse-step: i = %s", v)
-		}
-		ts.must("n", `long_call.pl:13\):|long_call.pl:16\):`)
-		ts.must("r", `long_call.pl:21\):`)
-		ts.must("fred-reverse-watch $broken == 1", `long_call.pl:14\):`)
-		if v := ts.evalValue(`"$i $broken"`); v != strconv.Itoa(n*9/10)+" 0" {
-			t.Fatalf("reverse-watch landed with i broken = %s", v)
-		}
-		ts.must("s", `long_call.pl:13\):`)
-		if v := ts.evalValue("$broken"); v != "1" {
-			t.Fatalf("one step after the landing: broken = %s", v)
-		}
-	})
+// call's last stop, reverse-watch inside it. Under gdb, a change inside
+// one `next` over a call of millions of statements: the call's return is
+// a continue to its return address, divided as any long continue (the
+// same call left by a finish too), and fred's memory stays bounded.
+func TestLongNext(t *testing.T) {
+	const pdbN, perlN = 350000, 500000 // 3 steps an iteration; 2 statements
+	cases := []struct {
+		name     string
+		start    starter
+		fixture  string
+		args     []string
+		backends []string // all if none
+		script   []step
+		bounded  bool // check fred's peak memory
+	}{
+		{"gdb", gdbStart, "next_long", nil, []string{"auto"}, []step{
+			{cmd: "break main", out: `Breakpoint 1`},
+			{cmd: "run", out: `Breakpoint 1, main`},
+			{cmd: "next", out: `30\t`},
+			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\) at .*next_long.c:17`, expr: "flag", want: "0"},
+			{cmd: "next", out: `18\t`, expr: "flag", want: "1"}, // one step after the landing
+			{cmd: "fred-restart 1", out: `main \(\) at .*next_long.c:29`},
+			{cmd: "next", out: `30\t`},
+			{cmd: "fred-reverse-step", out: `next_long.c:25`, expr: "i", want: "3000000"},
+			{cmd: "fred-reverse-finish", out: `main \(\) at .*next_long.c:29`},
+			// The same call left by a finish.
+			{cmd: "fred-restart 1", out: `main \(\) at .*next_long.c:29`},
+			{cmd: "step", out: `run \(\) at .*next_long.c:23`},
+			{cmd: "finish", out: `Run till exit`},
+			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\) at .*next_long.c:17`},
+		}, true},
+		{"pdb", pdbStart, "long_call.py", []string{strconv.Itoa(pdbN)}, nil, []step{
+			{cmd: "b main", out: `Breakpoint 1`},
+			{cmd: "c", out: `\(18\)main\(\)`},
+			{cmd: "n", out: `\(19\)main\(\)`},
+			{cmd: "fred-reverse-step", out: `--Return--\r?\n> .*long_call.py\(15\)work\(\)->\d+\r?\n-> return t`, expr: "i", want: strconv.Itoa(pdbN - 1)},
+			{cmd: "fred-reverse-finish", out: `\(18\)main\(\)`},
+			{cmd: "n", out: `\(19\)main\(\)`},
+			{cmd: "fred-reverse-watch broken == 1", out: `\(14\)work\(\)\r?\n-> broken = 1`, expr: "i, broken", want: fmt.Sprintf("(%d, 0)", pdbN*9/10)},
+			{cmd: "step", out: `\(11\)work\(\)`, expr: "broken", want: "1"}, // one step after the landing
+		}, false},
+		{"perl", perlStart, "long_call.pl", []string{strconv.Itoa(perlN)}, nil, []step{
+			{cmd: "b main", out: `^$`},
+			{cmd: "c", out: `long_call.pl:20\):`},
+			{cmd: "n", out: `long_call.pl:21\):`},
+			{cmd: "fred-reverse-step", out: `long_call.pl:16\):\r?\n16:\s+return \$t;`},
+			{cmd: "fred-reverse-step", out: `long_call.pl:14\):`, expr: "$i", want: strconv.Itoa(perlN - 1)},
+			{cmd: "n", out: `long_call.pl:13\):|long_call.pl:16\):`},
+			{cmd: "r", out: `long_call.pl:21\):`},
+			{cmd: "fred-reverse-watch $broken == 1", out: `long_call.pl:14\):`, expr: `"$i $broken"`, want: fmt.Sprintf("%d 0", perlN*9/10)},
+			{cmd: "s", out: `long_call.pl:13\):`, expr: "$broken", want: "1"}, // one step after the landing
+		}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := tc.backends
+			if bs == nil {
+				bs = backends
+			}
+			for _, backend := range bs {
+				t.Run(backend, func(t *testing.T) {
+					tc.start(t, tc.fixture, backend, tc.args...).play(tc.script)
+					if hwm := peakRSS(t); tc.bounded && hwm > 1<<30 {
+						t.Errorf("fred's peak memory: %d MB", hwm>>20)
+					}
+				})
+			}
+		})
+	}
 }
 
 // perl's watch expressions (`w`) and tracing (`t`) do not stop fred from
@@ -261,78 +264,6 @@ func TestPerlLongNextReadsAFile(t *testing.T) {
 			t.Fatalf("after reverse-step into tally: %s, want %s", v, want)
 		}
 	})
-}
-
-// Ctrl-C while fred counts a long stretch's steps: the person is back
-// where they were, and the program goes on as before.
-func TestPDBInterruptLongWatch(t *testing.T) {
-	const n = 1400000 // about 10,000,000 steps: seconds a count
-	ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", script("bench_watch.py"), strconv.Itoa(n)}, "fork")
-	ts.must("b 21", `Breakpoint 1`)
-	ts.must("c", `\(21\)<module>\(\)`)
-	final := ts.value("total")
-	go func() {
-		time.Sleep(500 * time.Millisecond)
-		ts.Interrupt()
-	}()
-	ts.must("fred-reverse-watch total >= 0", `'fred-reverse-watch' interrupted; you are back where you were`)
-	ts.must("where", `\(21\)<module>\(\)`)
-	if v := ts.value("i, total"); v != "("+strconv.Itoa(n-1)+", "+final+")" {
-		t.Fatalf("after the interrupt: i, total = %s", v)
-	}
-	ts.must("c", `total=`+final+` bad=\d+\r?\nThe program finished`)
-}
-
-func TestPerlInterruptLongStep(t *testing.T) {
-	const n = 2000000 // 10,000,000 statements
-	ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", script("bench_watch.pl"), strconv.Itoa(n)}, "fork")
-	ts.out.take()
-	ts.must("b 21", `^$`)
-	ts.must("c", `bench_watch.pl:21\):`)
-	final := ts.evalValue("$total")
-	go func() {
-		time.Sleep(500 * time.Millisecond)
-		ts.Interrupt()
-	}()
-	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
-	ts.must("fred-list", `.`)
-	if v := ts.evalValue("$total"); v != final {
-		t.Fatalf("after the interrupt: total = %s, want %s", v, final)
-	}
-	ts.must("c", `total=`+final+` bad=\d+`)
-}
-
-// A change inside one gdb `next` over a call of millions of statements:
-// the call's return is a continue to its return address, divided as any
-// long continue, and fred's memory stays bounded.
-func TestGDBLongNext(t *testing.T) {
-	ts := gdbSession(t, "next_long", "auto")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `Breakpoint 1, main`)
-	ts.must("next", `30\t`)
-	ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*next_long.c:17`)
-	if v := ts.value("flag"); v != "0" {
-		t.Fatalf("landed with flag = %s", v)
-	}
-	ts.must("next", `18\t`)
-	if v := ts.value("flag"); v != "1" {
-		t.Fatalf("one step after the landing: flag = %s", v)
-	}
-	ts.must("fred-restart 1", `main \(\) at .*next_long.c:29`)
-	ts.must("next", `30\t`)
-	ts.must("fred-reverse-step", `next_long.c:25`)
-	if v := ts.value("i"); v != "3000000" {
-		t.Fatalf("reverse-step after the next: i = %s", v)
-	}
-	ts.must("fred-reverse-finish", `main \(\) at .*next_long.c:29`)
-	// The same call left by a finish.
-	ts.must("fred-restart 1", `main \(\) at .*next_long.c:29`)
-	ts.must("step", `run \(\) at .*next_long.c:23`)
-	ts.must("finish", `Run till exit`)
-	ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*next_long.c:17`)
-	if hwm := peakRSS(t); hwm > 1<<30 {
-		t.Errorf("fred's peak memory: %d MB", hwm>>20)
-	}
 }
 
 // peakRSS is this process's peak resident memory, in bytes.

@@ -97,51 +97,98 @@ func logSession(t *testing.T, p *P.Personality, argv []string, snapshots string,
 	return ts
 }
 
-// TestReplayLogGDB: a C program prints the clock, getrandom, /dev/urandom,
-// random() seeded from them and the pid, a file and a socket. After a
-// restore of the first snapshot it prints the same values although the
-// file and the server's answer changed; without the replay log the values
-// differ, so the test can fail.
-func TestReplayLogGDB(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		for _, noLog := range []bool{false, true} {
-			t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
-				testutil.Require(t, "gdb")
-				w := newWorld(t)
-				ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "nondet")}, backend, noLog)
-				ts.must("fred-log", map[bool]string{true: `fred: the replay log is off \(--no-replay-log\)`, false: `fred: the replay log is empty: the program has not run yet`}[noLog])
-				ts.must("break main", `Breakpoint 1`)
-				ts.must(fmt.Sprintf("run %s %d", w.file, w.port), `snapshot 1 taken at the first stop`)
-				ts.must("break 87", `Breakpoint 2`)
-				first := values(ts.must("continue", `Breakpoint 2, main`))
-				if !strings.Contains(first, "file=first socket=connection-1") {
-					t.Fatalf("first run:\n%s", first)
+// TestReplayLog: a program prints the clock, random values (under gdb:
+// getrandom, /dev/urandom, random() seeded from them and the pid), a file
+// and a socket. After a restore of the first snapshot it prints the same
+// values although the file and the server's answer changed; without the
+// replay log the values differ, so the test can fail. In gdb, pdb and
+// perl -d (snapshots of the interpreter there); {file} and {port} are the
+// world's.
+func TestReplayLog(t *testing.T) {
+	cases := []struct {
+		name      string
+		p         *P.Personality
+		fixture   string
+		args      []string
+		first     [2]step // with the log, without
+		toStop    []step
+		cont      string
+		stop      string // what the continue to the stop answers
+		restarted string // fred-restart 1
+		again     string // the continue from there
+		log       step   // what the log has: fred-log
+		logged    []string
+		logCmds   []step
+	}{
+		{name: "gdb", p: P.GDB, fixture: "nondet",
+			first: [2]step{{cmd: "fred-log", out: `fred: the replay log is empty: the program has not run yet`},
+				{cmd: "fred-log", out: `fred: the replay log is off \(--no-replay-log\)`}},
+			toStop: []step{{cmd: "break main", out: `Breakpoint 1`},
+				{cmd: "run {file} {port}", out: `snapshot 1 taken at the first stop`},
+				{cmd: "break 87", out: `Breakpoint 2`}},
+			cont: "continue", stop: `Breakpoint 2, main`, restarted: `main`, again: `Breakpoint 2, main`,
+			log: step{cmd: "fred-log all", out: `time\s+\d+`},
+			logged: []string{"clock_gettime", "getrandom", "read" + strings.Repeat(" ", 23) + "fd 3: 8 bytes", "getpid",
+				`stdio read                 fd 3: 6 bytes "first\n"`, `recv                       fd 3: 13 bytes "connection-1\n"`},
+			logCmds: []step{{cmd: "fred-log 3", out: `earlier entries`}, {cmd: "fred-log x", out: `usage: fred-log`}}},
+		{name: "pdb", p: P.PDB, fixture: "nondet.py", args: []string{"{file}", "{port}"},
+			first:  [2]step{{cmd: "fred-list", out: `snapshot|id`}, {cmd: "fred-list", out: `snapshot|id`}},
+			toStop: []step{{cmd: "break 24"}},
+			cont:   "continue", stop: `file=first socket=connection-1`},
+		{name: "perl", p: P.Perl, fixture: "nondet.pl", args: []string{"{file}", "{port}"},
+			first:  [2]step{{cmd: "fred-list", out: `snapshot|id`}, {cmd: "fred-list", out: `snapshot|id`}},
+			toStop: []step{{cmd: "b 29"}},
+			cont:   "c", stop: `file=first socket=connection-1`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				for _, noLog := range []bool{false, true} {
+					t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
+						w := newWorld(t)
+						world := []string{"{file}", w.file, "{port}", fmt.Sprint(w.port)}
+						args := make([]string, len(tc.args))
+						for i, a := range tc.args {
+							args[i] = strings.NewReplacer(world...).Replace(a)
+						}
+						ts := logSession(t, tc.p, argvOf(t, tc.p, tc.fixture, args...), backend, noLog)
+						firstStep := tc.first[0]
+						if noLog {
+							firstStep = tc.first[1]
+						}
+						ts.must(firstStep.cmd, firstStep.out)
+						ts.play(tc.toStop, world...)
+						first := values(ts.must(tc.cont, tc.stop))
+						if !strings.Contains(first, "file=first socket=connection-1") {
+							t.Fatalf("first run:\n%s", first)
+						}
+						w.set("second")
+						ts.must("fred-restart 1", tc.restarted)
+						again := values(ts.must(tc.cont, tc.again))
+						if noLog {
+							if again == first || !strings.Contains(again, "file=second socket=connection-2") {
+								t.Fatalf("without the replay log the values should differ:\n%s\nfirst:\n%s", again, first)
+							}
+							return
+						}
+						if again != first {
+							t.Fatalf("after the restore:\n%s\nfirst run:\n%s", again, first)
+						}
+						if tc.log.cmd == "" {
+							return
+						}
+						out := ts.must(tc.log.cmd, tc.log.out)
+						for _, want := range tc.logged {
+							if !strings.Contains(out, want) {
+								t.Errorf("%s lacks %q:\n%s", tc.log.cmd, want, out)
+							}
+						}
+						ts.play(tc.logCmds)
+					})
 				}
-				w.set("second")
-				ts.must("fred-restart 1", `main`)
-				again := values(ts.must("continue", `Breakpoint 2, main`))
-				if noLog {
-					if again == first || !strings.Contains(again, "file=second socket=connection-2") {
-						t.Fatalf("without the replay log the values should differ:\n%s\nfirst:\n%s", again, first)
-					}
-					return
-				}
-				if again != first {
-					t.Fatalf("after the restore:\n%s\nfirst run:\n%s", again, first)
-				}
-				// Reverse commands replay too: back one statement, forward
-				// again, same values.
-				out := ts.must("fred-log all", `time\s+\d+`)
-				for _, want := range []string{"clock_gettime", "getrandom", "read" + strings.Repeat(" ", 23) + "fd 3: 8 bytes", "getpid", `stdio read                 fd 3: 6 bytes "first\n"`, `recv                       fd 3: 13 bytes "connection-1\n"`} {
-					if !strings.Contains(out, want) {
-						t.Errorf("fred-log lacks %q:\n%s", want, out)
-					}
-				}
-				ts.must("fred-log 3", `earlier entries`)
-				ts.must("fred-log x", `usage: fred-log`)
 			})
-		}
-	})
+		})
+	}
 }
 
 // TestReplayLogDivergence: after a restore the person changes a variable
@@ -182,47 +229,6 @@ func TestReplayLogDivergence(t *testing.T) {
 			t.Fatalf("the new branch did not replay:\n%s\nwant:\n%s", again, got)
 		}
 	})
-}
-
-// The same in pdb and perl -d (CRIU snapshots of the interpreter).
-func TestReplayLogPDB(t *testing.T) {
-	testReplayLogInProcess(t, P.PDB, []string{"python3", "-m", "pdb", script("nondet.py")}, "break 24", "continue")
-}
-
-func TestReplayLogPerl(t *testing.T) {
-	testReplayLogInProcess(t, P.Perl, []string{"perl", "-d", script("nondet.pl")}, "b 29", "c")
-}
-
-func testReplayLogInProcess(t *testing.T, p *P.Personality, argv []string, brk, cont string) {
-	forBackends(t, func(t *testing.T, backend string) {
-		for _, noLog := range []bool{false, true} {
-			testReplayLogInProcessOne(t, p, argv, brk, cont, backend, noLog)
-		}
-	})
-}
-
-func testReplayLogInProcessOne(t *testing.T, p *P.Personality, argv []string, brk, cont, backend string, noLog bool) {
-	{
-		t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
-			w := newWorld(t)
-			ts := logSession(t, p, append(argv, w.file, fmt.Sprint(w.port)), backend, noLog)
-			ts.must("fred-list", `snapshot|id`)
-			ts.do(brk)
-			first := values(ts.must(cont, `file=first socket=connection-1`))
-			w.set("second")
-			ts.do("fred-restart 1")
-			again := values(ts.do(cont))
-			if noLog {
-				if again == first || !strings.Contains(again, "file=second socket=connection-2") {
-					t.Fatalf("without the replay log the values should differ:\n%s\nfirst:\n%s", again, first)
-				}
-				return
-			}
-			if again != first {
-				t.Fatalf("after the restore:\n%s\nfirst run:\n%s", again, first)
-			}
-		})
-	}
 }
 
 // TestReplayLogReverse: reverse commands replay from a snapshot, and with
@@ -305,63 +311,69 @@ func TestReplayLogDivergencePDB(t *testing.T) {
 	ts.must("continue", `extra='[0-9a-f]{8}'`)
 }
 
-// TestReplayLogProgramInputPDB: under pdb the program's own reads of the
-// terminal (input()) are logged, the debugger's are not: after a restore
-// to before the read, the program gets the line the person typed the
-// first time without asking again. Without the log it asks again, so the
-// test can fail.
-func TestReplayLogProgramInputPDB(t *testing.T) {
-	testReplayLogProgramInput(t, P.PDB, []string{"python3", "-m", "pdb", script("input.py")}, "b 16", "c", `input.py\(16\)main\(\)`)
-}
-
-func TestReplayLogProgramInputPerl(t *testing.T) {
-	testReplayLogProgramInput(t, P.Perl, []string{"perl", "-d", script("input.pl")}, "b 14", "c", `input.pl:14\)`)
-}
-
-func testReplayLogProgramInput(t *testing.T, p *P.Personality, argv []string, brk, cont, at string) {
-	forBackends(t, func(t *testing.T, backend string) {
-		for _, noLog := range []bool{false, true} {
-			t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
-				ts, in := inputSession(t, p, argv, backend, noLog)
-				ts.do(brk)
-				in.type_("fred\n")
-				ts.must(cont, `name\? fred\r?\nhello fred \(3 words\)(?s).*`+at)
-				ts.must("fred-restart 1", `\(1\)<module>|:5\)`)
-				if noLog {
-					// The program asks the person again, and gets another
-					// answer.
-					in.type_("other\n")
-					ts.must(cont, `hello other \(3 words\)(?s).*`+at)
-					return
-				}
-				// The line comes from the log. Should the program ask the
-				// person again, it gets another line and the test fails
-				// (rather than waiting for ever); when it does not ask, the
-				// debugger or fred's resync takes that line, harmlessly.
-				in.type_("other\n")
-				out := ts.must(cont, at)
-				if !strings.Contains(out, "hello fred (3 words)") || strings.Contains(out, "hello other") {
-					t.Fatalf("the replayed run did not get the line typed the first time:\n%s", out)
-				}
-				// What the program read from the terminal is in the log;
-				// what the debugger read there (its commands) is not.
-				path, _ := ts.ReplayLog()
-				l, err := replaylog.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var typed []byte
-				for _, e := range l.Entries {
-					if (e.Kind == replaylog.Read || e.Kind == replaylog.Stdio) && e.Fd == 0 {
-						typed = append(typed, e.Data...)
-					}
-				}
-				if string(typed) != "fred\n" {
-					t.Fatalf("the log's reads of the terminal: %q, want the program's line alone", typed)
+// TestReplayLogProgramInput: under pdb and perl -d the program's own
+// reads of the terminal (input(), <STDIN>) are logged, the debugger's are
+// not: after a restore to before the read, the program gets the line the
+// person typed the first time without asking again. Without the log it
+// asks again, so the test can fail.
+func TestReplayLogProgramInput(t *testing.T) {
+	cases := []struct {
+		name      string
+		p         *P.Personality
+		fixture   string
+		brk, cont string
+		at        string // the stop at the breakpoint
+	}{
+		{"pdb", P.PDB, "input.py", "b 16", "c", `input.py\(16\)main\(\)`},
+		{"perl", P.Perl, "input.pl", "b 14", "c", `input.pl:14\)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				for _, noLog := range []bool{false, true} {
+					t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
+						ts, in := inputSession(t, tc.p, argvOf(t, tc.p, tc.fixture), backend, noLog)
+						ts.do(tc.brk)
+						in.type_("fred\n")
+						ts.must(tc.cont, `name\? fred\r?\nhello fred \(3 words\)(?s).*`+tc.at)
+						ts.must("fred-restart 1", `\(1\)<module>|:5\)`)
+						if noLog {
+							// The program asks the person again, and gets another
+							// answer.
+							in.type_("other\n")
+							ts.must(tc.cont, `hello other \(3 words\)(?s).*`+tc.at)
+							return
+						}
+						// The line comes from the log. Should the program ask the
+						// person again, it gets another line and the test fails
+						// (rather than waiting for ever); when it does not ask, the
+						// debugger or fred's resync takes that line, harmlessly.
+						in.type_("other\n")
+						out := ts.must(tc.cont, tc.at)
+						if !strings.Contains(out, "hello fred (3 words)") || strings.Contains(out, "hello other") {
+							t.Fatalf("the replayed run did not get the line typed the first time:\n%s", out)
+						}
+						// What the program read from the terminal is in the log;
+						// what the debugger read there (its commands) is not.
+						path, _ := ts.ReplayLog()
+						l, err := replaylog.ReadFile(path)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var typed []byte
+						for _, e := range l.Entries {
+							if (e.Kind == replaylog.Read || e.Kind == replaylog.Stdio) && e.Fd == 0 {
+								typed = append(typed, e.Data...)
+							}
+						}
+						if string(typed) != "fred\n" {
+							t.Fatalf("the log's reads of the terminal: %q, want the program's line alone", typed)
+						}
+					})
 				}
 			})
-		}
-	})
+		})
+	}
 }
 
 // inputSession is inprocSession with or without the replay log.

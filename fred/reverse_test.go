@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // seen is what a person saw at one stop: enough to tell moments apart.
@@ -69,88 +70,298 @@ func runRevCases(t *testing.T, ts *tsession, vars []string, cases []revCase) {
 	}
 }
 
-func TestReverseStepNextFinish(t *testing.T) { forBackends(t, testReverseStepNextFinish) }
-
-func testReverseStepNextFinish(t *testing.T, backend string) {
-	ts := gdbSession(t, "steps", backend)
-	// This machine's libc has line information: keep `step` out of it, as
-	// a person who does not want to step through printf would.
-	ts.do("skip -gfi ./*/*")
-	ts.must("break main", `Breakpoint 1`)
-	runRevCases(t, ts, []string{"total"}, []revCase{
-		{cmd: "run", mark: "S0"},  // main:22
-		{cmd: "next", mark: "S1"}, // main:23
-		{cmd: "step", mark: "S2"}, // square:8
-		{cmd: "next", mark: "S3"}, // square:9
-		{cmd: "next", mark: "S4"}, // square:10
-		{cmd: "next", mark: "S5"}, // main:24
-		{cmd: "next", mark: "S6"}, // main:22
-		{cmd: "next", mark: "S7"}, // main:23
-		{cmd: "fred-reverse-step", land: "S6"},
-		{cmd: "next", land: "S7"}, // forward again agrees
-		{cmd: "fred-rs", land: "S6"},
-		{cmd: "fred-rs", land: "S5"},
-		{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
-		{cmd: "fred-reverse-next", land: "S3"},
-		{cmd: "fred-reverse-finish", land: "S1"},
-		{cmd: "fred-rs", land: "S0"},
-		{cmd: "fred-rs", land: "S0"}, // before the first snapshot: stays there
-		{cmd: "next", land: "S1"},
-		{cmd: "next", mark: "T1"},    // main:24, over the call
-		{cmd: "fred-rs", land: "S4"}, // the callee's last statement
-		{cmd: "next", land: "T1"},
-		{cmd: "fred-rn", land: "S1"}, // over the call as one statement
-		{cmd: "step", land: "S2"},
-		{cmd: "fred-rn", land: "S1"}, // out of a just-entered frame to the call
-		{cmd: "next 3", mark: "U3"},
-		{cmd: "fred-rs 2", land: "S5"},
-		{cmd: "fred-undo", land: "S1"},
-	})
-	ts.must("fred-rs 0", `takes one optional positive count`)
+// revTable is a family of reverse tests, one case a debugger: after
+// setup, a forward walk marks stops and reverse commands land on them
+// (runRevCases); then checks that follow it.
+type revTable []struct {
+	name    string
+	start   starter
+	fixture string
+	setup   []step
+	vars    []string // what tells the stops apart
+	walk    []revCase
+	then    []step
 }
 
-func TestReverseContinueRecursionAndExit(t *testing.T) {
-	forBackends(t, testReverseContinueRecursionAndExit)
-}
-
-func testReverseContinueRecursionAndExit(t *testing.T, backend string) {
-	ts := gdbSession(t, "steps", backend)
-	ts.do("skip -gfi ./*/*")
-	ts.must("break fact", `Breakpoint 1`)
-	runRevCases(t, ts, []string{"n"}, []revCase{
-		{cmd: "run", mark: "F5"},
-		{cmd: "continue", mark: "F4"},
-		{cmd: "continue", mark: "F3"},
-		{cmd: "fred-reverse-continue", land: "F4"},
-		{cmd: "fred-rc", land: "F5"},
-		{cmd: "continue", land: "F4"},
-		{cmd: "next", mark: "F4a"}, // fact:16, n=4
-		{cmd: "step", mark: "F3"},
-		{cmd: "fred-reverse-finish", land: "F4a"},
-		{cmd: "fred-undo", land: "F4"},
-	})
-	// After the program ended, going back works: the last statement of main.
-	ts.must("delete", ``)
-	ts.must("continue", `exited normally`)
-	out := ts.do("fred-reverse-step")
-	if !regexp.MustCompile(`main \(\) at .*steps.c:29`).MatchString(out) {
-		t.Fatalf("reverse-step from the end:\n%s", out)
+func (cases revTable) run(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts := tc.start(t, tc.fixture, backend)
+				ts.play(tc.setup)
+				runRevCases(t, ts, tc.vars, tc.walk)
+				ts.play(tc.then)
+			})
+		})
 	}
-	ts.must("fred-rn", `28\s+return 0;`)
-	ts.must("print f", `= 120`)
 }
 
-func TestReverseFromCrash(t *testing.T) { forBackends(t, testReverseFromCrash) }
+// noLibc keeps gdb's `step` out of libc: this machine's libc has line
+// information, and a person who does not want to step through printf
+// would do the same.
+var noLibc = step{cmd: "skip -gfi ./*/*"}
 
-func testReverseFromCrash(t *testing.T, backend string) {
-	ts := gdbSession(t, "crash", backend)
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("continue", `SIGSEGV`)
-	ts.must("fred-reverse-step", `25\s+p->value = 42;`)
-	ts.must("print p", `= \(struct node \*\) 0x0`)
-	ts.must("fred-rs", `24\s+p = p->next->next->next;`)
-	ts.must("print p == &a", `= 1`)
+func TestReverseStepNextFinish(t *testing.T) {
+	revTable{
+		{name: "gdb", start: gdbStart, fixture: "steps",
+			setup: []step{noLibc, {cmd: "break main", out: `Breakpoint 1`}},
+			vars:  []string{"total"},
+			walk: []revCase{
+				{cmd: "run", mark: "S0"},  // main:22
+				{cmd: "next", mark: "S1"}, // main:23
+				{cmd: "step", mark: "S2"}, // square:8
+				{cmd: "next", mark: "S3"}, // square:9
+				{cmd: "next", mark: "S4"}, // square:10
+				{cmd: "next", mark: "S5"}, // main:24
+				{cmd: "next", mark: "S6"}, // main:22
+				{cmd: "next", mark: "S7"}, // main:23
+				{cmd: "fred-reverse-step", land: "S6"},
+				{cmd: "next", land: "S7"}, // forward again agrees
+				{cmd: "fred-rs", land: "S6"},
+				{cmd: "fred-rs", land: "S5"},
+				{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
+				{cmd: "fred-reverse-next", land: "S3"},
+				{cmd: "fred-reverse-finish", land: "S1"},
+				{cmd: "fred-rs", land: "S0"},
+				{cmd: "fred-rs", land: "S0"}, // before the first snapshot: stays there
+				{cmd: "next", land: "S1"},
+				{cmd: "next", mark: "T1"},    // main:24, over the call
+				{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+				{cmd: "next", land: "T1"},
+				{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+				{cmd: "step", land: "S2"},
+				{cmd: "fred-rn", land: "S1"}, // out of a just-entered frame to the call
+				{cmd: "next 3", mark: "U3"},
+				{cmd: "fred-rs 2", land: "S5"},
+				{cmd: "fred-undo", land: "S1"},
+			},
+			then: []step{{cmd: "fred-rs 0", out: `takes one optional positive count`}}},
+		{name: "pdb", start: pdbStart, fixture: "steps.py",
+			setup: []step{{cmd: "b main", out: `Breakpoint 1`}},
+			vars:  []string{"total"},
+			walk: []revCase{
+				{cmd: "c", mark: "S0"},    // main:18
+				{cmd: "next", mark: "S1"}, // main:19, total += square(i)
+				{cmd: "step", mark: "S2"}, // --Call-- square:5
+				{cmd: "next", mark: "S3"}, // square:6
+				{cmd: "next", mark: "S4"}, // square:7
+				{cmd: "next", mark: "S5"}, // --Return-- square:7
+				{cmd: "next", mark: "S6"}, // main:20
+				{cmd: "next", mark: "S7"}, // main:18
+				{cmd: "next", mark: "S8"}, // main:19
+				{cmd: "fred-reverse-step", land: "S7"},
+				{cmd: "next", land: "S8"}, // forward again agrees
+				{cmd: "fred-rs", land: "S7"},
+				{cmd: "fred-rs", land: "S6"},
+				{cmd: "fred-rs", land: "S5"}, // back into the callee over its return
+				{cmd: "fred-rs", land: "S4"},
+				{cmd: "fred-reverse-next", land: "S3"},
+				{cmd: "fred-reverse-finish", land: "S1"},
+				{cmd: "fred-rs", land: "S0"},
+				{cmd: "next", land: "S1"},
+				{cmd: "next", mark: "T1"},    // main:20, over the call
+				{cmd: "fred-rs", land: "S5"}, // the callee's last stop
+				{cmd: "next", land: "T1"},
+				{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+				{cmd: "step", land: "S2"},
+				{cmd: "fred-rn", land: "S1"},   // out of a just-entered frame to the call
+				{cmd: "fred-rs 2", mark: "C0"}, // --Call-- main:16, inside the continue
+				{cmd: "step", land: "S0"},
+				{cmd: "fred-undo", land: "C0"},
+				{cmd: "fred-undo", mark: "M25"}, // <module>:25, main()
+				{cmd: "next", land: "S0"},       // the breakpoint stops the next
+			},
+			then: []step{
+				{cmd: "fred-rs 0", out: `takes one optional positive count`},
+				{cmd: "fred-history", out: regexp.QuoteMeta("you are here: main at steps.py:18, depth 2")},
+			}},
+		{name: "perl", start: perlStart, fixture: "steps.pl",
+			vars: []string{"$total"},
+			walk: []revCase{
+				{cmd: "fred-list", mark: "START"}, // main:5
+				{cmd: "n", mark: "S0"},            // main:19
+				{cmd: "n", mark: "S1"},            // main:20, $total += square($i)
+				{cmd: "s", mark: "S2"},            // square:8
+				{cmd: "n", mark: "S3"},            // square:9
+				{cmd: "n", mark: "S4"},            // square:10
+				{cmd: "n", mark: "S5"},            // main:21
+				{cmd: "n", mark: "S6"},            // main:20
+				{cmd: "fred-reverse-step", land: "S5"},
+				{cmd: "n", land: "S6"},
+				{cmd: "fred-rs", land: "S5"},
+				{cmd: "fred-rs", land: "S4"}, // back into the callee over its return
+				{cmd: "fred-reverse-next", land: "S3"},
+				{cmd: "fred-reverse-finish", land: "S1"},
+				{cmd: "fred-rs", land: "S0"},
+				{cmd: "n", land: "S1"},
+				{cmd: "n", mark: "T1"},       // main:21, over the call
+				{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+				{cmd: "n", land: "T1"},
+				{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+				{cmd: "s", land: "S2"},
+				{cmd: "fred-rn", land: "S1"}, // out of a just-entered sub to the call
+				{cmd: "s", land: "S2"},
+				{cmd: "r", land: "T1"}, // perl's r is gdb's finish
+				{cmd: "fred-rs", land: "S4"},
+				{cmd: "fred-undo", land: "S3"},
+				{cmd: "fred-rf", land: "S1"},
+				{cmd: "fred-rs 2", land: "START"},
+			}},
+	}.run(t)
+}
+
+// Breakpoint stops in a recursion, back and forth; then, after the
+// program ended, going back works: to the last statement of main (under
+// pdb, which restarted the program, the last stop with source: main's
+// return).
+func TestReverseContinueRecursionAndEnd(t *testing.T) {
+	revTable{
+		{name: "gdb", start: gdbStart, fixture: "steps",
+			setup: []step{noLibc, {cmd: "break fact", out: `Breakpoint 1`}},
+			vars:  []string{"n"},
+			walk: []revCase{
+				{cmd: "run", mark: "F5"},
+				{cmd: "continue", mark: "F4"},
+				{cmd: "continue", mark: "F3"},
+				{cmd: "fred-reverse-continue", land: "F4"},
+				{cmd: "fred-rc", land: "F5"},
+				{cmd: "continue", land: "F4"},
+				{cmd: "next", mark: "F4a"}, // fact:16, n=4
+				{cmd: "step", mark: "F3"},
+				{cmd: "fred-reverse-finish", land: "F4a"},
+				{cmd: "fred-undo", land: "F4"},
+			},
+			then: []step{
+				{cmd: "delete"},
+				{cmd: "continue", out: `exited normally`},
+				{cmd: "fred-reverse-step", out: `main \(\) at .*steps.c:29`},
+				{cmd: "fred-rn", out: `28\s+return 0;`},
+				{cmd: "print f", out: `= 120`},
+			}},
+		{name: "pdb", start: pdbStart, fixture: "steps.py",
+			setup: []step{{cmd: "b fact", out: `Breakpoint 1`}},
+			vars:  []string{"n"},
+			walk: []revCase{
+				{cmd: "c", mark: "F5"},
+				{cmd: "c", mark: "F4"},
+				{cmd: "c", mark: "F3"},
+				{cmd: "fred-reverse-continue", land: "F4"},
+				{cmd: "fred-rc", land: "F5"},
+				{cmd: "c", land: "F4"},
+				{cmd: "next", mark: "F4a"}, // fact:13, n=4
+				{cmd: "step", mark: "F3c"}, // --Call-- fact, n=3
+				{cmd: "step", land: "F3"},
+				{cmd: "fred-reverse-finish", land: "F4a"},
+				{cmd: "fred-undo", land: "F4"},
+			},
+			then: []step{
+				{cmd: "cl 1", out: `Deleted breakpoint 1`},
+				{cmd: "c", out: `^fact=120\r?\nThe program finished and will be restarted`},
+				{cmd: "fred-reverse-step", out: `^--Return--\r?\n> .*steps.py\(25\)<module>\(\)->None\r?\n-> main\(\)\r?\nfred: 'fred-reverse-step' took`},
+				{cmd: "fred-rs", out: `^--Return--\r?\n> .*steps.py\(22\)main\(\)->None\r?\n`},
+				{cmd: "fred-rn", out: `^> .*steps.py\(22\)main\(\)\r?\n-> print\("fact=%d" % f\)`},
+				{cmd: "p f", out: `^120\r?\n$`},
+				{cmd: "n", out: `^fact=120\r?\n--Return--\r?\n> .*\(22\)main\(\)->None`},
+			}},
+		{name: "perl", start: perlStart, fixture: "steps.pl",
+			setup: []step{{cmd: "b 15"}},
+			vars:  []string{"$n"},
+			walk: []revCase{
+				{cmd: "c", mark: "F5"},
+				{cmd: "c", mark: "F4"},
+				{cmd: "c", mark: "F3"},
+				{cmd: "fred-reverse-continue", land: "F4"},
+				{cmd: "fred-rc", land: "F5"},
+				{cmd: "c", land: "F4"},
+				{cmd: "n", mark: "F4a"}, // fact:16, n=4
+				{cmd: "s", mark: "F3s"}, // fact:14, a new $n
+				{cmd: "n", land: "F3"},
+				{cmd: "fred-reverse-finish", land: "F4a"},
+				{cmd: "fred-undo", land: "F4"},
+			},
+			then: []step{
+				{cmd: "B *", out: `Deleting all breakpoints`},
+				{cmd: "c", out: `(?s)fact=120\r?\nDebugged program terminated`},
+				{cmd: "fred-reverse-step", out: `^main::\(.*steps.pl:24\):\r?\n24:\tprint "fact=\$f\\n";\r?\nfred: 'fred-reverse-step' took`},
+				{cmd: "p $f", out: `^120\r?\n$`},
+				{cmd: "fred-rn", out: `steps.pl:23\):`},
+				{cmd: "n", out: `steps.pl:24\):`},
+				{cmd: "c", out: `Debugged program terminated`},
+			}},
+	}.run(t)
+}
+
+// A crash: gdb's SIGSEGV, pdb's post-mortem (the program stopped at an
+// uncaught exception), perl -d's report of a program that died (it has
+// ended). Going back reaches the statement that failed, not run yet, with
+// the values it failed on; and the one before it.
+func TestReverseFromCrash(t *testing.T) {
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		toCrash []step
+		crash   string // what fred makes of the crash: "signal" (a stop), "end", or unchecked
+		back    []step
+	}{
+		{"gdb", gdbStart, "crash",
+			[]step{{cmd: "break main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}, {cmd: "continue", out: `SIGSEGV`}},
+			"",
+			[]step{
+				{cmd: "fred-reverse-step", out: `25\s+p->value = 42;`},
+				{cmd: "print p", out: `= \(struct node \*\) 0x0`},
+				{cmd: "fred-rs", out: `24\s+p = p->next->next->next;`},
+				{cmd: "print p == &a", out: `= 1`},
+			}},
+		{"pdb", pdbStart, "crash.py",
+			[]step{{cmd: "c", out: `(?s)AttributeError: 'NoneType' object has no attribute 'value'\r?\nUncaught exception. Entering post mortem debugging.*> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`}},
+			"signal",
+			[]step{
+				{cmd: "p p", out: `^None`},
+				// Back from the post-mortem: before the statement that raised,
+				// not on the exception's way up the stack.
+				{cmd: "fred-reverse-step", out: `^> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42\r?\nfred: 'fred-reverse-step' took`},
+				{cmd: "p p", out: `^None`},
+				{cmd: "fred-rs", out: `\(12\)walk\(\)\r?\n-> p = p.next.next.next`},
+				{cmd: "p p.value", out: `^1`},
+				{cmd: "n", out: `\(13\)walk\(\)`},
+				{cmd: "n", out: `^AttributeError: 'NoneType' object has no attribute 'value'\r?\n> .*\(13\)walk\(\)`},
+				// Once in the program again, pdb's stops on that way are places
+				// to step back to, as pdb stepped through them.
+				{cmd: "n", out: `^--Return--\r?\n> .*\(13\)walk\(\)->None`},
+				{cmd: "fred-rs", out: `^AttributeError: .*\r?\n> .*crash.py\(13\)walk\(\)\r?\n-> p.value = 42`},
+			}},
+		{"perl", perlStart, "crash.pl",
+			[]step{{cmd: "c", out: `(?s)Can't call method "set" on an undefined value.*Debugged program terminated`}},
+			"end",
+			[]step{
+				{cmd: "fred-reverse-step", out: `main::walk\(.*crash.pl:8\):\s+8:\s+\$p->set\(42\);`},
+				{cmd: "p defined $p ? 1 : 0", out: `^0`},
+				{cmd: "fred-rs", out: `crash.pl:7\):\s+7:\s+\$p = \$p->\{next\}`},
+				{cmd: "p $p->{value}", out: `^1`},
+				{cmd: "n", out: `crash.pl:8\)`},
+				{cmd: "n", out: `Can't call method "set" on an undefined value`},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				ts := tc.start(t, tc.fixture, backend)
+				ts.play(tc.toCrash)
+				switch now := ts.Timeline.Now(); tc.crash {
+				case "signal":
+					if !ts.running || now.Stop != P.StopSignal {
+						t.Fatalf("at the crash: running %v, stop %v", ts.running, now.Stop)
+					}
+				case "end":
+					if !now.Ended {
+						t.Fatalf("the program's death is not an end: %+v", now)
+					}
+				}
+				ts.play(tc.back)
+			})
+		})
+	}
 }
 
 func TestBranches(t *testing.T) { forBackends(t, testBranches) }
@@ -293,45 +504,74 @@ func TestReverseFromCatchBlock(t *testing.T) {
 	}
 }
 
-// Every stop condition the person had is replayed: a watchpoint's stops
-// are reverse-continue's stops, also once the watchpoint is deleted; a
-// conditional tbreak (gone once hit) and a syscall catchpoint too.
+// Every stop condition the person had is replayed as it was: a
+// watchpoint's stops are reverse-continue's stops, also once the
+// watchpoint is deleted; a conditional tbreak (gone once hit), a
+// conditional breakpoint deleted since, and a syscall catchpoint too.
 func TestStopConditionsReplayed(t *testing.T) {
-	forBackends(t, func(t *testing.T, backend string) {
-		ts := gdbSession(t, "watch", backend)
-		ts.do("break main")
-		ts.must("run", `Breakpoint 1, main`)
-		ts.must("watch sum", `atchpoint 2: sum`)
-		for _, want := range []string{"7", "8", "16"} {
-			ts.must("continue", `(?s)Old value = \d+\r?\nNew value = `+want)
-		}
-		ts.must("fred-reverse-continue", `update \(i=2\)`)
-		if v := ts.value("sum"); v != "8" {
-			t.Fatalf("reverse-continue over a watchpoint stop: sum = %s, want 8", v)
-		}
-		ts.must("fred-reverse-continue", `update \(i=1\)`)
-		if v := ts.value("sum"); v != "7" {
-			t.Fatalf("second reverse-continue: sum = %s, want 7", v)
-		}
-		ts.must("continue", `(?s)Old value = 7\r?\nNew value = 8`)
-		ts.do("delete 2")
-		ts.must("tbreak update if i == 5", `Temporary breakpoint 3`)
-		ts.must("continue", `Temporary breakpoint 3, update \(i=5\)`)
-		ts.must("catch syscall write", `Catchpoint 4`)
-		ts.must("continue", `Catchpoint 4 \(call to syscall write\)`)
-		ts.must("fred-reverse-continue", `update \(i=5\)\s+at .*watch.c:9`)
-		// Back over the tbreak's stop to the watchpoint's, which is
-		// deleted: fred makes it again for the replay.
-		ts.must("fred-reverse-continue", `update \(i=2\)`)
-		if v := ts.value("sum"); v != "8" {
-			t.Fatalf("reverse-continue to a deleted watchpoint's stop: sum = %s, want 8", v)
-		}
-		// Forward again: the tbreak is gone, the catchpoint stops.
-		ts.must("continue", `Catchpoint 4 \(call to syscall write\)`)
-		if v := ts.value("sum"); v != "-998208" {
-			t.Fatalf("at the catchpoint again: sum = %s", v)
-		}
-	})
+	cases := []struct {
+		name    string
+		start   starter
+		fixture string
+		script  []step
+	}{
+		{"gdb", gdbStart, "watch", []step{
+			{cmd: "break main"},
+			{cmd: "run", out: `Breakpoint 1, main`},
+			{cmd: "watch sum", out: `atchpoint 2: sum`},
+			{cmd: "continue", out: `(?s)Old value = \d+\r?\nNew value = 7`},
+			{cmd: "continue", out: `(?s)Old value = \d+\r?\nNew value = 8`},
+			{cmd: "continue", out: `(?s)Old value = \d+\r?\nNew value = 16`},
+			{cmd: "fred-reverse-continue", out: `update \(i=2\)`, expr: "sum", want: "8"}, // over a watchpoint stop
+			{cmd: "fred-reverse-continue", out: `update \(i=1\)`, expr: "sum", want: "7"},
+			{cmd: "continue", out: `(?s)Old value = 7\r?\nNew value = 8`},
+			{cmd: "delete 2"},
+			{cmd: "tbreak update if i == 5", out: `Temporary breakpoint 3`},
+			{cmd: "continue", out: `Temporary breakpoint 3, update \(i=5\)`},
+			{cmd: "catch syscall write", out: `Catchpoint 4`},
+			{cmd: "continue", out: `Catchpoint 4 \(call to syscall write\)`},
+			{cmd: "fred-reverse-continue", out: `update \(i=5\)\s+at .*watch.c:9`},
+			// Back over the tbreak's stop to the watchpoint's, which is
+			// deleted: fred makes it again for the replay.
+			{cmd: "fred-reverse-continue", out: `update \(i=2\)`, expr: "sum", want: "8"},
+			// Forward again: the tbreak is gone, the catchpoint stops.
+			{cmd: "continue", out: `Catchpoint 4 \(call to syscall write\)`, expr: "sum", want: "-998208"},
+		}},
+		{"pdb", pdbStart, "watch.py", []step{
+			{cmd: "break 12, i == 3", out: `Breakpoint 1 at`},
+			{cmd: "tbreak 12, i == 5", out: `Breakpoint 2 at`},
+			{cmd: "c", out: `\(12\)update\(\)`},
+			{cmd: "c", out: `(?s)Deleted breakpoint 2.*\(12\)update\(\)`},
+			{cmd: "clear 1", out: `Deleted breakpoint 1`},
+			{cmd: "break 18", out: `Breakpoint 3 at`},
+			{cmd: "c", out: `\(18\)main\(\)`},
+			{cmd: "fred-reverse-continue", out: `\(12\)update\(\)`},
+			{cmd: "p i", out: `^5`},
+			{cmd: "fred-reverse-continue", out: `\(12\)update\(\)`},
+			{cmd: "p i", out: `^3`},
+			{cmd: "c", out: `\(18\)main\(\)`},
+			{cmd: "p i", out: `^299`},
+		}},
+		{"perl", perlStart, "watch.pl", []step{
+			{cmd: "b 13 $i == 5"},
+			{cmd: "c", out: `watch.pl:13\)`},
+			{cmd: "B 13"},
+			{cmd: "b 17 $i == 8"},
+			{cmd: "c", out: `watch.pl:17\)`},
+			{cmd: "p $i", out: `^8`},
+			{cmd: "fred-reverse-continue", out: `watch.pl:13\)`},
+			{cmd: "p $i", out: `^5`},
+			{cmd: "c", out: `watch.pl:17\)`},
+			{cmd: "p $i", out: `^8`},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forBackends(t, func(t *testing.T, backend string) {
+				tc.start(t, tc.fixture, backend).play(tc.script)
+			})
+		})
+	}
 }
 
 // TestReverseContinueWithoutDebugInfo: in a program built without debug

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestReverseWatch: the same search in each debugger, on each backend. A
@@ -18,87 +17,71 @@ import (
 func TestReverseWatch(t *testing.T) {
 	cases := []struct {
 		name    string
-		start   func(t *testing.T, backend string) *tsession
-		toEnd   [][2]string // commands to the stop after the loop, and what they answer
-		expr    string      // the invariant
-		no, yes string      // its values
-		landed  string      // where the search lands
-		at      [2]string   // a variable there, and its value
-		step    [2]string   // one step, and what it answers
-		same    string      // the same value at both ends, and what fred says of it
+		start   starter
+		fixture string
+		toEnd   []step // commands to the stop after the loop
+		expr    string // the invariant
+		no, yes string // its values
+		landed  string // where the search lands
+		at      [2]string
+		step    step   // one step from there
+		same    string // the same value at both ends, and what fred says of it
 		sameSaid,
 		bad, badSaid string // cannot be evaluated, and what the debugger says
-		where [2]string // where the person is after the bad one
-		goOn  [2]string // on to the end
-		extra func(t *testing.T, ts *tsession)
+		where step // where the person is after the bad one
+		goOn  step // on to the end
+		// The history and the list say what the person did and what fred
+		// did inside it in the person's words (these lines), and the
+		// search's snapshots on one line; none of fred's internal command
+		// names.
+		inside, listed string
+		more           []step
 	}{
-		{name: "gdb",
-			start: func(t *testing.T, b string) *tsession {
-				ts := gdbSession(t, "watch", b)
-				ts.do("skip -gfi ./*/*")
-				ts.must("fred-reverse-watch sum >= 0", `needs a snapshot of this run`)
-				return ts
-			},
-			toEnd: [][2]string{{"break main", `Breakpoint 1`}, {"run", `snapshot 1 taken`}, {"break 21", `Breakpoint 2`}, {"continue", `Breakpoint 2, main`}},
-			expr:  "sum >= 0", no: "0", yes: "1",
+		{name: "gdb", start: gdbStart, fixture: "watch",
+			toEnd: []step{noLibc,
+				{cmd: "fred-reverse-watch sum >= 0", out: `needs a snapshot of this run`},
+				{cmd: "break main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}, {cmd: "break 21", out: `Breakpoint 2`}, {cmd: "continue", out: `Breakpoint 2, main`}},
+			expr: "sum >= 0", no: "0", yes: "1",
 			landed: `update \(i=277\) at .*watch.c:13`, at: [2]string{"i", "277"},
-			step: [2]string{"step", `14\s+}`},
+			step: step{cmd: "step", out: `14\s+}`},
 			same: "data[0] == 0", sameSaid: `is 1 both at the start of the search .* and now`,
 			bad: "nosuchvar + 1", badSaid: `No symbol "nosuchvar"`,
-			where: [2]string{"frame", `update \(i=277\) at .*watch.c:14`},
-			goOn:  [2]string{"continue", `Breakpoint 2, main`},
-			// The history says what the person did, what fred did inside
-			// it in the person's words, and the search's snapshots on one
-			// line; none of fred's internal command names.
-			extra: func(t *testing.T, ts *tsession) {
-				hist := ts.must("fred-history", `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`)
-				list := ts.must("fred-list", `inside 'continue': `)
-				for _, out := range []string{hist, list} {
-					if strings.Contains(out, "fred-") || strings.Contains(out, "(interrupted)") {
-						t.Errorf("fred's internal steps show:\n%s", out)
-					}
-				}
-				if n := strings.Count(hist, "left by going back"); n > 1 {
-					t.Errorf("the search's snapshots show as %d lines left by going back:\n%s", n, hist)
-				}
-			}},
-		{name: "pdb",
-			start: func(t *testing.T, b string) *tsession { ts, _ := pdbSession(t, "watch.py", b); return ts },
-			toEnd: [][2]string{{"b 18", `Breakpoint 1`}, {"c", `\(18\)main\(\)`}},
+			where:  step{cmd: "frame", out: `update \(i=277\) at .*watch.c:14`},
+			goOn:   step{cmd: "continue", out: `Breakpoint 2, main`},
+			inside: `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`, listed: `inside 'continue': `},
+		{name: "pdb", start: pdbStart, fixture: "watch.py",
+			toEnd: []step{{cmd: "b 18", out: `Breakpoint 1`}, {cmd: "c", out: `\(18\)main\(\)`}},
 			expr:  "total >= 0", no: "False", yes: "True",
 			landed: `> .*watch.py\(12\)update\(\)\r?\n-> total \+= v`, at: [2]string{"i", "277"},
-			step: [2]string{"step", `--Return--`},
+			step: step{cmd: "step", out: `--Return--`},
 			same: "__name__", sameSaid: `'__name__' is '__main__' both at the start of the search \(the start\) and now`,
 			bad: "nosuchvar + 1", badSaid: `cannot evaluate the expression at .*: \(raises NameError: name 'nosuchvar' is not defined\)`,
-			where: [2]string{"where", `> .*\(12\)update\(\)->None`},
-			goOn:  [2]string{"c", `\(18\)main\(\)`},
-			// At the program's first line the list does not exist yet:
-			// that counts as another value.
-			extra: func(t *testing.T, ts *tsession) {
-				ts.must("fred-reverse-watch data[0] == 0", `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`)
-				ts.must("c", `\(18\)main\(\)`)
-				ts.must("p total", `^-99\d{4}\r?\n$`)
-				ts.must("c", `total=-\d+\r?\nThe program finished`)
+			where: step{cmd: "where", out: `> .*\(12\)update\(\)->None`},
+			goOn:  step{cmd: "c", out: `\(18\)main\(\)`},
+			more: []step{
+				// At the program's first line the list does not exist yet:
+				// that counts as another value.
+				{cmd: "fred-reverse-watch data[0] == 0", out: `(?s)watch.py\(2\)<module>\(\)\r?\n-> data = \[0\] \* 300\r?\nfred: 'data\[0\] == 0' is \(raises NameError: name 'data' is not defined\) here; the next step makes it True`},
+				{cmd: "c", out: `\(18\)main\(\)`},
+				{cmd: "p total", out: `^-99\d{4}\r?\n$`},
+				{cmd: "c", out: `total=-\d+\r?\nThe program finished`},
 			}},
-		{name: "perl",
-			start: func(t *testing.T, b string) *tsession { ts, _ := perlSession(t, "watch.pl", b); return ts },
-			toEnd: [][2]string{{"b 19", ``}, {"c", `watch.pl:19\)`}},
+		{name: "perl", start: perlStart, fixture: "watch.pl",
+			toEnd: []step{{cmd: "b 19"}, {cmd: "c", out: `watch.pl:19\)`}},
 			expr:  "$total >= 0", no: `""`, yes: "1",
 			landed: `main::update\(.*watch.pl:13\):\r?\n13:\t    \$total \+= \$v;`, at: [2]string{"$i", "277"},
-			step: [2]string{"s", `watch.pl:17\)|watch.pl:1[4-9]`},
+			step: step{cmd: "s", out: `watch.pl:17\)|watch.pl:1[4-9]`},
 			same: "1 + 1", sameSaid: `'1 \+ 1' is 2 both at the start of the search \(the start\) and now`,
 			bad: "1 +", badSaid: `cannot evaluate the expression at .*: \(dies: syntax error at \(eval\)`,
-			where: [2]string{".", `main::\(.*watch.pl:1[4-9]\)`},
-			goOn:  [2]string{"c", `watch.pl:19\)`},
-			extra: func(t *testing.T, ts *tsession) {
-				ts.must("c", `total=-\d+\r?\nDebugged program terminated`)
-			}},
+			where: step{cmd: ".", out: `main::\(.*watch.pl:1[4-9]\)`},
+			goOn:  step{cmd: "c", out: `watch.pl:19\)`},
+			more:  []step{{cmd: "c", out: `total=-\d+\r?\nDebugged program terminated`}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forBackends(t, func(t *testing.T, backend string) {
-				ts := tc.start(t, backend)
-				ts.mustAll(tc.toEnd)
+				ts := tc.start(t, tc.fixture, backend)
+				ts.play(tc.toEnd)
 				if v := ts.value(tc.expr); v != tc.no {
 					t.Fatalf("the fixture's invariant holds at the end: %s", v)
 				}
@@ -117,15 +100,23 @@ func TestReverseWatch(t *testing.T) {
 				if v := ts.value(tc.expr); v != tc.yes {
 					t.Fatalf("after the watch, %s is %s, want %s", tc.expr, v, tc.yes)
 				}
-				ts.must(tc.step[0], tc.step[1])
-				if v := ts.value(tc.expr); v != tc.no {
-					t.Fatalf("one step after the landing, %s is %s, want %s", tc.expr, v, tc.no)
-				}
+				ts.play([]step{tc.step, {expr: tc.expr, want: tc.no}}) // one step after the landing
 				ts.must("fred-reverse-watch "+tc.same, tc.sameSaid+`, and at the [1-6] moments fred looked at in between: no change to find`)
 				ts.must("fred-reverse-watch "+tc.bad, tc.badSaid)
-				ts.must(tc.where[0], tc.where[1])
-				ts.must(tc.goOn[0], tc.goOn[1])
-				tc.extra(t, ts)
+				ts.play([]step{tc.where, tc.goOn})
+				if tc.inside != "" {
+					hist := ts.must("fred-history", tc.inside)
+					list := ts.must("fred-list", tc.listed)
+					for _, out := range []string{hist, list} {
+						if strings.Contains(out, "fred-") || strings.Contains(out, "(interrupted)") {
+							t.Errorf("fred's internal steps show:\n%s", out)
+						}
+					}
+					if n := strings.Count(hist, "left by going back"); n > 1 {
+						t.Errorf("the search's snapshots show as %d lines left by going back:\n%s", n, hist)
+					}
+				}
+				ts.play(tc.more)
 			})
 		})
 	}
@@ -161,29 +152,6 @@ func TestAutomaticSnapshotsArePruned(t *testing.T) {
 	ts.must("fred-reverse-finish", `main \(\) at .*watch.c:20`)
 	ts.must("step", `update \(i=277\)`)
 	ts.must("fred-restart 2", `watch.c:21`)
-}
-
-// Ctrl-C during a long reverse command stops it and puts the person back
-// where they were, saying so.
-func TestInterruptReverseWatch(t *testing.T) {
-	ts := gdbSession(t, "watch", "fork")
-	ts.do("skip -gfi ./*/*")
-	ts.must("break main", `Breakpoint 1`)
-	ts.must("run", `snapshot 1 taken`)
-	ts.must("break 21", `Breakpoint`)
-	ts.must("continue", `watch.c:21`)
-	before := ts.seen("sum")
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		ts.Interrupt()
-	}()
-	// Each evaluation sleeps 50 ms: the search outlasts the interrupt on
-	// any machine.
-	ts.must("fred-reverse-watch sum >= 0 && (int)usleep(50000) == 0", `'fred-reverse-watch' interrupted; you are back where you were`)
-	if got := ts.seen("sum"); got != before {
-		t.Fatalf("after the interrupt:\n got %+v\nwant %+v", got, before)
-	}
-	ts.must("next", `fred|sum=|22\s`)
 }
 
 // A change made by a command of the person's (set var) lands just before
@@ -272,52 +240,59 @@ func TestReverseWatchSecondCallOnOneLine(t *testing.T) {
 // and lands on the last, where the work between the two rises is done.
 func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 	for _, c := range []struct {
-		name, file         string
-		start              func(t *testing.T) *tsession
-		brk, run, stopped  string
-		expr, before, then string
-		sink, sinkIs       string
+		name, file, fixture string
+		start               starter
+		brk, run, cont      string
+		stopped             [2]string // the first breakpoint's stop, the second's
+		expr, before, then  string
+		// Before the search: a search that fred cannot watch to its end
+		// under gdb (a call: no hardware watchpoint follows it), where fred
+		// says the landing may not be the last change.
+		unwatched []step
+		sink      step
 	}{
-		{"gdb", "toggle.c", func(t *testing.T) *tsession { return gdbSession(t, "toggle", "fork") },
-			"break toggle.c:%d", "run", `Breakpoint 1, main`, "flag == 1", "0", "1", "print sink", `= 999000\r?\n`},
-		{"pdb", "toggle.py", func(t *testing.T) *tsession { ts, _ := pdbSession(t, "toggle.py", "fork"); return ts },
-			"b %d", "c", `toggle.py\(\d+\)<module>\(\)`, "flag == 1", "False", "True", "p sink", `^89700\r?\n`},
-		{"perl", "toggle.pl", func(t *testing.T) *tsession { ts, _ := perlSession(t, "toggle.pl", "fork"); return ts },
-			"b %d", "c", `toggle.pl:\d+\)`, "$flag == 1", `""`, "1", "p $sink", `^89700\r?\n`},
+		{name: "gdb", file: "toggle.c", fixture: "toggle", start: gdbStart,
+			brk: "break toggle.c:%d", run: "run", cont: "continue", stopped: [2]string{`Breakpoint 1, main`, `Breakpoint 2, main`},
+			expr: "flag == 1", before: "0", then: "1",
+			unwatched: []step{
+				{cmd: "fred-reverse-watch flag_now() == 1", out: `(?s)'flag_now\(\) == 1' is 0 here; the next step makes it 1\r?\n.*a later change into 1 is not ruled out: the debugger cannot watch it with a hardware watchpoint`},
+				{cmd: "continue", out: `Breakpoint 1, main`},
+			},
+			sink: step{cmd: "print sink", out: `= 999000\r?\n`}},
+		{name: "pdb", file: "toggle.py", fixture: "toggle.py", start: pdbStart,
+			brk: "b %d", run: "c", cont: "c", stopped: [2]string{`toggle.py\(\d+\)<module>\(\)`, `toggle.py\(\d+\)<module>\(\)`},
+			expr: "flag == 1", before: "False", then: "True",
+			sink: step{cmd: "p sink", out: `^89700\r?\n`}},
+		{name: "perl", file: "toggle.pl", fixture: "toggle.pl", start: perlStart,
+			brk: "b %d", run: "c", cont: "c", stopped: [2]string{`toggle.pl:\d+\)`, `toggle.pl:\d+\)`},
+			expr: "$flag == 1", before: `""`, then: "1",
+			sink: step{cmd: "p $sink", out: `^89700\r?\n`}},
 	} {
+		said := fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then)
 		t.Run(c.name, func(t *testing.T) {
-			ts := c.start(t)
+			ts := c.start(t, c.fixture, "fork")
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
-			ts.must(c.run, c.stopped)
-			if c.name == "gdb" {
-				// A call: no hardware watchpoint follows it, and fred says
-				// the landing may not be the last change.
-				ts.must("fred-reverse-watch flag_now() == 1", `(?s)'flag_now\(\) == 1' is 0 here; the next step makes it 1\r?\n.*a later change into 1 is not ruled out: the debugger cannot watch it with a hardware watchpoint`)
-				ts.must("continue", c.stopped)
-			}
-			out := ts.must("fred-reverse-watch "+c.expr, fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then))
+			ts.must(c.run, c.stopped[0])
+			ts.play(c.unwatched)
+			out := ts.must("fred-reverse-watch "+c.expr, said)
 			if strings.Contains(out, "not ruled out") {
 				t.Errorf("fred did not watch the command:\n%s", out)
 			}
-			ts.must(c.sink, c.sinkIs)
+			ts.play([]step{c.sink})
 		})
 		// A stop where the flag is high already, then the end: the
 		// fall and the last rise lie in the later command.
 		t.Run(c.name+" after a stop", func(t *testing.T) {
-			ts := c.start(t)
+			ts := c.start(t, c.fixture, "fork")
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "high")))
-			ts.must(c.run, c.stopped)
+			ts.must(c.run, c.stopped[0])
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
-			cont := map[string]string{"gdb": "continue"}[c.name]
-			if cont == "" {
-				cont = "c"
-			}
-			ts.must(cont, strings.Replace(c.stopped, "Breakpoint 1", "Breakpoint 2", 1))
-			out := ts.must("fred-reverse-watch "+c.expr, fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then))
+			ts.must(c.cont, c.stopped[1])
+			out := ts.must("fred-reverse-watch "+c.expr, said)
 			if strings.Contains(out, "not ruled out") {
 				t.Errorf("fred did not watch the commands:\n%s", out)
 			}
-			ts.must(c.sink, c.sinkIs)
+			ts.play([]step{c.sink})
 		})
 	}
 }
