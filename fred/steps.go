@@ -100,10 +100,16 @@ func (s *Session) stepsOf(ctx context.Context, a []history.Step, c history.Step,
 }
 
 // stepChunk is how many steps of a long continue fred counts at a time,
-// with a snapshot after each (a fork copy; the last two kept): going to a
-// moment near the continue's end then replays less than a chunk, where it
-// replayed the whole continue a second time.
-const stepChunk = 1 << 19
+// with a snapshot after each (a fork copy): going to a moment near the
+// continue's end then replays less than a chunk, where it replayed the
+// whole continue a second time. The last two are kept, and of the others
+// at most chunksSpaced, evenly spaced (a search that divides the continue
+// next goes to its middle, then a quarter in: from the start, each
+// replayed millions of steps again).
+const (
+	stepChunk    = 1 << 19
+	chunksSpaced = 8
+)
 
 // countInChunks counts the steps of the continue c from a, where the
 // program stands, as countSteps(everything) would, in chunks of stepChunk
@@ -115,8 +121,9 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 	if c.Cmd.Op != P.OpContinue || !copies {
 		return s.countSteps(1<<40, mode, c.Took)
 	}
-	total := 0
-	var kept []int
+	total, chunk, stride := 0, 0, 1
+	type kept struct{ id, chunk int }
+	var ks []kept
 	for {
 		r, err := s.countSteps(stepChunk, mode, c.Took)
 		if err != nil || r.Why != "limit" || r.N != stepChunk {
@@ -124,6 +131,7 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 			return r, err
 		}
 		total += r.N
+		chunk++
 		if ctx.Err() != nil {
 			return P.NextsResult{N: total, Why: "signal"}, nil
 		}
@@ -134,12 +142,28 @@ func (s *Session) countInChunks(ctx context.Context, a []history.Step, c history
 			continue
 		}
 		st.snapshots++
-		if kept = append(kept, sn.ID); len(kept) > 2 {
-			if s.snaps[kept[0]] != nil { // not pruned already
-				s.drop(kept[0])
+		ks = append(ks, kept{sn.ID, chunk})
+		for {
+			spaced := 0
+			for _, k := range ks[:max(len(ks)-2, 0)] {
+				if k.chunk%stride == 0 {
+					spaced++
+				}
 			}
-			kept = kept[1:]
+			if spaced <= chunksSpaced {
+				break
+			}
+			stride *= 2
 		}
+		var on []kept
+		for i, k := range ks {
+			if i >= len(ks)-2 || k.chunk%stride == 0 {
+				on = append(on, k)
+			} else if s.snaps[k.id] != nil { // not pruned already
+				s.drop(k.id)
+			}
+		}
+		ks = on
 	}
 }
 
