@@ -513,9 +513,6 @@ func (s *Session) newProbe(p *probe) ([]history.Step, error) {
 // from a until the program has the probe's registers.
 func (w *watchProgram) countTo(ctx context.Context, a []history.Step, pb *probe) (watch.Seq, error) {
 	s := w.s
-	if pb.person {
-		return w.stepsTo(ctx, a, pb)
-	}
 	if err := s.goTo(a, w.st); err != nil {
 		return nil, err
 	}

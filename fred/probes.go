@@ -3,6 +3,7 @@ package fred
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -32,23 +33,27 @@ func (s *Session) probeSlots(cmd P.Command) func() {
 		return nil
 	}
 	s.nslots++
-	var slots [2]*ckpt.Slot
+	slots := make([]*ckpt.Slot, pr.Slots)
+	paths := make([]string, pr.Slots)
+	closeAll := func() {
+		for _, sl := range slots {
+			if sl != nil {
+				sl.Close()
+			}
+		}
+	}
 	for i := range slots {
 		sl, err := f.NewSlot(fmt.Sprintf("probe-%d-%d", s.nslots, i))
 		if err != nil {
 			debugf("probes: %v", err)
-			for _, sl := range slots[:i] {
-				sl.Close()
-			}
+			closeAll()
 			return nil
 		}
-		slots[i] = sl
+		slots[i], paths[i] = sl, sl.Path()
 	}
-	if _, err := s.query(pr.Arm(pr.Every, slots[0].Path(), slots[1].Path())); err != nil {
+	if _, err := s.query(pr.Arm(pr.Every, paths)); err != nil {
 		debugf("probes: %v", err)
-		for _, sl := range slots {
-			sl.Close()
-		}
+		closeAll()
 		return nil
 	}
 	before := s.Timeline.Steps()
@@ -69,7 +74,7 @@ func (s *Session) interpFork() *ckpt.InterpFork {
 // collectProbes ends the probes of the command cmd, run from the history
 // before: the copies left are kept as snapshots if the command was a
 // continue that stopped at a breakpoint, and ended otherwise.
-func (s *Session) collectProbes(f *ckpt.InterpFork, slots [2]*ckpt.Slot, before []history.Step, cmd P.Command) {
+func (s *Session) collectProbes(f *ckpt.InterpFork, slots []*ckpt.Slot, before []history.Step, cmd P.Command) {
 	defer func() {
 		for _, sl := range slots {
 			sl.Close() // those no snapshot took
@@ -100,7 +105,7 @@ func (s *Session) collectProbes(f *ckpt.InterpFork, slots [2]*ckpt.Slot, before 
 		keep = cont.Cmd.Line == cmd.Line && cont.Stop == P.StopBreakpoint && cont.Known() && !cont.Ended
 	}
 	for _, l := range live {
-		if !keep || !s.keepProbe(f, slots[l.Slot], l.Pid, before, cont) {
+		if !keep || l.Slot >= len(slots) || !s.keepProbe(f, slots[l.Slot], l.Pid, before, cont) {
 			end(l.Pid)
 		}
 	}
@@ -192,60 +197,176 @@ func (m sessionMover) stepsFromProbe(before []history.Step, last history.Step) (
 	return nil, 0, false, nil
 }
 
+// probesOf are the probes kept inside the continue cont run from base,
+// in the order the program left them.
+func (s *Session) probesOf(base []history.Step, cont history.Step) []*probe {
+	ps := s.probesIn(base, cont)
+	slices.Reverse(ps)
+	return ps
+}
+
+// toStop is how many steps the probe p lies before its continue's stop,
+// counted once.
+func (s *Session) toStop(ctx context.Context, p *probe, st *revStats) (int, error) {
+	if p.toStop > 0 {
+		return p.toStop, nil
+	}
+	n, ok, err := s.stepsOf(ctx, history.With(p.base, p.step), p.cont, st)
+	if err != nil {
+		return 0, err
+	}
+	if !ok || n <= 0 {
+		return 0, fmt.Errorf("counting the steps from %s to the stop of '%s': the count did not end there", p.step.Label(), p.cont.Label())
+	}
+	p.toStop = n
+	return n, nil
+}
+
 // probeOffset is how many steps into its continue the probe p lies: the
 // continue's steps, counted from its start, less those from p to its stop.
-// It costs a count of the whole continue, once: a reverse-step from the
-// probe's moment, or a search that divides the stretch before it.
+// It costs a count of the whole continue, once.
 func (s *Session) probeOffset(ctx context.Context, p *probe, st *revStats) (int, error) {
 	if p.offset > 0 {
 		return p.offset, nil
 	}
-	at := history.With(p.base, p.step)
-	if p.toStop == 0 {
-		n, ok, err := s.stepsOf(ctx, at, p.cont, st)
-		if err != nil {
-			return 0, err
-		}
-		if !ok || n <= 0 {
-			return 0, fmt.Errorf("counting the steps from %s to the stop of '%s': the count did not end there", p.step.Label(), p.cont.Label())
-		}
-		p.toStop = n
+	rest, err := s.toStop(ctx, p, st)
+	if err != nil {
+		return 0, err
 	}
 	n, ok, err := s.stepsOf(ctx, p.base, p.cont, st)
 	if err != nil {
 		return 0, err
 	}
-	if !ok || n <= p.toStop {
+	if !ok || n <= rest {
 		return 0, fmt.Errorf("counting the steps of '%s': the count did not end at its stop", p.cont.Label())
 	}
-	p.offset = n - p.toStop
+	p.offset = n - rest
 	debugf("probes: probe %d is step %d of %d", p.id, p.offset, n)
 	return p.offset, nil
 }
 
-// stepsTo is Split for a stretch that ends at a probe the program left:
-// the steps from a to it, a being the continue's start or a step of it
-// counted from there.
-func (w *watchProgram) stepsTo(ctx context.Context, a []history.Step, pb *probe) (watch.Seq, error) {
-	s := w.s
-	from := 0
-	switch {
-	case history.Equal(a, pb.base):
-	case len(a) == len(pb.base)+1 && history.IsPrefix(pb.base, a) && a[len(a)-1].Cmd.Op == P.OpStep && a[len(a)-1].Synth():
-		from = a[len(a)-1].Cmd.Count
-	default:
-		return nil, nil
+// stepsBefore is how many steps lie between the probe before p (or the
+// continue's start: prev nil) and p.
+func (s *Session) stepsBefore(ctx context.Context, p *probe, st *revStats) (prev *probe, n int, err error) {
+	ps := s.probesOf(p.base, p.cont)
+	i := slices.Index(ps, p)
+	if i <= 0 {
+		n, err = s.probeOffset(ctx, p, st)
+		return nil, n, err
 	}
-	k, err := s.probeOffset(ctx, pb, w.st)
+	prev = ps[i-1]
+	a, err := s.toStop(ctx, prev, st)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if k-from <= 1 {
-		w.stepLeaf = k-from == 1
-		return nil, nil
+	b, err := s.toStop(ctx, p, st)
+	if err != nil {
+		return nil, 0, err
 	}
-	then := s.synth(P.OpStep, 1, pb.cont.Bps).PartOf(pb.cont)
-	return offsetSeq{s: s, base: pb.base, from: from, n: k - from - 1, of: pb.cont, then: &then}, nil
+	if a <= b {
+		return nil, 0, fmt.Errorf("probes %d and %d of '%s' are not in order (%d and %d steps before its stop)", prev.id, p.id, p.cont.Label(), a, b)
+	}
+	return prev, a - b, nil
+}
+
+// place is where a moment lies in a continue with probes: m steps after
+// its start (p nil) or after probe p, or at its stop.
+type place struct {
+	base []history.Step
+	cont *history.Step // nil: not named by the moment (its start)
+	p    *probe
+	m    int
+	stop bool
+}
+
+// placeOf says where the moment steps lies in a continue with probes, if
+// it does.
+func (s *Session) placeOf(steps []history.Step) (place, bool) {
+	n := len(steps)
+	if n == 0 {
+		return place{base: steps}, true
+	}
+	last := steps[n-1]
+	if p := s.probeOf(steps); p != nil {
+		return place{base: p.base, cont: &p.cont, p: p}, p.person
+	}
+	if last.Cmd.Op == P.OpStep && last.Synth() && last.Origin != history.Probe {
+		if p := s.probeOf(steps[:n-1]); p != nil {
+			return place{base: p.base, cont: &p.cont, p: p, m: last.Cmd.Count}, p.person
+		}
+		return place{base: steps[:n-1], m: last.Cmd.Count}, true
+	}
+	if len(s.probesIn(steps[:n-1], last)) > 0 {
+		return place{base: steps[:n-1], cont: &last, stop: true}, true
+	}
+	return place{base: steps}, true
+}
+
+// probeSplit is Split for a stretch of a continue in which the program
+// left probes: the probes between a and b first, each a moment reached by
+// its snapshot; between two of them, or a probe and the stop, the steps
+// counted from the earlier (the difference of their distances to the
+// stop, each counted once from there); only before the first, the steps
+// from the continue's start, which costs a count of the whole continue.
+// ok is false for another stretch.
+func (w *watchProgram) probeSplit(ctx context.Context, am, bm moment) (watch.Seq, bool, error) {
+	s := w.s
+	pa, ok1 := s.placeOf(am.steps)
+	pb, ok2 := s.placeOf(bm.steps)
+	if !ok1 || !ok2 || pb.stop == false && pb.p == nil || !history.Equal(pa.base, pb.base) || pa.stop {
+		return nil, false, nil
+	}
+	cont := *pb.cont
+	if pa.cont != nil && !pa.cont.Same(cont) {
+		return nil, false, nil
+	}
+	if pb.m != 0 {
+		return nil, false, nil
+	}
+	ps := s.probesOf(pb.base, cont)
+	if len(ps) == 0 {
+		return nil, false, nil
+	}
+	after := func(p *probe) bool { return pa.p == nil || p.id > pa.p.id }
+	before := func(p *probe) bool { return pb.stop || p.id < pb.p.id }
+	var ms watch.Moments
+	for _, p := range ps {
+		if after(p) && before(p) {
+			ms = append(ms, moment{steps: history.With(p.base, p.step)})
+		}
+	}
+	if len(ms) > 0 && pa.m == 0 {
+		return ms, true, nil
+	}
+	// Nothing between: count.
+	var d int
+	var err error
+	switch {
+	case pb.stop && pa.p == nil:
+		return nil, false, nil // the whole continue: refine counts it
+	case pb.stop:
+		d, err = s.toStop(ctx, pa.p, w.st)
+	default:
+		var prev *probe
+		prev, d, err = s.stepsBefore(ctx, pb.p, w.st)
+		if err == nil && prev != pa.p {
+			return nil, false, fmt.Errorf("the moment before %s is not after the probe before it", pb.p.step.Label())
+		}
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	d -= pa.m
+	if d <= 1 {
+		w.stepLeaf = d == 1
+		return nil, true, nil
+	}
+	anchor := pa.base
+	if pa.p != nil {
+		anchor = history.With(pa.base, pa.p.step)
+	}
+	then := s.synth(P.OpStep, 1, cont.Bps).PartOf(cont)
+	return offsetSeq{s: s, base: anchor, from: pa.m, n: d - 1, of: cont, then: &then}, true, nil
 }
 
 // offsetSeq is the lazy list base+step from+1, ..., base+step from+n.

@@ -138,7 +138,11 @@ func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.St
 	}
 	mode := P.StepsMode{AtBps: true}
 	mode.Watch.Key, mode.Watch.Expr = w.scope, w.expr
-	r, err := s.countSteps(1<<40, mode, cont.Took)
+	most := s.p.Stepper.WatchMax
+	if most <= 0 {
+		most = 1 << 40
+	}
+	r, err := s.countSteps(most, mode, cont.Took)
 	if perr := put(); err == nil {
 		err = perr
 	}
@@ -150,6 +154,9 @@ func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.St
 	debugf("scan from %v: %d steps, the last with another value %d (%s)", fm, r.N, r.Away, r.AwayValue)
 	if err := ctx.Err(); err != nil {
 		return watch.Scanned{}, err
+	}
+	if r.Why == "limit" && r.N >= most {
+		return watch.Scanned{Why: fmt.Sprintf("fred watches at most %d steps after this moment in '%s' (each costs an evaluation)", most, cont.Label())}, nil
 	}
 	if r.Why != "breakpoint" && r.Why != "passed" {
 		if r.Why == "exited" {

@@ -185,8 +185,11 @@ func (m sessionMover) CountSteps(before []history.Step, last history.Step) ([]hi
 		if !p.person {
 			return nil, 0, false, nil
 		}
-		n, err := s.probeOffset(m.ctx, p, m.st)
-		return before, n, err == nil, err
+		prev, n, err := s.stepsBefore(m.ctx, p, m.st)
+		if err != nil || prev == nil {
+			return before, n, err == nil, err
+		}
+		return history.With(prev.base, prev.step), n, true, nil
 	}
 	n, ok, err := s.stepsOf(m.ctx, before, last, m.st)
 	if !ok || err != nil || n <= stepsNearEnd*2 {

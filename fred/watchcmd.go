@@ -214,6 +214,9 @@ func (w *watchProgram) Split(ctx context.Context, a, b watch.Moment) (watch.Seq,
 	if seq, ok, err := w.hitsSplit(ctx, am, bm); ok || err != nil {
 		return seq, err
 	}
+	if seq, ok, err := w.probeSplit(ctx, am, bm); ok || err != nil {
+		return seq, err
+	}
 	pa, pb := w.s.probeOf(am.steps), w.s.probeOf(bm.steps)
 	if (pa != nil && !hasSource(pa.step) || pb != nil && !hasSource(pb.step)) && proc.Threads(w.s.pid) > 1 {
 		// A probe in code without source, with other threads: a in a

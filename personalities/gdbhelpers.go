@@ -37,8 +37,11 @@ type Stepper struct {
 	// ended (a breakpoint, the end of the next), and the program stopped
 	// one step later; "unsupported": it did not run.
 	Steps func(max int, mode StepsMode) string
-	// StepsWatch: Steps takes StepsMode.Watch.
+	// StepsWatch: Steps takes StepsMode.Watch. WatchMax, where set, is
+	// the most steps one such count watches (each step's evaluation costs
+	// what it costs: perl's walks the call stack, about 6 us).
 	StepsWatch bool
+	WatchMax   int
 	// Stepis, where set, runs at most max `stepi`s (breakpoints off)
 	// until the selected thread is at f (its registers: f.FP), at least
 	// one, and prints "FREDSTEPIS N SAME RET": N stepis got there, SAME is

@@ -127,23 +127,27 @@ func seedEnv(kv ...string) []string {
 }
 
 // Probes are copies an in-process debugger's program leaves of itself,
-// paused, while the person's continue runs: every Every of the program's
-// CPU time, two at most, the older one killed. Each waits on one of two
-// FIFOs as Fork's copies do; woken, it stops at the program's next event.
+// paused, while the person's continue runs: one every Every of the
+// program's CPU time; the latest two are kept and, of the others, at most
+// eight evenly spaced (the others killed), so Slots FIFOs are enough.
+// Each waits on one of them as Fork's copies do; woken, it stops at the
+// program's next event.
 type Probes struct {
-	// Arm readies them for the next continue: Every in seconds, and the
-	// two FIFOs.
-	Arm func(every float64, fifo0, fifo1 string) string
+	// Arm readies them for the next continue: Every in seconds, and
+	// Slots FIFOs.
+	Arm func(every float64, fifos []string) string
 	// Collect ends them and names them: see ParseProbed.
 	Collect string
 	Every   float64
+	Slots   int
 }
 
 // Probed is a copy left by Probes: which FIFO it waits on, its pid.
 type Probed struct{ Slot, Pid int }
 
 // ParseProbed reads "@fred probed live SLOT:PID,... dead PID,..." ("-":
-// none): the copies that wait, oldest first, and those killed since.
+// none): the copies that wait, oldest first (SLOT: which FIFO), and those
+// killed since.
 func ParseProbed(out string) (live []Probed, dead []int, err error) {
 	a, err := fredAnswer(out, "probed")
 	if err != nil {
@@ -158,7 +162,7 @@ func ParseProbed(out string) (live []Probed, dead []int, err error) {
 			sl, pid, ok := strings.Cut(x, ":")
 			s, err1 := strconv.Atoi(sl)
 			p, err2 := strconv.Atoi(pid)
-			if !ok || err1 != nil || err2 != nil || s < 0 || s > 1 || p <= 0 {
+			if !ok || err1 != nil || err2 != nil || s < 0 || p <= 0 {
 				return nil, nil, fmt.Errorf("unexpected probe %q in %q", x, a)
 			}
 			live = append(live, Probed{Slot: s, Pid: p})

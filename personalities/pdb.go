@@ -125,9 +125,9 @@ var PDB = &Personality{
 	SaveState: "fred_save %s",
 	LoadState: "fred_load %s",
 	Fork:      "fred_fork %s",
-	Probes: &Probes{Arm: func(every float64, a, b string) string {
-		return fmt.Sprintf("fred_probes %g %s %s", every, a, b)
-	}, Collect: "fred_probed", Every: 0.1},
+	Probes: &Probes{Arm: func(every float64, fifos []string) string {
+		return fmt.Sprintf("fred_probes %g %s", every, strings.Join(fifos, " "))
+	}, Collect: "fred_probed", Every: 0.1, Slots: 11},
 	NoCountArg: true,
 	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
 		if m.Shallower {
@@ -153,7 +153,7 @@ var PDB = &Personality{
 			cmd += " watch " + key + " " + m.Watch.Expr
 		}
 		return cmd
-	}, StepsWatch: true},
+	}, StepsWatch: true, WatchMax: 1 << 21},
 }
 
 var (

@@ -632,7 +632,7 @@ func TestParseProbed(t *testing.T) {
 	if err != nil || live != nil || dead != nil {
 		t.Fatalf("none: got %v %v %v", live, dead, err)
 	}
-	for _, bad := range []string{"@fred probed live 2:1 dead -", "@fred probed live x dead -", "@fred probed live - dead 0", "@fred probed", "nothing"} {
+	for _, bad := range []string{"@fred probed live -2:1 dead -", "@fred probed live x dead -", "@fred probed live - dead 0", "@fred probed", "nothing"} {
 		if _, _, err := ParseProbed(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

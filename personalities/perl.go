@@ -134,9 +134,9 @@ var Perl = &Personality{
 	SaveState: perlDB + "fred_save(q{%s})",
 	LoadState: perlDB + "fred_load(q{%s})",
 	Fork:      perlDB + "fred_fork(q{%s})",
-	Probes: &Probes{Arm: func(every float64, a, b string) string {
-		return fmt.Sprintf(perlDB+"fred_probes(%g, q{%s}, q{%s})", every, a, b)
-	}, Collect: perlDB + "fred_probed()", Every: 0.05},
+	Probes: &Probes{Arm: func(every float64, fifos []string) string {
+		return fmt.Sprintf(perlDB+"fred_probes(%g, q{%s})", every, strings.Join(fifos, "}, q{"))
+	}, Collect: perlDB + "fred_probed()", Every: 0.05, Slots: 11},
 	NoCountArg: true,
 	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
 		if m.Shallower {
@@ -153,7 +153,7 @@ var Perl = &Personality{
 			watch = `, "` + perlQuote(m.Watch.Key) + `", "` + perlQuote(m.Watch.Expr) + `"`
 		}
 		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d%s)`, max, m.Until, b[m.Track], b[m.AtBps], watch)
-	}, StepsWatch: true},
+	}, StepsWatch: true, WatchMax: 1 << 17},
 }
 
 var (

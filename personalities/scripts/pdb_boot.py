@@ -463,26 +463,46 @@ def _fred(prompt):
                 signal.signal(n, h)
         self.message('@fred fork %d' % g)
     P.do_fred_fork = fork
-    # Probes (fred_probes SECONDS FIFO0 FIFO1, before the person's
-    # continue): while it runs, a timer of the program's CPU time leaves a
-    # paused copy of it every SECONDS, two at most (the older one is
-    # killed), each waiting on one of fred's FIFOs as a fork snapshot's
-    # does. fred_probed, after it, names them ("@fred probed live
-    # SLOT:PID,... dead PID,..."), and a reverse command after a long
+    # Probes (fred_probes SECONDS FIFO..., before the person's continue):
+    # while it runs, a timer of the program's CPU time leaves a paused
+    # copy of it every SECONDS, each waiting on a FIFO of fred's as a fork
+    # snapshot's does. The latest two are kept and, of the others, at most
+    # eight evenly spaced (the spacing doubles as the continue goes on;
+    # the copies in between are killed), so a FIFO for each is enough.
+    # fred_probed, after it, names them ("@fred probed live SLOT:PID,...
+    # dead PID,...", oldest first). A reverse command after a long
     # continue counts from the latest instead of from before the
-    # continue. A woken copy stops at the program's next event, as after
-    # a Ctrl-C. Only the program's own code is interrupted so: a tick in
-    # pdb's dispatch (where a breakpoint's stop is decided) leaves none.
-    probe = {'cfg': None, 'armed': False, 'busy': False, 'n': 0, 'live': [], 'dead': [], 'pdb': None, 'old': None}
+    # continue, and a search divides the continue at them first. A woken
+    # copy stops at the program's next event, as after a Ctrl-C. Only the
+    # program's own code is interrupted so: a tick in pdb's dispatch
+    # (where a breakpoint's stop is decided) leaves none.
+    probe = {'cfg': None, 'armed': False, 'busy': False, 'n': 0, 'live': [], 'dead': [], 'free': [], 'stride': 1, 'pdb': None, 'old': None}
     ours = {bdb.__file__, pdb.__file__, sys._getframe().f_code.co_filename}
     def probes(self, arg):
         a = arg.split()
-        probe['cfg'] = (float(a[0]), a[1:3]) if len(a) == 3 and hasattr(signal, 'setitimer') else None
-        probe['n'], probe['live'], probe['dead'] = 0, [], []
+        probe['cfg'] = (float(a[0]), a[1:]) if len(a) > 3 and hasattr(signal, 'setitimer') else None
+        probe['n'], probe['live'], probe['dead'], probe['stride'] = 0, [], [], 1
+        probe['free'] = list(range(len(a) - 1))[::-1]
     def probed(self, arg):
         disarm()
-        self.message('@fred probed live %s dead %s' % (','.join('%d:%d' % x for x in probe['live']) or '-', ','.join(str(x) for x in probe['dead']) or '-'))
+        self.message('@fred probed live %s dead %s' % (','.join('%d:%d' % x[1:] for x in probe['live']) or '-', ','.join(str(x) for x in probe['dead']) or '-'))
         probe['cfg'], probe['live'], probe['dead'] = None, [], []
+    def thin():
+        live = probe['live']
+        while len([e for e in live[:-2] if e[0] % probe['stride'] == 0]) > 8:
+            probe['stride'] *= 2
+        keep = []
+        for i, e in enumerate(live):
+            if i >= len(live) - 2 or e[0] % probe['stride'] == 0:
+                keep.append(e)
+                continue
+            try:
+                os.kill(e[2], signal.SIGKILL)
+            except OSError:
+                pass
+            probe['dead'].append(e[2])
+            probe['free'].append(e[1])
+        probe['live'] = keep
     def disarm():
         if probe['armed']:
             probe['armed'] = False
@@ -512,15 +532,10 @@ def _fred(prompt):
         probe['busy'] = True
         logsys(0x46524544, 1)
         try:
-            slot = probe['n'] % 2
+            if not probe['free']:
+                return
+            slot, idx = probe['free'].pop(), probe['n']
             probe['n'] += 1
-            if len(probe['live']) == 2:
-                old = probe['live'].pop(0)
-                try:
-                    os.kill(old[1], signal.SIGKILL)
-                except OSError:
-                    pass
-                probe['dead'].append(old[1])
             offs = {}
             for fd in os.listdir('/proc/self/fd'):
                 try:
@@ -530,7 +545,10 @@ def _fred(prompt):
             saved = [signal.getsignal(n) for n in sigs]
             g = copy()
             if g > 0:
-                probe['live'].append((slot, g))
+                probe['live'].append((idx, slot, g))
+                thin()
+            elif g < 0:
+                probe['free'].append(slot)
             if g:
                 return
             g = paused(probe['cfg'][1][slot])

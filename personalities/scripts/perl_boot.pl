@@ -70,27 +70,29 @@ sub fred_paused { my $g;
   while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
     my $n; do { $n = sysread($f, my $c, 1) } until defined $n || $! != POSIX::EINTR(); close $f; POSIX::_exit(0) unless $n; $g = fred_copy(); last if $g }
   POSIX::setsid() or POSIX::_exit(1); ioctl(STDIN, 0x540E, 0) or POSIX::_exit(1); $DB::term_pid = $$; $g }
-our ($fred_pcfg, $fred_parmed, $fred_pbusy, $fred_pn, @fred_plive, @fred_pdead, $fred_pold);
+our ($fred_pcfg, $fred_parmed, $fred_pbusy, $fred_pn, $fred_pstride, @fred_plive, @fred_pdead, @fred_pfree, $fred_pold);
 sub fred_probes { my $ok = do { local ($DB::trace, $DB::single, $DB::signal) = (0, 0, 0); eval { require Time::HiRes; require POSIX; 1 } };
-  ($fred_pcfg, $fred_pn, @fred_plive, @fred_pdead) = ($ok && @_ == 3 ? [@_] : undef, 0); fred_out() }
-sub fred_probed { fred_disarm(); fred_out("\@fred probed live ", (join(",", map { "$_->[0]:$_->[1]" } @fred_plive) || "-"), " dead ", (join(",", @fred_pdead) || "-"), "\n"); ($fred_pcfg, @fred_plive, @fred_pdead) = () }
+  ($fred_pcfg, $fred_pn, $fred_pstride, @fred_plive, @fred_pdead) = ($ok && @_ > 3 ? [@_] : undef, 0, 1); @fred_pfree = reverse 0 .. $#_ - 1; fred_out() }
+sub fred_probed { fred_disarm(); fred_out("\@fred probed live ", (join(",", map { "$_->[1]:$_->[2]" } @fred_plive) || "-"), " dead ", (join(",", @fred_pdead) || "-"), "\n"); ($fred_pcfg, @fred_plive, @fred_pdead) = () }
 sub fred_disarm { return unless $fred_parmed; $fred_parmed = 0; Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0); $SIG{PROF} = $fred_pold // "DEFAULT" }
 sub fred_arm { return if !$fred_pcfg || $fred_parmed || (defined $SIG{PROF} && $SIG{PROF} ne "" && $SIG{PROF} ne "DEFAULT"); ($fred_pold, $fred_parmed) = ($SIG{PROF}, 1); $SIG{PROF} = \&DB::fred_prof;
   Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), $fred_pcfg->[0], $fred_pcfg->[0]) }
+sub fred_thin { $fred_pstride *= 2 while (grep { $_->[0] % $fred_pstride == 0 } @fred_plive[0 .. $#fred_plive - 2]) > 8; my @keep;
+  for my $i (0 .. $#fred_plive) { my $e = $fred_plive[$i]; if ($i >= $#fred_plive - 1 || $e->[0] % $fred_pstride == 0) { push @keep, $e; next } kill 9, $e->[2]; push @fred_pdead, $e->[2]; push @fred_pfree, $e->[1] } @fred_plive = @keep }
 sub fred_prof { return if !$fred_parmed || $fred_pbusy; my $p = (caller(0))[0] // "DB";
-  if ($p eq "DB") { Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0.001, $fred_pcfg->[0]); return }
-  local $fred_pbusy = 1; syscall(0x46524544, 1); my $slot = $fred_pn++ % 2;
-  if (@fred_plive == 2) { my $o = shift @fred_plive; kill 9, $o->[1]; push @fred_pdead, $o->[1] }
+  if ($p eq "DB") { Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0.001, $fred_pcfg->[0]); return } return unless @fred_pfree;
+  local $fred_pbusy = 1; syscall(0x46524544, 1); my ($slot, $idx) = (pop @fred_pfree, $fred_pn++);
   my %off; opendir(my $d, "/proc/self/fd"); for my $fd (grep { /^\d+$/ } readdir $d) { my $o = POSIX::lseek($fd, 0, 1); $off{$fd} = $o if defined $o } closedir $d;
-  my $g; { local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6; $g = fred_copy(); if ($g) { push @fred_plive, [$slot, $g] if $g > 0; syscall(0x46524544, 0); return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
+  my $g; { local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6; $g = fred_copy();
+    if ($g) { if ($g > 0) { push @fred_plive, [$idx, $slot, $g]; fred_thin() } else { push @fred_pfree, $slot } syscall(0x46524544, 0); return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
   POSIX::lseek($_, $off{$_}, 0) for keys %off; ($fred_parmed, $fred_pcfg, @fred_plive, @fred_pdead) = (0); $SIG{PROF} = $fred_pold // "DEFAULT";
   fred_out("\@fred fork $g\n"); $DB::single = 1; syscall(0x46524544, 0) }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
-sub fred_uframes { my $d = 1; my $top = $_[0] ? qr/^DB::(DB|__ANON__)$/ : qr/^DB::DB$/; $d++ while defined(caller($d)) && (caller($d))[3] !~ $top; my @f;
-  my $ev = grep { (caller($_))[3] eq "(eval)" } 2 .. $d;
-  for (my $i = $d; defined(caller($i)); $i++) { my $n = (caller($i + 1))[3]; $ev++ if defined $n && $n eq "(eval)"; push @f, [$i - $ev, defined $n ? $n : "main", scalar((caller($i))[0])] } @f }
+sub fred_uframes { my $top = $_[0] ? qr/^DB::(DB|__ANON__)$/ : qr/^DB::DB$/; my @c; for (my $i = 1; my @x = caller($i); $i++) { push @c, [$x[0], $x[3]] }
+  my $d = 1; $d++ while $d <= @c && $c[$d - 1][1] !~ $top; my @f; my $ev = grep { $c[$_ - 1][1] eq "(eval)" } 2 .. ($d < @c ? $d : scalar @c);
+  for (my $i = $d; $i <= @c; $i++) { my $n = $i < @c ? $c[$i][1] : undef; $ev++ if defined $n && $n eq "(eval)"; push @f, [$i - $ev, defined $n ? $n : "main", $c[$i - 1][0]] } @f }
 sub fred_scope { my @f = fred_uframes(); fred_out("FREDSCOPEKEY " . (@f - 1) . ":$f[0][1]\n") }
 sub fred_scoped { my ($key, @f) = @_; my ($depth, $name) = split /:/, $key, 2; return -1 unless defined $name;
   my $m = @f - 1 - $depth; return ($m >= 0 && $m < @f && $f[$m][1] eq $name) ? $m : -1 }
