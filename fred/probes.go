@@ -32,6 +32,11 @@ func (s *Session) probeSlots(cmd P.Command) func() {
 	if pr == nil || f == nil || cmd.Op != P.OpContinue || !s.running || s.pid == 0 || proc.Threads(s.pid) != 1 {
 		return nil
 	}
+	if proc.Resident(s.pid) > copiesMaxRSS {
+		// Each copy keeps the pages the running program changes after
+		// it: in a big program, ten copies could double its memory.
+		return nil
+	}
 	s.nslots++
 	slots := make([]*ckpt.Slot, pr.Slots)
 	paths := make([]string, pr.Slots)
