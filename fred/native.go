@@ -51,6 +51,7 @@ type probe struct {
 	// from the continue's start to it, once counted (0: not yet).
 	person         bool
 	toStop, offset int
+	gen            int // the continue's run that left it (probes.go)
 }
 
 // anchorKey names a probe, or the continue's start (nil), as a moment

@@ -3,6 +3,7 @@ package fred
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -14,19 +15,35 @@ import (
 	"github.com/fred-debugger/fred/watch"
 )
 
-// Probes of an in-process debugger (pdb): a reverse command right after a
-// long continue counted that continue's steps again from before it, which
-// takes as long as the continue ran (seconds for ten million statements).
-// While the person's continue runs, the program leaves paused copies of
-// itself now and then (personalities.Probes); once it has stopped at a
-// breakpoint, the latest two become snapshots of moments inside it,
-// "probes" as gdb's native probes are (native.go), reached again only
-// through their snapshot. The count then starts at the latest probe, a
-// fraction of a second of the program's run before the stop.
+// Probes of an in-process debugger (pdb, perl -d): a reverse command
+// right after a long continue counted that continue's steps again from
+// before it, which takes as long as the continue ran (seconds for ten
+// million statements). While the person's continue runs, the program
+// leaves paused copies of itself now and then (personalities.Probes);
+// once it has stopped at a breakpoint, they become snapshots of moments
+// inside it, "probes" as gdb's native probes are (native.go), reached
+// again only through their snapshot. A reverse-step then counts from the
+// latest, a fraction of a second of the program's run before the stop,
+// and a search divides the continue at them first (probeSplit).
 
-// probeSlots readies the program's probes for the person's command cmd,
-// and returns what collects them once it has run (nil: none readied).
-func (s *Session) probeSlots(cmd P.Command) func() {
+// probeRun is the probes of one person's continue.
+type probeRun struct {
+	s      *Session
+	f      *ckpt.InterpFork
+	slots  []*ckpt.Slot
+	before []history.Step
+	cmd    P.Command
+	stop   chan struct{} // ends the reaper
+	reaped chan struct{}
+	ended  bool
+	live   []P.Probed
+}
+
+// probeSlots readies the program's probes for the person's command cmd
+// (nil: none readied). end must be called once the command has run,
+// before anything can snapshot the program (its probe settings would go
+// into the snapshot), and finish after the command's step is recorded.
+func (s *Session) probeSlots(cmd P.Command) *probeRun {
 	pr := s.p.Probes
 	f := s.interpFork()
 	if pr == nil || f == nil || cmd.Op != P.OpContinue || !s.running || s.pid == 0 || proc.Threads(s.pid) != 1 {
@@ -38,84 +55,108 @@ func (s *Session) probeSlots(cmd P.Command) func() {
 		return nil
 	}
 	s.nslots++
-	slots := make([]*ckpt.Slot, pr.Slots)
+	r := &probeRun{s: s, f: f, slots: make([]*ckpt.Slot, pr.Slots), before: s.Timeline.Steps(), cmd: cmd}
 	paths := make([]string, pr.Slots)
-	closeAll := func() {
-		for _, sl := range slots {
-			if sl != nil {
-				sl.Close()
-			}
-		}
-	}
-	for i := range slots {
+	for i := range r.slots {
 		sl, err := f.NewSlot(fmt.Sprintf("probe-%d-%d", s.nslots, i))
 		if err != nil {
 			debugf("probes: %v", err)
-			closeAll()
+			r.closeSlots()
 			return nil
 		}
-		slots[i], paths[i] = sl, sl.Path()
+		r.slots[i], paths[i] = sl, sl.Path()
 	}
 	if _, err := s.query(pr.Arm(pr.Every, paths)); err != nil {
 		debugf("probes: %v", err)
-		closeAll()
+		r.closeSlots()
 		return nil
 	}
-	before := s.Timeline.Steps()
-	return func() { s.collectProbes(f, slots, before, cmd) }
+	r.stop, r.reaped = make(chan struct{}), make(chan struct{})
+	go r.reap(s.proc.Cmd.Process.Pid, s.keeper.Pid())
+	return r
 }
 
-// interpFork is the in-process debugger's fork backend, if the session
-// has one.
-func (s *Session) interpFork() *ckpt.InterpFork {
-	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {
-		if f, ok := b.(*ckpt.InterpFork); ok {
-			return f
+// reap collects, while the continue runs, the copies the program kills
+// as it thins them out (fred's children: a dozen a second otherwise stay
+// zombies until the continue ends). Only dead children that are not the
+// interpreter or the keeper, whose waits are os/exec's: nothing else of
+// fred's runs meanwhile.
+func (r *probeRun) reap(interp, keeper int) {
+	defer close(r.reaped)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		for _, pid := range proc.Children(os.Getpid()) {
+			if pid == interp || pid == keeper {
+				continue
+			}
+			if st, err := ckpt.ProcState(pid); err == nil && st == 'Z' {
+				proc.Reap(pid, 0)
+			}
 		}
 	}
-	return nil
 }
 
-// collectProbes ends the probes of the command cmd, run from the history
-// before: the copies left are kept as snapshots if the command was a
-// continue that stopped at a breakpoint, and ended otherwise.
-func (s *Session) collectProbes(f *ckpt.InterpFork, slots []*ckpt.Slot, before []history.Step, cmd P.Command) {
-	defer func() {
-		for _, sl := range slots {
+func (r *probeRun) closeSlots() {
+	for _, sl := range r.slots {
+		if sl != nil {
 			sl.Close() // those no snapshot took
 		}
-	}()
+	}
+}
+
+// end stops the program's probes and learns which copies it left.
+func (r *probeRun) end() {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	close(r.stop)
+	<-r.reaped
+	s := r.s
 	out, err := s.query(s.p.Probes.Collect)
+	if err == nil {
+		var dead []int
+		r.live, dead, err = P.ParseProbed(out)
+		for _, pid := range dead {
+			r.kill(pid)
+		}
+	}
 	if err != nil {
 		debugf("probes: %v", err)
-		return
 	}
-	live, dead, err := P.ParseProbed(out)
-	if err != nil {
-		debugf("probes: %v", err)
-		return
-	}
-	end := func(pid int) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		proc.Reap(pid, s.opt.Timeout)
-	}
-	for _, pid := range dead {
-		end(pid)
-	}
+}
+
+func (r *probeRun) kill(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	proc.Reap(pid, r.s.opt.Timeout)
+}
+
+// finish keeps the copies as snapshots if the command was a continue that
+// stopped at a breakpoint, and ends them otherwise.
+func (r *probeRun) finish() {
+	r.end()
+	defer r.closeSlots()
+	s := r.s
 	steps := s.Timeline.Steps()
-	keep := s.snap != nil && len(steps) == len(before)+1 && history.IsPrefix(before, steps) && s.running
+	keep := s.snap != nil && len(steps) == len(r.before)+1 && history.IsPrefix(r.before, steps) && s.running
 	var cont history.Step
 	if keep {
 		cont = steps[len(steps)-1]
-		keep = cont.Cmd.Line == cmd.Line && cont.Stop == P.StopBreakpoint && cont.Known() && !cont.Ended
+		keep = cont.Cmd.Line == r.cmd.Line && cont.Stop == P.StopBreakpoint && cont.Known() && !cont.Ended
 	}
-	for _, l := range live {
-		if !keep || l.Slot >= len(slots) || !s.keepProbe(f, slots[l.Slot], l.Pid, before, cont) {
-			end(l.Pid)
+	for _, l := range r.live {
+		if !keep || l.Slot >= len(r.slots) || !s.keepProbe(r.f, r.slots[l.Slot], l.Pid, r.before, cont) {
+			r.kill(l.Pid)
 		}
 	}
-	if keep && len(live) > 0 {
-		debugf("probes: %d kept of %d made in %q", len(live), len(live)+len(dead), cmd.Line)
+	if keep && len(r.live) > 0 {
+		debugf("probes: %d kept in %q", len(r.live), r.cmd.Line)
 		s.standAt(s.Timeline.Steps()) // the marks anew
 		s.prune()
 	}
@@ -144,7 +185,7 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 	cs := f.Adopt(sl, pid, id)
 	s.keeper.Watch(pid)
 	s.nprobes++
-	p := &probe{id: s.nprobes, base: base, cont: cont, person: true}
+	p := &probe{id: s.nprobes, base: base, cont: cont, person: true, gen: s.nslots}
 	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: fmt.Sprint(p.id)},
 		Stop: P.StopDone, Bps: cont.Bps, Origin: history.Probe}.PartOf(cont)
 	s.probes[p.id] = p
@@ -164,14 +205,18 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 // the latest first.
 func (s *Session) probesIn(before []history.Step, last history.Step) []*probe {
 	var ps []*probe
+	gen := 0
 	for i := len(s.order) - 1; i >= 0; i-- {
 		sn := s.snaps[s.order[i]]
 		p := s.probeOf(sn.Steps)
 		if p != nil && sn.run == s.run && p.person && p.cont.Same(last) && history.Equal(p.base, before) {
 			ps = append(ps, p)
+			gen = max(gen, p.gen)
 		}
 	}
-	return ps
+	// The same continue run again from the same moment left probes of
+	// its own: their places differ from the first run's.
+	return slices.DeleteFunc(ps, func(p *probe) bool { return p.gen != gen })
 }
 
 // stepsFromProbe counts the steps of the continue last from the latest of
@@ -182,7 +227,11 @@ func (m sessionMover) stepsFromProbe(before []history.Step, last history.Step) (
 	for _, p := range s.probesIn(before, last) {
 		at := history.With(p.base, p.step)
 		if err := m.GoTo(at); err != nil {
-			return nil, 0, false, err
+			if m.ctx.Err() != nil {
+				return nil, 0, false, err
+			}
+			debugf("probes: probe %d: %v", p.id, err)
+			continue // the one before, or the whole continue
 		}
 		if now := s.Timeline.Now(); now.At == last.At || now.Ended {
 			// At the stop's line: the stop itself, for all fred can
@@ -194,10 +243,12 @@ func (m sessionMover) stepsFromProbe(before []history.Step, last history.Step) (
 		debugf("probes: %d steps from probe %d to the stop (%v), ok %v", n, p.id, time.Since(t0), ok)
 		if ok && err == nil {
 			p.toStop = n
-		}
-		if err != nil || ok {
 			return at, n, ok, err
 		}
+		if m.ctx.Err() != nil {
+			return nil, 0, false, m.ctx.Err()
+		}
+		debugf("probes: counting from probe %d: %v", p.id, err)
 	}
 	return nil, 0, false, nil
 }
@@ -316,8 +367,13 @@ func (s *Session) placeOf(steps []history.Step) (place, bool) {
 // ok is false for another stretch.
 func (w *watchProgram) probeSplit(ctx context.Context, am, bm moment) (watch.Seq, bool, error) {
 	s := w.s
-	pa, ok1 := s.placeOf(am.steps)
 	pb, ok2 := s.placeOf(bm.steps)
+	pa, ok1 := s.placeOf(am.steps)
+	if ok2 && history.Equal(am.steps, pb.base) {
+		// The continue's start, whatever ended there (another
+		// continue, a probe).
+		pa, ok1 = place{base: pb.base}, true
+	}
 	if !ok1 || !ok2 || pb.stop == false && pb.p == nil || !history.Equal(pa.base, pb.base) || pa.stop {
 		return nil, false, nil
 	}
@@ -386,4 +442,15 @@ type offsetSeq struct {
 func (q offsetSeq) Len() int { return q.n }
 func (q offsetSeq) At(i int) watch.Moment {
 	return moment{steps: history.With(q.base, q.s.synth(P.OpStep, q.from+i+1, q.of.Bps).PartOf(q.of)), then: q.then}
+}
+
+// interpFork is the in-process debugger's fork backend, if the session
+// has one.
+func (s *Session) interpFork() *ckpt.InterpFork {
+	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {
+		if f, ok := b.(*ckpt.InterpFork); ok {
+			return f
+		}
+	}
+	return nil
 }

@@ -36,11 +36,6 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 		return watch.Scanned{}, nil // the landing's next step is the present
 	}
 	cont := w.end[k]
-	if p := s.probeOf(w.end[:k+1]); p != nil && p.person {
-		// A moment the program left inside a continue (probes.go): the
-		// rest of that continue, from the landing to its stop.
-		cont = p.cont
-	}
 	t := s.p.Tracer
 	counted := s.canCountSteps() && s.p.Stepper.StepsWatch
 	switch {

@@ -607,8 +607,9 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	if err := s.inStep(); err != nil {
 		return "", err
 	}
-	if collect := s.probeSlots(cmd); collect != nil {
-		defer collect()
+	probes := s.probeSlots(cmd)
+	if probes != nil {
+		defer probes.finish()
 	}
 	if err := s.conn.Send(cmd.Line); err != nil {
 		return "", ErrSessionOver
@@ -626,6 +627,9 @@ func (s *Session) passThrough(cmd P.Command) (string, error) {
 	took := time.Since(start)
 	if err := s.resync(); err != nil {
 		return out, err
+	}
+	if probes != nil {
+		probes.end() // before after(): it may snapshot the program
 	}
 	if f, ok := s.p.Native[strings.Fields(cmd.Line)[0]]; ok && s.p.NativeRefused != nil && s.p.NativeRefused.MatchString(out) {
 		s.Printf("%s's own '%s' needs its 'record' mode; fred's '%s' works without it", s.p.Name, cmd.Op, f)

@@ -461,6 +461,7 @@ def _fred(prompt):
         for n, h in zip(sigs, saved):
             if h is not None:
                 signal.signal(n, h)
+        probe['cfg'] = None
         self.message('@fred fork %d' % g)
     P.do_fred_fork = fork
     # Probes (fred_probes SECONDS FIFO..., before the person's continue):
@@ -512,13 +513,24 @@ def _fred(prompt):
         cfg = probe['cfg']
         if cfg and not probe['armed']:
             old = signal.getsignal(signal.SIGPROF)
-            if old in (signal.SIG_DFL, None):
+            if old == signal.SIG_DFL:
                 probe['pdb'], probe['old'], probe['armed'] = self, old, True
                 signal.signal(signal.SIGPROF, on_prof)
                 signal.setitimer(signal.ITIMER_PROF, cfg[0], cfg[0])
         return o(self, arg)
     for name in ('do_continue', 'do_c', 'do_cont'):
         wrap(name, arm)
+    # An interval timer outlives exec, and the new program dies of it.
+    def unarmed(e):
+        def x(*a, **k):
+            disarm()
+            return e(*a, **k)
+        return x
+    os.execv, os.execve = unarmed(os.execv), unarmed(os.execve)
+    # _signal's, not signal's: a call of Python code after the woken
+    # copy's set_step would be where pdb stops.
+    import _signal
+    INT = {signal.SIGINT}
     def on_prof(sig, frame):
         if not probe['armed'] or probe['busy']:
             return
@@ -526,9 +538,15 @@ def _fred(prompt):
             # Most ticks land in pdb's dispatch: try again soon.
             signal.setitimer(signal.ITIMER_PROF, 0.001, probe['cfg'][0])
             return
-        th = sys.modules.get('threading')
-        if th is not None and th.active_count() > 1:
+        try:
+            if len(os.listdir('/proc/self/task')) > 1:
+                return  # threads: a fork copies one
+        except OSError:
             return
+        # A Ctrl-C meanwhile waits (else pdb's handler would stop the
+        # person inside this one), and nothing here is the program's to
+        # log.
+        mask = _signal.pthread_sigmask(signal.SIG_BLOCK, INT)
         probe['busy'] = True
         logsys(0x46524544, 1)
         try:
@@ -536,14 +554,17 @@ def _fred(prompt):
                 return
             slot, idx = probe['free'].pop(), probe['n']
             probe['n'] += 1
-            offs = {}
-            for fd in os.listdir('/proc/self/fd'):
-                try:
-                    offs[int(fd)] = os.lseek(int(fd), 0, os.SEEK_CUR)
-                except OSError:
-                    pass
-            saved = [signal.getsignal(n) for n in sigs]
-            g = copy()
+            try:
+                offs = {}
+                for fd in os.listdir('/proc/self/fd'):
+                    try:
+                        offs[int(fd)] = os.lseek(int(fd), 0, os.SEEK_CUR)
+                    except OSError:
+                        pass
+                saved = [signal.getsignal(n) for n in sigs]
+                g = copy()
+            except Exception:
+                g = -1
             if g > 0:
                 probe['live'].append((idx, slot, g))
                 thin()
@@ -573,6 +594,7 @@ def _fred(prompt):
         finally:
             probe['busy'] = False
             logsys(0x46524544, 0)
+            _signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     P.do_fred_probes = probes
     P.do_fred_probed = probed
     P.do_fred_nexts = nexts

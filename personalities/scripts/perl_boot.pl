@@ -65,7 +65,7 @@ sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); m
   close $r; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
 sub fred_rawfork { if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
 sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
-  my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return } $g = fred_paused($_[0]); fred_out("\@fred fork $g\n") }
+  my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return } $g = fred_paused($_[0]); $fred_pcfg = undef; fred_out("\@fred fork $g\n") }
 sub fred_paused { my $g;
   while (1) { sysopen(my $f, $_[0], POSIX::O_RDONLY() | POSIX::O_NONBLOCK()) or POSIX::_exit(1); fcntl($f, POSIX::F_SETFL(), 0) or POSIX::_exit(1);
     my $n; do { $n = sysread($f, my $c, 1) } until defined $n || $! != POSIX::EINTR(); close $f; POSIX::_exit(0) unless $n; $g = fred_copy(); last if $g }
@@ -74,19 +74,29 @@ our ($fred_pcfg, $fred_parmed, $fred_pbusy, $fred_pn, $fred_pstride, @fred_plive
 sub fred_probes { my $ok = do { local ($DB::trace, $DB::single, $DB::signal) = (0, 0, 0); eval { require Time::HiRes; require POSIX; 1 } };
   ($fred_pcfg, $fred_pn, $fred_pstride, @fred_plive, @fred_pdead) = ($ok && @_ > 3 ? [@_] : undef, 0, 1); @fred_pfree = reverse 0 .. $#_ - 1; fred_out() }
 sub fred_probed { fred_disarm(); fred_out("\@fred probed live ", (join(",", map { "$_->[1]:$_->[2]" } @fred_plive) || "-"), " dead ", (join(",", @fred_pdead) || "-"), "\n"); ($fred_pcfg, @fred_plive, @fred_pdead) = () }
-sub fred_disarm { return unless $fred_parmed; $fred_parmed = 0; Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0); $SIG{PROF} = $fred_pold // "DEFAULT" }
+sub fred_disarm { return unless $fred_parmed; $fred_parmed = 0; fred_ptime(0, 0); $SIG{PROF} = $fred_pold // "DEFAULT" }
 sub fred_arm { return if !$fred_pcfg || $fred_parmed || (defined $SIG{PROF} && $SIG{PROF} ne "" && $SIG{PROF} ne "DEFAULT"); ($fred_pold, $fred_parmed) = ($SIG{PROF}, 1); $SIG{PROF} = \&DB::fred_prof;
-  Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), $fred_pcfg->[0], $fred_pcfg->[0]) }
+  fred_ptime($fred_pcfg->[0], $fred_pcfg->[0]) }
+our ($fred_ptimer, $fred_ptpid);
+sub fred_ptime { my ($first, $every) = @_; my $ns = sub { my $t = shift; (int($t), int(($t - int($t)) * 1e9)) };
+  if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") {
+    if (!defined $fred_ptimer || $fred_ptpid != $$) { my $id = pack("i", 0); my $ev = pack("Qii", 0, POSIX::SIGPROF(), 0) . ("\0" x 48);
+      if (syscall(222, 2, $ev, $id) == 0) { ($fred_ptimer, $fred_ptpid) = (unpack("i", $id), $$) } else { $fred_ptimer = undef } }
+    if (defined $fred_ptimer) { my $s = pack("q4", $ns->($every), $ns->($first)); syscall(223, $fred_ptimer, 0, $s, 0); return } }
+  Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), $first, $every) }
 sub fred_thin { $fred_pstride *= 2 while (grep { $_->[0] % $fred_pstride == 0 } @fred_plive[0 .. $#fred_plive - 2]) > 8; my @keep;
   for my $i (0 .. $#fred_plive) { my $e = $fred_plive[$i]; if ($i >= $#fred_plive - 1 || $e->[0] % $fred_pstride == 0) { push @keep, $e; next } kill 9, $e->[2]; push @fred_pdead, $e->[2]; push @fred_pfree, $e->[1] } @fred_plive = @keep }
 sub fred_prof { return if !$fred_parmed || $fred_pbusy; my $p = (caller(0))[0] // "DB";
-  if ($p eq "DB") { Time::HiRes::setitimer(Time::HiRes::ITIMER_PROF(), 0.001, $fred_pcfg->[0]); return } return unless @fred_pfree;
-  local $fred_pbusy = 1; syscall(0x46524544, 1); my ($slot, $idx) = (pop @fred_pfree, $fred_pn++);
+  if ($p eq "DB") { fred_ptime(0.001, $fred_pcfg->[0]); return } return unless @fred_pfree;
+  opendir(my $t, "/proc/self/task") or return; my $n = grep { /^\d+$/ } readdir $t; closedir $t; return if $n > 1;
+  my $old = POSIX::SigSet->new; POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(POSIX::SIGINT()), $old);
+  local $fred_pbusy = 1; syscall(0x46524544, 1); fred_probe(); syscall(0x46524544, 0); POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old) }
+sub fred_probe { my ($slot, $idx) = (pop @fred_pfree, $fred_pn++);
   my %off; opendir(my $d, "/proc/self/fd"); for my $fd (grep { /^\d+$/ } readdir $d) { my $o = POSIX::lseek($fd, 0, 1); $off{$fd} = $o if defined $o } closedir $d;
   my $g; { local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6; $g = fred_copy();
-    if ($g) { if ($g > 0) { push @fred_plive, [$idx, $slot, $g]; fred_thin() } else { push @fred_pfree, $slot } syscall(0x46524544, 0); return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
+    if ($g) { if ($g > 0) { push @fred_plive, [$idx, $slot, $g]; fred_thin() } else { push @fred_pfree, $slot } return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
   POSIX::lseek($_, $off{$_}, 0) for keys %off; ($fred_parmed, $fred_pcfg, @fred_plive, @fred_pdead) = (0); $SIG{PROF} = $fred_pold // "DEFAULT";
-  fred_out("\@fred fork $g\n"); $DB::single = 1; syscall(0x46524544, 0) }
+  fred_out("\@fred fork $g\n"); $DB::single = 1 }
 sub fred_frame { my ($f, $l, $fn) = fred_here(); return fred_out() unless defined $f; my $src = ${ $main::{"_<$f"} }[$l]; $src = "\n" unless defined $src;
   my $p = "$fn($f:"; fred_out(length($p) > 30 ? "$p$l):\n$l:\t$src" : "$p$l):\t$src"); }
 sub fred_eval { local $DB::trace = $DB::trace & ~2; my @r = eval "package $DB::package; $_[0]"; if ($@) { my $e = $@; fred_out($e); die "\n" } @r }
