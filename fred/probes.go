@@ -72,16 +72,16 @@ func (s *Session) probeSlots(cmd P.Command) *probeRun {
 		return nil
 	}
 	r.stop, r.reaped = make(chan struct{}), make(chan struct{})
-	go r.reap(s.proc.Cmd.Process.Pid, s.keeper.Pid())
+	go r.reap(s.proc.Cmd.Process.Pid, s.pid, s.keeper.Pid())
 	return r
 }
 
 // reap collects, while the continue runs, the copies the program kills
 // as it thins them out (fred's children: a dozen a second otherwise stay
 // zombies until the continue ends). Only dead children that are not the
-// interpreter or the keeper, whose waits are os/exec's: nothing else of
-// fred's runs meanwhile.
-func (r *probeRun) reap(interp, keeper int) {
+// interpreter (the one started, or the live one restored: their waits
+// are others') or the keeper: nothing else of fred's runs meanwhile.
+func (r *probeRun) reap(interp, live, keeper int) {
 	defer close(r.reaped)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -92,7 +92,7 @@ func (r *probeRun) reap(interp, keeper int) {
 		case <-t.C:
 		}
 		for _, pid := range proc.Children(os.Getpid()) {
-			if pid == interp || pid == keeper {
+			if pid == interp || pid == live || pid == keeper {
 				continue
 			}
 			if st, err := ckpt.ProcState(pid); err == nil && st == 'Z' {
