@@ -1,10 +1,17 @@
 package fred
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fred-debugger/fred/ckpt"
+	"github.com/fred-debugger/fred/internal/proc"
 
 	"github.com/fred-debugger/fred/fred/history"
 	P "github.com/fred-debugger/fred/personalities"
@@ -111,5 +118,84 @@ func (l probeCase) run(t *testing.T, ts *tsession) {
 	}
 	if v, want := l.value(ts, l.landed), strconv.Itoa(l.n*9/10)+" "+l.good; v != want {
 		t.Fatalf("reverse-watch landed with %s, want %s", v, want)
+	}
+}
+
+// The program's probes end before anything snapshots it: a continue long
+// enough for an automatic snapshot after it, two more, then a reverse-step
+// that replays the second from that snapshot. A snapshot that kept the
+// probe settings armed them again in the replay, which killed the copies
+// fred kept. Every probe fred keeps has its copy waiting, and fred leaves
+// no child a zombie.
+func TestProbesOutliveReplays(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "three.py")
+	src := "import sys\nn = int(sys.argv[1])\nt = 0\nfor i in range(n):\n    t += i % 7\na = 1\nfor i in range(n // 4):\n    t += i % 5\nb = 2\nc = 3\nprint(t)\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := inprocSession(t, P.PDB, []string{"python3", "-m", "pdb", prog, "1500000"}, "fork")
+	for _, b := range []string{"b 6", "b 9", "b 10"} {
+		ts.must(b, `Breakpoint`)
+	}
+	ts.must("c", `\(6\)<module>\(\)`)
+	ts.must("c", `\(9\)<module>\(\)`)
+	ts.must("c", `\(10\)<module>\(\)`)
+	ts.must("fred-reverse-step", `\(9\)<module>\(\)`)
+	kept := 0
+	for _, id := range ts.order {
+		sn := ts.snaps[id]
+		if p := ts.probeOf(sn.Steps); p != nil && p.person {
+			kept++
+			if st, err := ckpt.ProcState(sn.Pid); err != nil || st == 'Z' {
+				t.Errorf("probe snapshot %d: its copy %d is gone (%c, %v)", id, sn.Pid, st, err)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Fatalf("no probe kept:\n%s", ts.do("fred-list"))
+	}
+	for _, pid := range proc.Children(os.Getpid()) {
+		if st, err := ckpt.ProcState(pid); err == nil && st == 'Z' {
+			t.Errorf("child %d is a zombie", pid)
+		}
+	}
+}
+
+// An interval timer outlives exec: a program that execs while the
+// person's continue runs must not die of the probes' timer.
+func TestProbesAndExec(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, file, src string
+		p               *P.Personality
+		argv            []string
+	}{
+		{"pdb", "ex.py", "import os\nt = 0\nfor i in range(3000000):\n    t += i % 7\nos.execv('/bin/sh', ['sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo exec-done'])\n",
+			P.PDB, []string{"python3", "-m", "pdb"}},
+		{"perl", "ex.pl", "my $t = 0;\nfor my $i (0 .. 1500000) { $t += $i % 7 }\nexec('/bin/sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo exec-done');\n",
+			P.Perl, []string{"perl", "-d"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prog := filepath.Join(dir, c.file)
+			if err := os.WriteFile(prog, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ts, _ := inprocSession(t, c.p, append(c.argv, prog), "fork")
+			ts.out.take()
+			// The program the debugger becomes ends the session.
+			if err := ts.Exec("c"); err != nil && !errors.Is(err, ErrSessionOver) {
+				t.Fatal(err)
+			}
+			out := ts.out.take()
+			for i := 0; i < 20 && !strings.Contains(out, "exec-done") && !strings.Contains(out, "Profiling"); i++ {
+				time.Sleep(100 * time.Millisecond)
+				out += ts.out.take()
+			}
+			if !strings.Contains(out, "exec-done") {
+				t.Fatalf("the program exec'd during the continue did not finish:\n%s", out)
+			}
+		})
 	}
 }
