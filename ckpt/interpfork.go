@@ -94,42 +94,28 @@ func (f *InterpFork) Take(pid, id int) (*Snapshot, error) {
 	if err := canFork(pid, len(f.snaps), f.opt.Max); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(f.opt.Dir, "snap-"+strconv.Itoa(id))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("fork snapshots: %w", err)
-	}
-	fifo := filepath.Join(dir, "wake")
-	_ = os.Remove(fifo)
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("fork snapshots: mkfifo %s: %w", fifo, err)
-	}
-	// Close-on-exec, as every file fred opens: fred alone holds it.
-	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	sl, err := f.NewSlot("snap-" + strconv.Itoa(id))
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("fork snapshots: %w", err)
+		return nil, err
 	}
 	offsets := fileOffsets(pid)
-	out, err := f.opt.Debugger.Query(fmt.Sprintf(f.opt.Fork, fifo))
+	out, err := f.opt.Debugger.Query(fmt.Sprintf(f.opt.Fork, sl.fifo))
 	copyPid, perr := parseForkAnswer(out)
 	if err == nil {
 		err = perr
 	}
 	if err != nil {
 		// A copy made all the same sees the end of the FIFO and exits.
-		w.Close()
-		os.RemoveAll(dir)
+		sl.Close()
 		return nil, err
 	}
-	f.snaps[id] = &interpSnap{pid: copyPid, fifo: fifo, w: w, offsets: offsets}
-	return &Snapshot{ID: id, Dir: dir, Pid: copyPid, Parent: -1, Took: time.Since(start)}, nil
+	f.snaps[id] = &interpSnap{pid: copyPid, fifo: sl.fifo, w: sl.w, offsets: offsets}
+	return &Snapshot{ID: id, Dir: sl.dir, Pid: copyPid, Parent: -1, Took: time.Since(start)}, nil
 }
 
-// Slot is a FIFO of fred's that a copy the program leaves by itself (a
-// probe, personalities.Probes) waits on, as a Take's copy waits on its
-// snapshot's. fred holds it open for writing from before any copy can
-// open it, as Take does.
+// Slot is a FIFO of fred's that a copy waits on: a Take's, or one the
+// program leaves by itself (a probe, personalities.Probes). fred holds it
+// open for writing from before any copy can open it.
 type Slot struct {
 	dir, fifo string
 	w         *os.File
@@ -160,6 +146,7 @@ func (f *InterpFork) NewSlot(name string) (*Slot, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("fork snapshots: mkfifo %s: %w", fifo, err)
 	}
+	// Close-on-exec, as every file fred opens: fred alone holds it.
 	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
 	if err != nil {
 		os.RemoveAll(dir)
