@@ -530,7 +530,7 @@ def _fred(prompt):
     # _signal's, not signal's: a call of Python code after the woken
     # copy's set_step would be where pdb stops.
     import _signal
-    INT = {signal.SIGINT}
+    INT = {signal.SIGINT, signal.SIGCHLD}
     def on_prof(sig, frame):
         if not probe['armed'] or probe['busy']:
             return
@@ -544,8 +544,9 @@ def _fred(prompt):
         except OSError:
             return
         # A Ctrl-C meanwhile waits (else pdb's handler would stop the
-        # person inside this one), and nothing here is the program's to
-        # log.
+        # person inside this one), so does the program's own SIGCHLD
+        # handler (the fork's child exits: it is ours to reap), and
+        # nothing here is the program's to log.
         mask = _signal.pthread_sigmask(signal.SIG_BLOCK, INT)
         probe['busy'] = True
         logsys(0x46524544, 1)

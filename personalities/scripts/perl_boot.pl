@@ -89,7 +89,7 @@ sub fred_thin { $fred_pstride *= 2 while (grep { $_->[0] % $fred_pstride == 0 } 
 sub fred_prof { return if !$fred_parmed || $fred_pbusy; my $p = (caller(0))[0] // "DB";
   if ($p eq "DB") { fred_ptime(0.001, $fred_pcfg->[0]); return } return unless @fred_pfree;
   opendir(my $t, "/proc/self/task") or return; my $n = grep { /^\d+$/ } readdir $t; closedir $t; return if $n > 1;
-  my $old = POSIX::SigSet->new; POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(POSIX::SIGINT()), $old);
+  my $old = POSIX::SigSet->new; POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(POSIX::SIGINT(), POSIX::SIGCHLD()), $old);
   local $fred_pbusy = 1; syscall(0x46524544, 1); fred_probe(); syscall(0x46524544, 0); POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old) }
 sub fred_probe { my ($slot, $idx) = (pop @fred_pfree, $fred_pn++);
   my %off; opendir(my $d, "/proc/self/fd"); for my $fd (grep { /^\d+$/ } readdir $d) { my $o = POSIX::lseek($fd, 0, 1); $off{$fd} = $o if defined $o } closedir $d;
