@@ -382,7 +382,7 @@ func (s *Session) Source(path string) error {
 				l := strings.TrimSpace(sc.Text())
 				if s.p.BlockStart.MatchString(l) {
 					depth++
-				} else if l == "end" {
+				} else if l == "end" || s.p.BlockEnd != nil && s.p.BlockEnd.MatchString(l) {
 					depth--
 				}
 				block = append(block, l)

@@ -117,6 +117,7 @@ var PDB = &Personality{
 	ParseEval:          parseFredEval,
 	EvalFailed:         regexp.MustCompile(`^\(raises `),
 	BlockStart:         regexp.MustCompile(`^commands(\s|$)`),
+	BlockEnd:           regexp.MustCompile(`^(c|cont|continue|s|step|n|next|r|return|j|jump|q|quit|exit)(\s|$)`),
 	Refused: func(out string) bool {
 		return pdbError.MatchString(out) && !pdbStopLine.MatchString(out)
 	},

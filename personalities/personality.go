@@ -230,8 +230,10 @@ type Personality struct {
 	// line after a person's command starts with it, so that what the
 	// person typed meanwhile is not joined to it.
 	KillLine string
-	// BlockStart matches a command that reads lines up to "end".
-	BlockStart *regexp.Regexp
+	// BlockStart matches a command that reads lines up to "end", or up
+	// to a line BlockEnd matches, which belongs to the block (pdb's
+	// commands end at a command that resumes the program too).
+	BlockStart, BlockEnd *regexp.Regexp
 	// Refused reports whether the debugger declined or failed a command,
 	// so that it did not happen.
 	Refused func(out string) bool

@@ -8,7 +8,9 @@ def _fred(prompt):
     def wrap(name, w):
         o = getattr(P, name)
         f = lambda self, *a, **k: w(o, self, *a, **k)
-        f.__doc__ = o.__doc__  # pdb's help shows it
+        # pdb's help shows the doc; a commands block ends at a command
+        # whose __name__ says it resumes the program.
+        f.__doc__, f.__name__ = o.__doc__, o.__name__
         setattr(P, name, f)
     # The first stop of a run that pdb started because the last one ended
     # (not because the person said "run") is "ended" for fred, until the
