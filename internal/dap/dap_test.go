@@ -834,7 +834,9 @@ func TestEditorsDocConfigurations(t *testing.T) {
 			c.do("configurationDone", nil)
 			if spin != nil {
 				c.do("pause", map[string]any{"threadId": 1})
-				if f := c.stoppedAt("pause"); f.Source == nil || filepath.Base(f.Source.Path) != "spin.c" {
+				// spin sleeps a millisecond now and then: the pause may
+				// stop it there.
+				if f := c.stoppedAt("pause"); (f.Source == nil || filepath.Base(f.Source.Path) != "spin.c") && !strings.Contains(f.Name, "sleep") {
 					t.Errorf("attached, paused at %+v", f)
 				}
 				c.do("disconnect", nil) // detaches: the program goes on
