@@ -500,14 +500,21 @@ func (s *Session) newProbe(p *probe) ([]history.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.nprobes++
-	p.id = s.nprobes
-	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
-		At: loc, Depth: depth, Stop: P.StopDone, Bps: p.cont.Bps, Origin: history.Probe}.PartOf(p.cont)
-	s.probes[p.id] = p
+	s.addProbe(p)
+	p.step.At, p.step.Depth = loc, depth
 	steps := history.With(p.base, p.step)
 	s.standAt(steps)
 	return steps, nil
+}
+
+// addProbe numbers p and names it with a step of its own, at a place yet
+// unknown.
+func (s *Session) addProbe(p *probe) {
+	s.nprobes++
+	p.id = s.nprobes
+	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: strconv.Itoa(p.id)},
+		Stop: P.StopDone, Bps: p.cont.Bps, Origin: history.Probe}.PartOf(p.cont)
+	s.probes[p.id] = p
 }
 
 // countTo is Split for a stretch that ends at a probe: count the `next`s

@@ -180,24 +180,18 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 			return false
 		}
 	}
-	id := s.nextSnap + 1
-	s.nextSnap = id
-	cs := f.Adopt(sl, pid, id)
+	cs := f.Adopt(sl, pid, s.nextSnap+1)
 	s.keeper.Watch(pid)
-	s.nprobes++
-	p := &probe{id: s.nprobes, base: base, cont: cont, person: true, gen: s.nslots}
-	p.step = history.Step{Cmd: P.Command{Line: fmt.Sprintf("%s %d", opProbe, p.id), Kind: P.Forward, Op: opProbe, Count: 1, Args: fmt.Sprint(p.id)},
-		Stop: P.StopDone, Bps: cont.Bps, Origin: history.Probe}.PartOf(cont)
-	s.probes[p.id] = p
+	p := &probe{base: base, cont: cont, person: true, gen: s.nslots}
+	s.addProbe(p)
 	var marks []history.Mark
 	for _, m := range s.Timeline.Marks() {
 		if m.Index <= len(base) {
 			marks = append(marks, m)
 		}
 	}
-	s.snaps[id] = &snap{Snapshot: cs, Auto: true, run: s.run, via: f, threads: 1,
-		Steps: history.With(base, p.step), Marks: marks}
-	s.order = append(s.order, id)
+	s.addSnap(&snap{Snapshot: cs, Auto: true, run: s.run, via: f, threads: 1,
+		Steps: history.With(base, p.step), Marks: marks})
 	return true
 }
 
@@ -374,7 +368,7 @@ func (w *watchProgram) probeSplit(ctx context.Context, am, bm moment) (watch.Seq
 		// continue, a probe).
 		pa, ok1 = place{base: pb.base}, true
 	}
-	if !ok1 || !ok2 || pb.stop == false && pb.p == nil || !history.Equal(pa.base, pb.base) || pa.stop {
+	if !ok1 || !ok2 || !pb.stop && pb.p == nil || !history.Equal(pa.base, pb.base) || pa.stop {
 		return nil, false, nil
 	}
 	cont := *pb.cont
@@ -427,30 +421,5 @@ func (w *watchProgram) probeSplit(ctx context.Context, am, bm moment) (watch.Seq
 		anchor = history.With(pa.base, pa.p.step)
 	}
 	then := s.synth(P.OpStep, 1, cont.Bps).PartOf(cont)
-	return offsetSeq{s: s, base: anchor, from: pa.m, n: d - 1, of: cont, then: &then}, true, nil
-}
-
-// offsetSeq is the lazy list base+step from+1, ..., base+step from+n.
-type offsetSeq struct {
-	s       *Session
-	base    []history.Step
-	from, n int
-	of      history.Step
-	then    *history.Step
-}
-
-func (q offsetSeq) Len() int { return q.n }
-func (q offsetSeq) At(i int) watch.Moment {
-	return moment{steps: history.With(q.base, q.s.synth(P.OpStep, q.from+i+1, q.of.Bps).PartOf(q.of)), then: q.then}
-}
-
-// interpFork is the in-process debugger's fork backend, if the session
-// has one.
-func (s *Session) interpFork() *ckpt.InterpFork {
-	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {
-		if f, ok := b.(*ckpt.InterpFork); ok {
-			return f
-		}
-	}
-	return nil
+	return repeatSeq{s: s, a: anchor, op: P.OpStep, from: pa.m, n: d - 1, of: cont, then: &then}, true, nil
 }

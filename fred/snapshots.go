@@ -157,13 +157,22 @@ func (s *Session) copiesForTimedRuns() (undo func()) {
 }
 
 // forkBackend is gdb's fork backend, if the session has one.
-func (s *Session) forkBackend() *ckpt.Fork {
+func (s *Session) forkBackend() *ckpt.Fork { return backendOf[*ckpt.Fork](s) }
+
+// interpFork is the in-process debugger's fork backend, if the session
+// has one.
+func (s *Session) interpFork() *ckpt.InterpFork { return backendOf[*ckpt.InterpFork](s) }
+
+// backendOf is the session's backend of type T (copies or snapshots), or
+// T's zero value.
+func backendOf[T ckpt.Snapshotter](s *Session) T {
 	for _, b := range []ckpt.Snapshotter{s.copies, s.snap} {
-		if f, ok := b.(*ckpt.Fork); ok {
+		if f, ok := b.(T); ok {
 			return f
 		}
 	}
-	return nil
+	var none T
+	return none
 }
 
 // backendFor is the backend that snapshots process pid now.
@@ -305,7 +314,6 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	s.keeper.Watch(cs.Pid) // a fork copy (CRIU's is the program's pid)
 	s.snapTook[via.Name()] = cs.Took
 	debugf("fred-snapshot %d: %v", id, cs.Took)
-	s.nextSnap = id
 	s.Timeline.Mark(id)
 	sn := &snap{Snapshot: cs, Auto: auto, run: s.run, lwp: lwp, via: via, threads: threads,
 		Steps: s.Timeline.Steps(),
@@ -315,12 +323,18 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 			debugf("files of snapshot %d: %v", id, err)
 		}
 	}
-	s.snaps[id] = sn
-	s.order = append(s.order, id)
+	s.addSnap(sn)
 	if auto {
 		s.prune()
 	}
 	return sn, nil
+}
+
+// addSnap records a snapshot taken (or adopted) with the next id.
+func (s *Session) addSnap(sn *snap) {
+	s.nextSnap = sn.ID
+	s.snaps[sn.ID] = sn
+	s.order = append(s.order, sn.ID)
 }
 
 // takeWith takes snapshot id of process pid with backend via: through the

@@ -285,19 +285,19 @@ func (m sessionMover) KnownCallSite(steps []history.Step) ([]history.Step, bool,
 // snapshot for the walk back.
 const stepsNearEnd = 2000
 
-// repeatSeq is the lazy list a, a+op, a+op 2, ..., a+op n.
+// repeatSeq is the lazy list a+op from+1, ..., a+op from+n.
 type repeatSeq struct {
-	s    *Session
-	a    []history.Step
-	op   string
-	n    int
-	of   history.Step // the command whose pieces these are (its breakpoints)
-	then *history.Step
+	s       *Session
+	a       []history.Step
+	op      string
+	from, n int
+	of      history.Step // the command whose pieces these are (its breakpoints)
+	then    *history.Step
 }
 
 func (q repeatSeq) Len() int { return q.n }
 func (q repeatSeq) At(i int) watch.Moment {
-	return moment{steps: history.With(q.a, q.s.synth(q.op, i+1, q.of.Bps).PartOf(q.of)), then: q.then}
+	return moment{steps: history.With(q.a, q.s.synth(q.op, q.from+i+1, q.of.Bps).PartOf(q.of)), then: q.then}
 }
 
 // CallToReturn is the run from a moment inside a call to the call's
