@@ -137,6 +137,11 @@ func TestThreadsReverseWatch(t *testing.T) {
 			if m[2] != tc.stmt {
 				t.Errorf("named the statement %q, want %q:\n%s", m[2], tc.stmt, out)
 			}
+			// fred does not watch a threaded program's commands: the
+			// thread's landing, as any, says a later change stays possible.
+			if !strings.Contains(out, "a later change into 0 is not ruled out: fred does not watch a program with threads for it yet") {
+				t.Errorf("the landing does not say a later change is possible:\n%s", out)
+			}
 			// The named thread is the selected one, where the watch landed.
 			ts.must("info threads", `(?m)^\* `+m[1]+` +Thread`)
 			ts.must("bt", tc.frame)

@@ -586,6 +586,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 			}
 			s.Printf("'%s' is %s here; the next statement of %s, in %s at %s:%d, run alone, makes it %s: type '%s' then 'step'",
 				expr, res.Before, t, t.Function, filepath.Base(t.File), t.Line, res.After, s.p.Threads.Hold)
+			s.laterNotes(res)
 			s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d evaluations)",
 				time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, res.Evals)
 			return nil
@@ -622,15 +623,23 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		s.Printf("'%s' is %s here; the next step makes it %s", expr, res.Before, res.After)
 	}
 	s.scopeNote(expr, scope)
+	s.laterNotes(res)
+	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
+		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
+	return nil
+}
+
+// laterNotes says where the landing may not be the last change: a command
+// after it that fred could not watch, or a stop of the person's it could
+// not reach again. Every landing says it, the thread search's too: its
+// landing is the same change's, and a threaded program is not watched.
+func (s *Session) laterNotes(res watch.Result) {
 	if res.NotScanned != "" {
 		s.Printf("a later change into %s is not ruled out: %s", res.After, res.NotScanned)
 	}
 	if res.StopsLost > 0 {
 		s.Printf("one of your stops after this moment could not be reached again: a later change into %s may lie past it", res.After)
 	}
-	s.Printf("'fred-reverse-watch' took %.2f s (%d snapshots, %d restores, %d replayed commands, %d native probes, %d evaluations)",
-		time.Since(began).Seconds(), st.snapshots, st.restores, st.replayed, st.probes, res.Evals)
-	return nil
 }
 
 // confirm checks a landing of a single-threaded program that the search
