@@ -169,7 +169,7 @@ func init() {
 				})
 			}},
 		{Name: "fred-reverse-watch", Aliases: []string{"fred-rw"}, Args: "[--from N] EXPR", NeedsHistory: true,
-			Help:    "Go back to where EXPR took the value it has now: the last moment it still had another value, one `step` before the change. Binary search from the first snapshot (or snapshot N). If EXPR changed into that value several times, fred finds the last change: it looks at EXPR at your own stops, the latest first, and watches the `continue`s from the landing to now (a hardware watchpoint under gdb, EXPR at every step under pdb and perl); where it cannot watch, it says so.",
+			Help:    "Go back to the last change of EXPR into its present value, the target: the last moment before now where one `step` gives EXPR that value (a moment where EXPR has another value, or cannot be evaluated, counts as before). Binary search from the first snapshot (--from N: from snapshot N); if EXPR has the value there already, fred looks for a moment without it (your stops, then evenly spaced probes) and says how many it looked at if none has one. It checks your later stops and watches your `continue`s up to now (gdb: a hardware watchpoint; pdb, perl: EXPR at every step); where it cannot watch, it says so.",
 			RunText: func(s *Session, text string) error { return s.reverseWatch(text) }},
 		{Name: "fred-undo", Repeat: true, Args: "[N]", NeedsHistory: true,
 			Help: "Undo the last N forward commands of the history (default 1).",
