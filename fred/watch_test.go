@@ -3,6 +3,7 @@ package fred
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -224,13 +225,106 @@ func TestReverseWatchToggle(t *testing.T) {
 	}
 }
 
+// exactCase is a reverse-watch whose landing is checked by values: a
+// session run to the fixture's LINE:end, the watch, the values at the
+// landing, where it stands, and one step.
+type exactCase struct {
+	name, file, fixture string
+	start               starter
+	toEnd               []string // the commands to LINE:end (%d: its line)
+	stopped             string   // the stop there
+	expr, before, after string   // the expression, its values at the landing and now
+	at                  [2]string
+	step                string // one step
+	where               []step // where the landing stands (%d: the line marked LINE:mark)
+}
+
+// play runs c's session to the end and watches c.expr. At the landing
+// expr has its before-value and at[0] is at[1]; c.where finds the line
+// marked LINE:mark; one step from the landing gives expr its value now.
+func (c exactCase) play(t *testing.T, mark string) {
+	ts := c.start(t, c.fixture, "fork")
+	end := fixtureLineOf(t, c.file, "end")
+	for i, cmd := range c.toEnd {
+		if strings.Contains(cmd, "%d") {
+			cmd = fmt.Sprintf(cmd, end)
+		}
+		if i == len(c.toEnd)-1 {
+			ts.must(cmd, c.stopped)
+		} else {
+			ts.do(cmd)
+		}
+	}
+	if v := ts.value(c.expr); v != c.after {
+		t.Fatalf("at the end, %s is %s, want %s", c.expr, v, c.after)
+	}
+	said := fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), regexp.QuoteMeta(c.after))
+	out := ts.must("fred-reverse-watch "+c.expr, said)
+	// The landing lies in the one run to the end, which fred watched.
+	if strings.Contains(out, "not ruled out") {
+		t.Errorf("fred did not watch the run to the end:\n%s", out)
+	}
+	for _, x := range [][2]string{{c.expr, c.before}, c.at} {
+		if v := ts.value(x[0]); v != x[1] {
+			t.Fatalf("at the landing, %s is %s, want %s:\n%s", x[0], v, x[1], out)
+		}
+	}
+	ts.play(c.where, "%d", strconv.Itoa(fixtureLineOf(t, c.file, mark)))
+	ts.must(c.step, ``)
+	if v := ts.value(c.expr); v != c.after {
+		t.Fatalf("one step after the landing, %s is %s, want %s", c.expr, v, c.after)
+	}
+}
+
 // Two calls of a one-line function on one line; the second makes the
-// change. fred lands at the start of the second call, not in the first.
+// change. fred lands in the second call, before the statement that makes
+// it, not in the first: the call's arguments say which, one step makes
+// the change, and its caller stands at the line with both calls.
 func TestReverseWatchSecondCallOnOneLine(t *testing.T) {
-	ts := gdbSession(t, "oneline", "fork")
-	ts.runTo("run", fmt.Sprintf("break oneline.c:%d", fixtureLineOf(t, "oneline.c", "end")), `Breakpoint 2, main`)
-	ts.must("fred-reverse-watch deg[1] == 1", `(?s)add_edge \(a=1, b=2\).*'deg\[1\] == 1' is 0 here; the next step makes it 1`)
-	ts.must("up", fmt.Sprintf(`(?m)^%d\s`, fixtureLineOf(t, "oneline.c", "both")))
+	for _, c := range []exactCase{
+		{name: "gdb", file: "oneline.c", fixture: "oneline", start: gdbStart,
+			toEnd: []string{"break oneline.c:%d", "run"}, stopped: `Breakpoint 1, main`,
+			expr: "deg[1] == 1", before: "0", after: "1", at: [2]string{"a", "1"}, step: "step",
+			where: []step{{cmd: "up", out: `(?m)^%d\s`}, {cmd: "down", out: `add_edge \(a=1, b=2\)`}}},
+		// From a stop at main's first line: the run to the end is a
+		// `continue`.
+		{name: "gdb from main", file: "oneline.c", fixture: "oneline", start: gdbStart,
+			toEnd: []string{"break main", "run", "break oneline.c:%d", "continue"}, stopped: `Breakpoint 2, main`,
+			expr: "deg[1] == 1", before: "0", after: "1", at: [2]string{"a", "1"}, step: "step",
+			where: []step{{cmd: "up", out: `(?m)^%d\s`}, {cmd: "down", out: `add_edge \(a=1, b=2\)`}}},
+		{name: "pdb", file: "oneline.py", fixture: "oneline.py", start: pdbStart,
+			toEnd: []string{"b %d", "c"}, stopped: `oneline.py\(\d+\)<module>\(\)`,
+			expr: "deg[1] == 1", before: "False", after: "True", at: [2]string{"a", "1"}, step: "step",
+			where: []step{{cmd: "up", out: `oneline.py\(%d\)<module>\(\)`}, {cmd: "down", out: `oneline.py\(\d+\)add_edge\(\)`}}},
+		{name: "perl", file: "oneline.pl", fixture: "oneline.pl", start: perlStart,
+			toEnd: []string{"b %d", "c"}, stopped: `oneline.pl:\d+\)`,
+			expr: "$deg[1] == 1", before: `""`, after: "1", at: [2]string{"$x", "1"}, step: "s",
+			where: []step{{cmd: "T", out: `add_edge\(1, 2\) called from file .*oneline.pl' line %d\b`}}},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.play(t, "both") })
+	}
+}
+
+// A change deep in a recursion: count's fifth call (n is 4) makes
+// hits 5; deeper calls and every return follow it. fred lands in that
+// call, before the statement, and one step makes the change.
+func TestReverseWatchInRecursiveCall(t *testing.T) {
+	for _, c := range []exactCase{
+		{name: "gdb", file: "recurse.c", fixture: "recurse", start: gdbStart,
+			toEnd: []string{"break recurse.c:%d", "run"}, stopped: `Breakpoint 1, main`,
+			expr: "hits >= 5", before: "0", after: "1", at: [2]string{"n", "4"}, step: "step",
+			where: []step{{cmd: "bt", out: `(?s)#0  count \(n=4\) at .*recurse.c:%d\r?\n(#\d  .* count \(n=[5-8]\) .*\n){4}#5  .* main \(\)`}}},
+		{name: "pdb", file: "recurse.py", fixture: "recurse.py", start: pdbStart,
+			toEnd: []string{"b %d", "c"}, stopped: `recurse.py\(\d+\)<module>\(\)`,
+			expr: "hits >= 5", before: "False", after: "True", at: [2]string{"n", "4"}, step: "step",
+			where: []step{{cmd: "where", out: `(?s)(recurse.py\(\d+\)count\(\).*){4}> .*recurse.py\(%d\)count\(\)`}}},
+		{name: "perl", file: "recurse.pl", fixture: "recurse.pl", start: perlStart,
+			toEnd: []string{"b %d", "c"}, stopped: `recurse.pl:\d+\)`,
+			expr: "$hits >= 5", before: `""`, after: "1", at: [2]string{"$n", "4"}, step: "s",
+			where: []step{{cmd: ".", out: `recurse.pl:%d\)`}, {cmd: "T", out: `(?s)(count\(\d\) called from .*){5}`}}},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.play(t, "change") })
+	}
 }
 
 // A flag rises, falls and rises again inside the one command from the
