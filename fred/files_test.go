@@ -260,3 +260,48 @@ func TestSnapshotWithUnixPeer(t *testing.T) {
 		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
 	}
 }
+
+// TestReplayThatLeavesItsRecording: a threaded program (CRIU) whose
+// replay takes another path than the recorded one (left_log: a file read
+// where the replay log does not see it) and then waits for a server's
+// answer that will not come. fred gives up soon after the log's
+// divergence, not after its whole deadline, and the person is where they
+// were: the present, kept before the command, with its connection, which
+// goes on as one forward run would.
+func TestReplayThatLeavesItsRecording(t *testing.T) {
+	path, got := unixServer(t)
+	flag := filepath.Join(t.TempDir(), "flag")
+	if err := os.WriteFile(flag, []byte("0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts := gdbSession(t, "left_log", "criu")
+	answer := fmt.Sprintf(`left_log.c:%d`, fixtureLineOf(t, "left_log.c", "answer"))
+	ts.must("break "+answer, `Breakpoint 1`)
+	at := func(cmd, v string) {
+		t.Helper()
+		ts.must(cmd, answer)
+		if got := ts.value("v"); got != v {
+			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
+		}
+	}
+	at("run "+path+" "+flag, "0")
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	at("continue", "101")
+	at("continue", "202")
+	if err := os.WriteFile(flag, []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The message is the giving up's: a wait to the deadline says "no
+	// prompt from the debugger".
+	ts.must("fred-reverse-continue", `replaying 'continue', the program left its recording \(replay log: the program diverged from the log at entry \d+: .*\) and did not get there; you are back where you were`)
+	if got := ts.value("v"); got != "202" {
+		t.Fatalf("after the failed command, the answer is %s; it was 202", got)
+	}
+	if err := os.WriteFile(flag, []byte("0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at("continue", "303")
+	if want := "req 0,req 1,req 2,req 3"; strings.Join(got(), ",") != want {
+		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
+	}
+}

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/proc"
 	P "github.com/fred-debugger/fred/personalities"
+	"github.com/fred-debugger/fred/replaylog"
 )
 
 // A moment of the program is the list of steps that reach it from the start
@@ -269,12 +271,85 @@ func (s *Session) replayStep(step history.Step) (string, error) {
 	}
 	// A count the search made up (next 30000) has no time of its own yet.
 	deadline := s.opt.Timeout + 3*step.Took + time.Duration(step.Cmd.Count)*10*time.Millisecond
+	left := s.leftLog(step)
+	s.giveUp = left.giveUp
 	out, err := s.sendStep(step.Cmd, deadline)
+	s.giveUp = nil
+	var te *conn.TimeoutError
+	if errors.As(err, &te) && left.notice != "" {
+		err = &LeftRecordingError{Cmd: step.Label(), Notice: left.notice, Err: err}
+	}
 	if rerr := restore(); err == nil {
 		err = rerr
 	}
 	return out, err
 }
+
+// LeftRecordingError is a replayed command that did not end after the
+// program left its recording (the replay log's divergence): what it waits
+// for (a client's request, another thread's turn) will not come again.
+type LeftRecordingError struct {
+	Cmd, Notice string
+	Err         error // the wait given up
+}
+
+func (e *LeftRecordingError) Error() string {
+	return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s) and did not get there", e.Cmd, e.Notice)
+}
+
+func (e *LeftRecordingError) Unwrap() error { return e.Err }
+
+// leftGrace is how long a replayed command may still run after its
+// program left the recording: a divergence that does not matter (another
+// thread's turn taken differently) lets it end in time.
+const leftGrace = 2 * time.Second
+
+// logWatch follows the replay log while one command is replayed.
+type logWatch struct {
+	giveUp func() bool
+	notice string // set once giveUp said yes
+}
+
+// leftLog watches the replay log's divergences while step is replayed:
+// giveUp says yes once the program left the recording longer than
+// leftGrace (and the step's own time twice) ago.
+func (s *Session) leftLog(step history.Step) *logWatch {
+	w := &logWatch{}
+	base, ok := s.logMark()
+	if !ok {
+		return w
+	}
+	grace := leftGrace + 2*step.Took
+	var since, looked time.Time
+	w.giveUp = func() bool {
+		if time.Since(looked) < giveUpLook {
+			return w.notice != ""
+		}
+		looked = time.Now()
+		if since.IsZero() {
+			h, err := replaylog.ReadHeader(s.rlog.path)
+			if err != nil || h.Divergences == base.Divergences {
+				return false
+			}
+			since = time.Now()
+		}
+		if time.Since(since) < grace {
+			return false
+		}
+		if w.notice == "" {
+			w.notice = "the program took another path"
+			if h, err := replaylog.ReadHeader(s.rlog.path); err == nil && h.Notice != "" {
+				w.notice = h.Notice
+				s.rlog.seen = h.Notices // said in the command's error
+			}
+		}
+		return true
+	}
+	return w
+}
+
+// giveUpLook: the log's header is read at most this often.
+const giveUpLook = 100 * time.Millisecond
 
 // useBreakpoints makes the program stop exactly at the places in want (nil:
 // leave the breakpoints as they are), so that a replayed command sees the

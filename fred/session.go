@@ -123,6 +123,7 @@ type Session struct {
 	sourcing  int     // fred-source nesting
 	seq       int     // resync tokens
 	outOfStep bool    // an answer did not come in time: catch up before the next query
+	giveUp    func() bool // while a replayed command runs: its answer no longer matters (replayStep)
 	refused   refusal // automatic snapshots that failed in this run
 	holdPrune bool    // a fred command runs: prune when it ends
 }
@@ -501,7 +502,13 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 		s.outOfStep = true
 		return "", &conn.TimeoutError{Cmd: cmd}
 	}
-	out, err := s.conn.WaitPrompt(cmd, time.Now().Add(timeout), nil, true, nil)
+	var out string
+	var err error
+	if s.giveUp != nil {
+		out, err = s.conn.WaitPromptUnless(cmd, time.Now().Add(timeout), s.giveUp)
+	} else {
+		out, err = s.conn.WaitPrompt(cmd, time.Now().Add(timeout), nil, true, nil)
+	}
 	if errors.Is(err, conn.ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}

@@ -629,19 +629,22 @@ func (s *Session) markStood() {
 
 // keepPresent takes a snapshot of the moment the person is at, unless one
 // names it already: a reverse command that fails brings them back by
-// restoring it, not by replaying their commands, which can diverge. Only
-// where a snapshot is a copy (fork copies, pdb's and perl's), which costs
-// milliseconds; CRIU's would cost a dump, and a program stopped at a
-// signal does not survive one. (Tried for threaded programs under CRIU,
-// whose replays may diverge: the restore after it found the program's
-// pid still taken, now and then; not kept.) It returns the snapshot, to
-// drop with dropPresent once the command succeeded (0: none taken).
+// restoring it, not by replaying their commands, which can diverge. Where
+// a snapshot is a copy (fork copies, pdb's and perl's), which costs
+// milliseconds; under CRIU, a dump, only for a program with threads: its
+// replays are the ones that diverge (a server's own futex locks are not
+// in the replay log), and without it a failed command would lose the
+// program (mariadbd). Not for a program stopped at a signal, which does
+// not survive a dump. It returns the snapshot, to drop with dropPresent
+// once the command succeeded (0: none taken).
 func (s *Session) keepPresent() int {
 	if s.snap == nil || !s.running || s.pid == 0 {
 		return 0
 	}
 	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
-		return 0
+		if proc.Threads(s.pid) < 2 || s.Timeline.Now().Stop == P.StopSignal {
+			return 0
+		}
 	}
 	for _, sn := range s.snaps {
 		if sn.run == s.run && s.Timeline.Is(sn.Steps) {

@@ -106,12 +106,42 @@ func (c *Conn) SendRaw(b []byte) error {
 // until the debugger answers or exits (a command of the person's, which
 // Ctrl-C interrupts in the debugger).
 func (c *Conn) WaitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp) (string, error) {
+	return c.wait(cmd, deadline, sink, skipEcho, re, nil)
+}
+
+// WaitPromptUnless is WaitPrompt for a command whose answer stops
+// mattering when giveUp says so (looked at every giveUpEvery): it then
+// ends as at its deadline, with a TimeoutError.
+func (c *Conn) WaitPromptUnless(cmd string, deadline time.Time, giveUp func() bool) (string, error) {
+	return c.wait(cmd, deadline, nil, true, nil, giveUp)
+}
+
+const giveUpEvery = 100 * time.Millisecond
+
+func (c *Conn) wait(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp, giveUp func() bool) (string, error) {
 	var out bytes.Buffer
 	start := time.Now()
 	var timer *time.Timer
 	if !deadline.IsZero() {
 		timer = time.AfterFunc(time.Until(deadline), func() { c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() })
 		defer timer.Stop()
+	}
+	if giveUp != nil {
+		tick := time.NewTicker(giveUpEvery)
+		done := make(chan struct{})
+		defer func() { tick.Stop(); close(done) }()
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					c.mu.Lock()
+					c.cond.Broadcast()
+					c.mu.Unlock()
+				}
+			}
+		}()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -152,7 +182,7 @@ func (c *Conn) WaitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEc
 			}
 			return out.String(), ErrDebuggerExited
 		}
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+		if (!deadline.IsZero() && !time.Now().Before(deadline)) || (giveUp != nil && giveUp()) {
 			return out.String(), &TimeoutError{Cmd: cmd, Waited: time.Since(start), Partial: out.String()}
 		}
 		c.cond.Wait()
