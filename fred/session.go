@@ -119,13 +119,13 @@ type Session struct {
 	passPid   int                // the program's pid as the command began
 	nudged    bool               // Ctrl-C did not stop it: fred's SIGTRAP did
 	closeMu   sync.Mutex
-	lastFred  string  // the last line, when it was a fred command: Enter repeats it
-	sourcing  int     // fred-source nesting
-	seq       int     // resync tokens
-	outOfStep bool    // an answer did not come in time: catch up before the next query
+	lastFred  string      // the last line, when it was a fred command: Enter repeats it
+	sourcing  int         // fred-source nesting
+	seq       int         // resync tokens
+	outOfStep bool        // an answer did not come in time: catch up before the next query
 	giveUp    func() bool // while a replayed command runs: its answer no longer matters (replayStep)
-	refused   refusal // automatic snapshots that failed in this run
-	holdPrune bool    // a fred command runs: prune when it ends
+	refused   refusal     // automatic snapshots that failed in this run
+	holdPrune bool        // a fred command runs: prune when it ends
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.
