@@ -276,8 +276,16 @@ func (s *Session) replayStep(step history.Step) (string, error) {
 	out, err := s.sendStep(step.Cmd, deadline)
 	s.giveUp = nil
 	var te *conn.TimeoutError
-	if errors.As(err, &te) && left.notice != "" {
-		err = &LeftRecordingError{Cmd: step.Label(), Notice: left.notice, Err: err}
+	switch {
+	case errors.As(err, &te) && left.notice != "":
+		err = &LeftRecordingError{Cmd: step.Label(), Notice: left.notice, Stuck: true, Err: err}
+	case err == nil:
+		// Arrived, but by another path than the recorded one: where it
+		// stopped may look the same and be another moment (a server's
+		// next request at the same breakpoint).
+		if notice := left.diverged(); notice != "" {
+			err = &LeftRecordingError{Cmd: step.Label(), Notice: notice}
+		}
 	}
 	if rerr := restore(); err == nil {
 		err = rerr
@@ -290,11 +298,15 @@ func (s *Session) replayStep(step history.Step) (string, error) {
 // for (a client's request, another thread's turn) will not come again.
 type LeftRecordingError struct {
 	Cmd, Notice string
+	Stuck       bool  // it did not get where it went the first time
 	Err         error // the wait given up
 }
 
 func (e *LeftRecordingError) Error() string {
-	return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s) and did not get there", e.Cmd, e.Notice)
+	if e.Stuck {
+		return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s) and did not get there", e.Cmd, e.Notice)
+	}
+	return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s): where it stopped is not the moment it stopped at the first time", e.Cmd, e.Notice)
 }
 
 func (e *LeftRecordingError) Unwrap() error { return e.Err }
@@ -306,18 +318,30 @@ const leftGrace = 2 * time.Second
 
 // logWatch follows the replay log while one command is replayed.
 type logWatch struct {
-	giveUp func() bool
-	notice string // set once giveUp said yes
+	giveUp   func() bool
+	diverged func() string // the log's notice if the program left it
+	notice   string        // set once giveUp said yes
 }
 
 // leftLog watches the replay log's divergences while step is replayed:
 // giveUp says yes once the program left the recording longer than
 // leftGrace (and the step's own time twice) ago.
 func (s *Session) leftLog(step history.Step) *logWatch {
-	w := &logWatch{}
+	w := &logWatch{diverged: func() string { return "" }}
 	base, ok := s.logMark()
 	if !ok {
 		return w
+	}
+	w.diverged = func() string {
+		h, err := replaylog.ReadHeader(s.rlog.path)
+		if err != nil || h.Divergences == base.Divergences {
+			return ""
+		}
+		s.rlog.seen = h.Notices // said in the command's error
+		if h.Notice == "" {
+			return "the program took another path"
+		}
+		return h.Notice
 	}
 	grace := leftGrace + 2*step.Took
 	var since, looked time.Time

@@ -477,12 +477,24 @@ static int prezero(uint64_t need)
 
 /* append writes one entry at the position and moves the end there; the
  * lock is held. A thread switch is an entry of its own, before. */
+static const char *call_name(int k);
 static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
 {
 	if (!fredlog_active) /* the debugger quit meanwhile: the rest is not logged */
 		return;
 	if (!mythr)
 		mythr = ++nthreads;
+	if (fredlog_pos < fredlog_ctl->end) {
+		/* A call that began recording and ended after a restore, with
+		 * no way to take its logged answer (late_data): writing here
+		 * would end the log in the middle and make every thread record,
+		 * silently. It is a divergence, said. */
+		fredlog_ctl->divergences++;
+		say("the program diverged from the log at entry %llu: thread %d's %s began before the snapshot and "
+		    "ended after it; recording a new branch of history from here",
+		    (unsigned long long)fredlog_seq, mythr, call_name(h[0]));
+		cut(fredlog_pos);
+	}
 	if (mythr != lastthr && h[0] != K_BRANCH) {
 		unsigned char t[12];
 		t[0] = K_THREAD;
@@ -1505,6 +1517,24 @@ EXPORT FILE *fopen64(const char *p, const char *m)
 }
 
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
+/* late_data, lock held: a call that began recording and returned after a
+ * restore (CRIU restarts a system call it interrupted in a thread that
+ * was blocked in it: a timerfd's read, a poll, a recv) finds the log
+ * ahead, with its own entry there already. It takes that entry's answer
+ * in its turn, as a replay does (what the real call returned is dropped:
+ * for a socket, data that came after the restore), instead of recording
+ * in the middle of the log. 1: buf and *res are the log's; 0: record. */
+static int late(void);
+static int late_data(int k, int fd, size_t max, void *buf, int64_t *res)
+{
+	if (!late())
+		return 0;
+	struct ent e;
+	if (!start(k, &e))
+		return 0;
+	return e.kind == K_FILE ? rep_file(&e, fd, max, buf, res, k == K_PREAD) : rep_data(&e, k, fd, max, buf, res);
+}
+
 #define DATA_CALL(K, FD, OFFARG, MAX, BUF, CALL)                           \
 	do {                                                         \
 		struct ent e;                                        \
@@ -1535,6 +1565,15 @@ EXPORT FILE *fopen64(const char *p, const char *m)
 			    && lseek(FD, 0, SEEK_CUR) != at + res)    \
 				ref = 0;                             \
 			lock();                                      \
+			if (!is_own_pipe(FD) && late_data(K, FD, MAX, BUF, &res)) { \
+				unlock();                            \
+				if (res < 0) {                       \
+					errno = (int)-res;           \
+					res = -1;                    \
+				}                                    \
+				inlib = 0;                           \
+				return res;                          \
+			}                                            \
 			if (ref && res > 0 && at + res > store_below) \
 				log_file(FD, res, at, &id, K == K_PREAD); \
 			else                                         \
@@ -2075,6 +2114,11 @@ static int ready_call(int k, int key, void *set, size_t setlen, int64_t (*call)(
 	res = call(arg);
 	int sv = errno;
 	lock();
+	if (late_data(k, key, setlen, set, &res)) {
+		unlock();
+		inlib = 0;
+		return neg(res);
+	}
 	log_data(k, key, res < 0 ? -sv : res, set); /* res bytes of set: see below */
 	unlock();
 	inlib = 0;

@@ -1,0 +1,105 @@
+package fred
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServerWithClients (issue 16): a multi-threaded server (epoll, a
+// worker thread handed each request through a condition variable, a
+// timerfd) with a client outside fred connected. A snapshot with the
+// client connected; going back across requests gives the values as
+// recorded, sends nothing again, and the client gets every answer once,
+// in order, as in one forward run; past the recording the server goes on
+// answering on the same connection.
+func TestServerWithClients(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sock")
+	ts := gdbSession(t, "epoll_server", "auto")
+	request := fmt.Sprintf("epoll_server.c:%d", fixtureLineOf(t, "epoll_server.c", "request"))
+	ts.must("break "+request, `Breakpoint 1`)
+
+	answers := make(chan string, 8)
+	next := make(chan string, 8) // what the client sends after its last answer
+	go func() {
+		defer close(answers)
+		var c net.Conn
+		for i := 0; i < 300 && c == nil; i++ {
+			if _, err := os.Stat(path); err == nil {
+				c, _ = net.Dial("unix", path)
+			}
+			if c == nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		if c == nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		for line := range next {
+			fmt.Fprintln(c, line)
+			if line == "quit" {
+				return
+			}
+			a, err := r.ReadString('\n')
+			if err != nil {
+				answers <- "error: " + err.Error()
+				return
+			}
+			answers <- strings.TrimSpace(a)
+		}
+	}()
+	send := func(line string) { next <- line }
+	answer := func(want string) {
+		t.Helper()
+		select {
+		case a := <-answers:
+			if a != want {
+				t.Fatalf("the client got %q; one forward run answers %q", a, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the client got no answer; one forward run answers %q", want)
+		}
+	}
+	at := func(cmd string, v string) {
+		t.Helper()
+		ts.must(cmd, request)
+		if got := ts.value("100*served+job_i"); got != v {
+			t.Fatalf("after %q, the server answers %s; recorded: %s", cmd, got, v)
+		}
+	}
+	send("req 0")
+	at("run "+path, "0")
+	ts.must("fred-checkpoint", `snapshot \d+ taken`)
+	send("req 1")
+	at("continue", "101")
+	answer("ans 0")
+	send("req 2")
+	at("continue", "202")
+	answer("ans 101")
+	at("fred-reverse-continue", "101")
+	at("fred-reverse-continue", "0")
+	at("continue", "101")
+	at("continue", "202")
+	// Past the recording: the same connection, its fourth request.
+	send("req 3")
+	at("continue", "303")
+	answer("ans 202")
+	ts.must("delete", ``)
+	send("quit")
+	ts.must("continue", `served 4(?s).*exited normally`)
+	answer("ans 303")
+	select {
+	case a, ok := <-answers:
+		if ok {
+			t.Fatalf("the client got %q more", a)
+		}
+	case <-time.After(10 * time.Second):
+	}
+}
