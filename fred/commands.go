@@ -308,6 +308,7 @@ func (s *Session) execFred(line string) error {
 		return run()
 	}
 	mark, marked := s.logMark()
+	defer s.strictReplays()()
 	err := run()
 	if err != nil && marked {
 		// The person is back where they were: what the command's

@@ -169,3 +169,22 @@ func (s *Session) logCutBack(mark replaylog.Header) {
 		debugf("cutting the log back: %v", err)
 	}
 }
+
+// strictReplays makes a copy of the program that leaves the log while a
+// fred command replays stop there (replaylog.SetStrict), and returns how
+// to end that. Under gdb only: under pdb and perl the program is the
+// debugger, which must go on answering.
+func (s *Session) strictReplays() (end func()) {
+	if s.rlog == nil || s.rlog.path == "" || s.p.InProcess {
+		return func() {}
+	}
+	if err := replaylog.SetStrict(s.rlog.path, true); err != nil {
+		debugf("strict replays: %v", err)
+		return func() {}
+	}
+	return func() {
+		if err := replaylog.SetStrict(s.rlog.path, false); err != nil {
+			debugf("strict replays: %v", err)
+		}
+	}
+}

@@ -312,8 +312,10 @@ func (e *LeftRecordingError) Error() string {
 func (e *LeftRecordingError) Unwrap() error { return e.Err }
 
 // leftGrace is how long a replayed command may still run after its
-// program left the recording: a divergence that does not matter (another
-// thread's turn taken differently) lets it end in time.
+// program left the recording. Under gdb the copy that left stops at its
+// next call (strictReplays), and the command fails anyway when it ends:
+// no grace. Under pdb and perl it runs on; a stop that comes soon still
+// fails the command, and one that does not is not waited for.
 const leftGrace = 2 * time.Second
 
 // logWatch follows the replay log while one command is replayed.
@@ -344,6 +346,9 @@ func (s *Session) leftLog(step history.Step) *logWatch {
 		return h.Notice
 	}
 	grace := leftGrace + 2*step.Took
+	if !s.p.InProcess {
+		grace = 0
+	}
 	var since, looked time.Time
 	w.giveUp = func() bool {
 		if time.Since(looked) < giveUpLook {

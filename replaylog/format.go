@@ -22,7 +22,8 @@
 //	notice [256]byte (the latest message, NUL-terminated), zeroed u64 (the
 //	library writes zeros ahead of the end: holes are slow to fill through a
 //	mapping), timeswitch u64 (1: the library said an interpreter's threads
-//	take turns by time)
+//	take turns by time), strict u64 (1 while fred replays a command of its
+//	own: a copy that leaves the log stops at its next call; SetStrict)
 //
 // An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
 // zigzag-encoded signed one, so small values take one byte:
@@ -169,6 +170,7 @@ const (
 	MaxCuts    = 400
 	noticeAt   = 8 + 4 + 4 + 5*8 + MaxCuts*8
 	headerUsed = noticeAt + 8 + 256
+	strictAt   = headerUsed + 8 + 8 // after zeroed and timeswitch
 )
 
 // Header is the log file's control header.

@@ -421,6 +421,25 @@ func quote(b []byte) string {
 	return sb.String() + cut
 }
 
+// SetStrict says whether fred is replaying a command of its own (a reverse
+// command's moves): then a copy of the program that leaves the log stops
+// at its next logged call, so that nothing of a path nobody recorded
+// reaches the outside (a server's answers to its clients), until fred
+// ends it or lets go (on false, it records on).
+func SetStrict(path string, on bool) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b := make([]byte, 8)
+	if on {
+		b[0] = 1
+	}
+	_, err = f.WriteAt(b, strictAt)
+	return err
+}
+
 // CutBack undoes what was recorded after h was read: the log ends at h's
 // end again, and a cut there tells every copy of the program standing
 // past it (one that recorded those entries) that its future is gone, as a

@@ -106,6 +106,7 @@ struct ctl {
 	char notice[256];
 	uint64_t zeroed;       /* the file is written (not a hole) up to here */
 	uint64_t timeswitch;   /* said that an interpreter's threads switch by time */
+	uint64_t strict;       /* fred replays a command: a copy that leaves the log stops (left) */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -121,6 +122,12 @@ HIDDEN struct ctl *fredlog_ctl;
 HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
 static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
+/* left: this copy left the log (a divergence) while fred replayed a
+ * command of its own (ctl->strict). Whatever it does from there is
+ * nobody's history, and its sends would reach the clients: every logged
+ * call then waits, and fred, which sees the divergence, gives the command
+ * up and ends this copy. */
+static int fredlog_left;
 /* initial-exec: a preloaded library has static TLS, so no lookup per access */
 static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
 /* mydbg: this thread is the one talking with the person (fredlog_debugger) */
@@ -478,6 +485,7 @@ static int prezero(uint64_t need)
 /* append writes one entry at the position and moves the end there; the
  * lock is held. A thread switch is an entry of its own, before. */
 static const char *call_name(int k);
+static void stay(void);
 static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
 {
 	if (!fredlog_active) /* the debugger quit meanwhile: the rest is not logged */
@@ -490,10 +498,13 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		 * would end the log in the middle and make every thread record,
 		 * silently. It is a divergence, said. */
 		fredlog_ctl->divergences++;
+		fredlog_left = fredlog_ctl->strict != 0;
 		say("the program diverged from the log at entry %llu: thread %d's %s began before the snapshot and "
 		    "ended after it; recording a new branch of history from here",
 		    (unsigned long long)fredlog_seq, mythr, call_name(h[0]));
 		cut(fredlog_pos);
+		if (fredlog_left)
+			stay();
 	}
 	if (mythr != lastthr && h[0] != K_BRANCH) {
 		unsigned char t[12];
@@ -603,11 +614,14 @@ static int wait_turn(int k, int owner)
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
 			fredlog_ctl->divergences++;
+			fredlog_left = fredlog_ctl->strict != 0;
 			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
 			    "whose turn it is, %s; recording a new branch of history from here",
 			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
 			    slept >= turn_ms ? "has not taken it" : "has ended");
 			cut(fredlog_pos);
+			if (fredlog_left)
+				stay();
 			return 0;
 		}
 		if (maxowed)
@@ -631,8 +645,24 @@ static int wait_turn(int k, int owner)
 	return 1;
 }
 
+/* stay: a copy that left the log during fred's replay waits to be ended
+ * (lock held; let go meanwhile). If fred lets go of strict first (it
+ * keeps this copy after all), it records on. */
+static void stay(void)
+{
+	while (fredlog_left && __atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE)) {
+		raw_unlock();
+		struct timespec ts = {0, 50 * 1000000};
+		nanosleep(&ts, NULL);
+		lock();
+	}
+	fredlog_left = 0;
+}
+
 static int begin(int k, struct ent *e)
 {
+	if (fredlog_left)
+		stay();
 	sync_cuts();
 	for (;;) {
 		if (in_window())
@@ -697,10 +727,13 @@ static int begin(int k, struct ent *e)
 static void diverge(int k, int logged, const char *detail)
 {
 	fredlog_ctl->divergences++;
+	fredlog_left = fredlog_ctl->strict != 0;
 	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
 	    "recording a new branch of history from here",
 	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged));
 	cut(fredlog_pos);
+	if (fredlog_left)
+		stay(); /* not even this call: a send would reach the client */
 }
 
 /* done ends a replayed entry at e->at (after its fields and payload). */
@@ -743,7 +776,7 @@ static int start(int k, struct ent *e)
 	int r = begin(k, e);
 	if (r < 0) {
 		diverge(k, -r, NULL);
-		return 0;
+		r = 0;
 	}
 	return r;
 }
