@@ -1725,13 +1725,16 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 			off += c;
 		}
 		lock();
-		log_data(K_RECV, fd, res < 0 ? -sv : res, tmp);
+		rep = late_data(K_RECV, fd, max, tmp, &res); /* the log's answer, given below */
+		if (!rep)
+			log_data(K_RECV, fd, res < 0 ? -sv : res, tmp);
 		unlock();
 		errno = sv;
-	} else if (res < 0) {
+	}
+	if (rep && res < 0) {
 		errno = (int)-res;
 		res = -1;
-	} else {
+	} else if (rep) {
 		size_t off = 0;
 		for (size_t i = 0; i < m->msg_iovlen && off < (size_t)res; i++) {
 			size_t c = m->msg_iov[i].iov_len < (size_t)res - off ? m->msg_iov[i].iov_len : (size_t)res - off;
