@@ -13,7 +13,9 @@ import (
 
 // TestServerWithClients (issue 16): a multi-threaded server (epoll, a
 // worker thread handed each request through a condition variable, a
-// timerfd) with a client outside fred connected. A snapshot with the
+// timerfd) with a client outside fred connected. At each stop the main
+// thread waits in epoll_wait and another in a read of the timerfd: after
+// a restore those calls return, and must take their logged answers. A snapshot with the
 // client connected; going back across requests gives the values as
 // recorded, sends nothing again, and the client gets every answer once,
 // in order, as in one forward run; past the recording the server goes on

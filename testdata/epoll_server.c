@@ -2,8 +2,11 @@
  * servers. The main thread accepts on a unix socket PATH and watches the
  * connections with epoll; a worker thread answers each "req I" line with
  * "ans N", N = 100 * (requests served so far) + I, handed over through a
- * mutex and a condition variable; an idle thread ticks a timerfd, as a
- * server's housekeeping does. It serves until a client sends "quit".
+ * mutex and a condition variable (the main thread goes back to epoll_wait
+ * at once: when the worker stops at a breakpoint, the main thread waits
+ * in epoll_wait for the client's next request); an idle thread ticks a
+ * timerfd, as a server's housekeeping does. It serves until a client
+ * sends "quit".
  * Usage: epoll_server PATH */
 #include <pthread.h>
 #include <stdint.h>
@@ -17,8 +20,8 @@
 #include <unistd.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITIALIZER;
-static int job_fd = -1, job_i, job_done;
+static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
+static int job_fd = -1, job_i;
 static long served, ticks;
 
 static void *worker(void *arg)
@@ -35,8 +38,6 @@ static void *worker(void *arg)
 		if (send(job_fd, b, len, 0) != len)
 			perror("send");
 		job_fd = -1;
-		job_done = 1;
-		pthread_cond_signal(&done);
 		pthread_mutex_unlock(&mu);
 	}
 	return NULL;
@@ -107,10 +108,7 @@ int main(int argc, char **argv)
 			pthread_mutex_lock(&mu);
 			job_i = atoi(b + 4); /* "req I" */
 			job_fd = fd;
-			job_done = 0;
 			pthread_cond_signal(&ready);
-			while (!job_done)
-				pthread_cond_wait(&done, &mu);
 			pthread_mutex_unlock(&mu);
 		}
 	}
