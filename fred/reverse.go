@@ -273,6 +273,7 @@ func (s *Session) replayStep(step history.Step) (string, error) {
 	deadline := s.opt.Timeout + 3*step.Took + time.Duration(step.Cmd.Count)*10*time.Millisecond
 	left := s.leftLog(step)
 	s.giveUp = left.giveUp
+	defer func() { s.giveUp = nil }()
 	out, err := s.sendStep(step.Cmd, deadline)
 	s.giveUp = nil
 	var te *conn.TimeoutError
@@ -303,10 +304,13 @@ type LeftRecordingError struct {
 }
 
 func (e *LeftRecordingError) Error() string {
+	// The library's notice goes on with what a copy does after it left
+	// ("recording a new branch"): not what this one did.
+	notice, _, _ := strings.Cut(e.Notice, "; recording a new branch")
 	if e.Stuck {
-		return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s) and did not get there", e.Cmd, e.Notice)
+		return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s) and did not reach the stop it reached the first time", e.Cmd, notice)
 	}
-	return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s): where it stopped is not the moment it stopped at the first time", e.Cmd, e.Notice)
+	return fmt.Sprintf("replaying '%s', the program left its recording (replay log: %s): where it stopped is not the moment it stopped at the first time", e.Cmd, notice)
 }
 
 func (e *LeftRecordingError) Unwrap() error { return e.Err }

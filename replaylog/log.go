@@ -422,20 +422,38 @@ func quote(b []byte) string {
 }
 
 // SetStrict says whether fred is replaying a command of its own (a reverse
-// command's moves): then a copy of the program that leaves the log stops
-// at its next logged call, so that nothing of a path nobody recorded
-// reaches the outside (a server's answers to its clients), until fred
-// ends it or lets go (on false, it records on).
-func SetStrict(path string, on bool) error {
+// command's moves). Then a copy of the program that leaves the log does
+// not cut it and writes nothing more to it, so the person's history past
+// that point stays replayable; with stop (gdb), its threads also stop at
+// their next logged call, so that nothing of a path nobody recorded
+// reaches the outside (a server's answers to its clients). strict is a
+// generation, odd while on, so that a copy that left under one command's
+// strict knows when that command is over even if the next one began.
+func SetStrict(path string, on, stop bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	le := binary.LittleEndian
 	b := make([]byte, 8)
-	if on {
-		b[0] = 1
+	if _, err := f.ReadAt(b, strictAt); err != nil {
+		return err
 	}
+	gen := le.Uint64(b)
+	if (gen%2 == 1) != on {
+		gen++
+	}
+	flag := uint64(0)
+	if stop {
+		flag = 1
+	}
+	// The flag first: a copy that sees the new generation reads it after.
+	le.PutUint64(b, flag)
+	if _, err := f.WriteAt(b, strictAt+8); err != nil {
+		return err
+	}
+	le.PutUint64(b, gen)
 	_, err = f.WriteAt(b, strictAt)
 	return err
 }

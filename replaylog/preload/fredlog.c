@@ -106,7 +106,8 @@ struct ctl {
 	char notice[256];
 	uint64_t zeroed;       /* the file is written (not a hole) up to here */
 	uint64_t timeswitch;   /* said that an interpreter's threads switch by time */
-	uint64_t strict;       /* fred replays a command: a copy that leaves the log stops (left) */
+	uint64_t strict;       /* odd while fred replays a command of its own (a generation) */
+	uint64_t strict_stop;  /* then a copy that leaves the log stops (gdb), or runs on unlogged */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -123,11 +124,16 @@ HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
 static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
 /* left: this copy left the log (a divergence) while fred replayed a
- * command of its own (ctl->strict). Whatever it does from there is
- * nobody's history, and its sends would reach the clients: every logged
- * call then waits, and fred, which sees the divergence, gives the command
- * up and ends this copy. */
+ * command of its own (ctl->strict odd; left_gen is that generation).
+ * Whatever it does from there is nobody's history: it does not cut the
+ * log (the person's history past this point stays replayable: fred puts
+ * them back there) and writes nothing to it; under gdb (strict_stop) its
+ * threads stop at their next logged call, so that nothing reaches the
+ * outside (a server's answers), until fred ends the copy. If fred lets go
+ * of strict first (it keeps the copy after all), the copy cuts the log
+ * where it is and records on. */
 static int fredlog_left;
+static uint64_t fredlog_left_gen;
 /* initial-exec: a preloaded library has static TLS, so no lookup per access */
 static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
 /* mydbg: this thread is the one talking with the person (fredlog_debugger) */
@@ -486,10 +492,14 @@ static int prezero(uint64_t need)
  * lock is held. A thread switch is an entry of its own, before. */
 static const char *call_name(int k);
 static void stay(void);
+static int still_left(void);
+static int strict_left(void);
 static void append(const unsigned char *h, int hn, const void *payload, size_t pn)
 {
 	if (!fredlog_active) /* the debugger quit meanwhile: the rest is not logged */
 		return;
+	if (still_left())
+		return; /* nobody's history */
 	if (!mythr)
 		mythr = ++nthreads;
 	if (fredlog_pos < fredlog_ctl->end) {
@@ -498,13 +508,11 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		 * would end the log in the middle and make every thread record,
 		 * silently. It is a divergence, said. */
 		fredlog_ctl->divergences++;
-		fredlog_left = fredlog_ctl->strict != 0;
 		say("the program diverged from the log at entry %llu: thread %d's %s began before the snapshot and "
 		    "ended after it; recording a new branch of history from here",
 		    (unsigned long long)fredlog_seq, mythr, call_name(h[0]));
-		cut(fredlog_pos);
-		if (fredlog_left)
-			stay();
+		if (!strict_left())
+			cut(fredlog_pos);
 	}
 	if (mythr != lastthr && h[0] != K_BRANCH) {
 		unsigned char t[12];
@@ -603,6 +611,10 @@ static int wait_turn(int k, int owner)
 	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
 	int64_t slept = 0; /* ms */
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
+		if (fredlog_left) {
+			stay();
+			return 0; /* runs on, unlogged */
+		}
 		if (!fredlog_active)
 			return 0; /* the debugger quit: nobody takes turns any more */
 		if (in_window()) {
@@ -614,14 +626,12 @@ static int wait_turn(int k, int owner)
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
 			fredlog_ctl->divergences++;
-			fredlog_left = fredlog_ctl->strict != 0;
 			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
 			    "whose turn it is, %s; recording a new branch of history from here",
 			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
 			    slept >= turn_ms ? "has not taken it" : "has ended");
-			cut(fredlog_pos);
-			if (fredlog_left)
-				stay();
+			if (!strict_left())
+				cut(fredlog_pos);
 			return 0;
 		}
 		if (maxowed)
@@ -645,26 +655,56 @@ static int wait_turn(int k, int owner)
 	return 1;
 }
 
-/* stay: a copy that left the log during fred's replay waits to be ended
- * (lock held; let go meanwhile). If fred lets go of strict first (it
- * keeps this copy after all), it records on. */
+/* still_left, lock held: whether this copy is still one that left the log
+ * under strict; when fred has let go of that strict (another generation),
+ * it cuts the log where it is and records on. */
+static int still_left(void)
+{
+	if (!fredlog_left)
+		return 0;
+	if (__atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE) == fredlog_left_gen)
+		return 1;
+	fredlog_left = 0;
+	cut(fredlog_pos);
+	return 0;
+}
+
+/* stay, lock held (let go meanwhile): a copy that left the log under a
+ * stopping strict waits there to be ended; otherwise at once. */
 static void stay(void)
 {
-	while (fredlog_left && __atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE)) {
+	while (still_left() && __atomic_load_n(&fredlog_ctl->strict_stop, __ATOMIC_ACQUIRE)) {
 		raw_unlock();
 		struct timespec ts = {0, 50 * 1000000};
 		nanosleep(&ts, NULL);
 		lock();
 	}
-	fredlog_left = 0;
+}
+
+/* strict_left, lock held, after a divergence was counted and said: under
+ * strict the copy leaves the log (fredlog_left) instead of cutting it, and
+ * stays (gdb). 1: the caller must not cut (still_left cuts later if fred
+ * lets go). */
+static int strict_left(void)
+{
+	uint64_t g = __atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE);
+	if (!(g & 1))
+		return 0;
+	fredlog_left = 1;
+	fredlog_left_gen = g;
+	stay();
+	return 1;
 }
 
 static int begin(int k, struct ent *e)
 {
-	if (fredlog_left)
-		stay();
 	sync_cuts();
 	for (;;) {
+		if (fredlog_left) {
+			stay();
+			if (still_left())
+				return 0; /* runs on, unlogged */
+		}
 		if (in_window())
 			pause_locked();
 		if (fredlog_pos >= fredlog_ctl->end)
@@ -727,13 +767,11 @@ static int begin(int k, struct ent *e)
 static void diverge(int k, int logged, const char *detail)
 {
 	fredlog_ctl->divergences++;
-	fredlog_left = fredlog_ctl->strict != 0;
 	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
 	    "recording a new branch of history from here",
 	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged));
-	cut(fredlog_pos);
-	if (fredlog_left)
-		stay(); /* not even this call: a send would reach the client */
+	if (!strict_left())
+		cut(fredlog_pos);
 }
 
 /* done ends a replayed entry at e->at (after its fields and payload). */
@@ -2410,6 +2448,8 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		int was = inlib;
 		inlib = 1;
 		lock();
+		if (fredlog_left)
+			stay(); /* its handler's sends would reach the outside */
 		sync_cuts();
 		/* replaying: only the signal the log expects here */
 		while (fredlog_pos < fredlog_ctl->end &&
