@@ -127,9 +127,7 @@ func socketSendsNotRepeated(t *testing.T, backend string) {
 	at("continue", "101")
 	ts.must("delete", ``)
 	ts.must("continue", `sum=1013`)
-	if want := "req 0,req 1,req 2,req 3,req 4"; strings.Join(got(), ",") != want {
-		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
-	}
+	sentOnce(t, got, "req 0,req 1,req 2,req 3,req 4")
 }
 
 // unixServer answers "req I" lines on a unix socket in a temporary
@@ -251,14 +249,10 @@ func TestSnapshotWithUnixPeer(t *testing.T) {
 	at("fred-reverse-continue", "0")
 	at("continue", "101")
 	at("continue", "202")
-	if want := "req 0,req 1,req 2"; strings.Join(got(), ",") != want {
-		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
-	}
+	sentOnce(t, got, "req 0,req 1,req 2")
 	// Past the recording, the same connection: its fourth request.
 	at("continue", "303")
-	if want := "req 0,req 1,req 2,req 3"; strings.Join(got(), ",") != want {
-		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
-	}
+	sentOnce(t, got, "req 0,req 1,req 2,req 3")
 }
 
 // TestReplayThatLeavesItsRecording: a threaded program (CRIU) whose
@@ -307,7 +301,14 @@ func TestReplayThatLeavesItsRecording(t *testing.T) {
 	at("fred-reverse-continue", "202")
 	at("fred-reverse-continue", "101")
 	at("continue", "202")
-	if want := "req 0,req 1,req 2,req 3"; strings.Join(got(), ",") != want {
-		t.Fatalf("the server got %q; one forward run sends %q", strings.Join(got(), ","), want)
+	sentOnce(t, got, "req 0,req 1,req 2,req 3")
+}
+
+// sentOnce checks that a server outside fred got what one forward run
+// sends, each request once.
+func sentOnce(t *testing.T, got func() []string, want string) {
+	t.Helper()
+	if g := strings.Join(got(), ","); g != want {
+		t.Fatalf("the server got %q; one forward run sends %q", g, want)
 	}
 }

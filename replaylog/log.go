@@ -435,12 +435,11 @@ func SetStrict(path string, on, stop bool) error {
 		return err
 	}
 	defer f.Close()
-	le := binary.LittleEndian
 	b := make([]byte, 8)
 	if _, err := f.ReadAt(b, strictAt); err != nil {
 		return err
 	}
-	gen := le.Uint64(b)
+	gen := binary.LittleEndian.Uint64(b)
 	if (gen%2 == 1) != on {
 		gen++
 	}
@@ -449,12 +448,17 @@ func SetStrict(path string, on, stop bool) error {
 		flag = 1
 	}
 	// The flag first: a copy that sees the new generation reads it after.
-	le.PutUint64(b, flag)
-	if _, err := f.WriteAt(b, strictAt+8); err != nil {
+	if err := putU64(f, strictAt+8, flag); err != nil {
 		return err
 	}
-	le.PutUint64(b, gen)
-	_, err = f.WriteAt(b, strictAt)
+	return putU64(f, strictAt, gen)
+}
+
+// putU64 writes one of the header's little-endian words in place.
+func putU64(f *os.File, off int64, v uint64) error {
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint64(b, v)
+	_, err := f.WriteAt(b, off)
 	return err
 }
 
@@ -478,20 +482,13 @@ func CutBack(path string, h Header) error {
 		return err
 	}
 	defer f.Close()
-	le := binary.LittleEndian
-	b := make([]byte, 8)
-	put := func(off int64, v uint64) error {
-		le.PutUint64(b, v)
-		_, err := f.WriteAt(b, off)
-		return err
-	}
 	// cuts[ncuts % 400] = end, then ncuts, end and count: the order
 	// fredlog.c's cut writes them in.
 	for _, w := range []struct {
 		off int64
 		v   uint64
 	}{{56 + 8*int64(now.Cuts%MaxCuts), h.End}, {40, now.Cuts + 1}, {24, h.End}, {32, h.Count}} {
-		if err := put(w.off, w.v); err != nil {
+		if err := putU64(f, w.off, w.v); err != nil {
 			return err
 		}
 	}
