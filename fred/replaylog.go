@@ -173,20 +173,20 @@ func (s *Session) logCutBack(mark replaylog.Header) {
 // strictReplays keeps the replay log whole while a fred command replays
 // (replaylog.SetStrict): a copy of the program that leaves it does not
 // cut it, so that the person's history stays replayable after fred puts
-// them back. Under gdb the copy also stops there, so that nothing it does
-// reaches the outside; under pdb and perl the program is the debugger,
-// which must go on answering, and runs on unlogged. It returns how to
-// end that.
+// them back, and stops there, so that nothing it does reaches the
+// outside. It returns how to end that. Under gdb only: under pdb and perl
+// the program is the debugger, which must go on answering (a copy that
+// leaves the log there cuts it, as in the person's own commands).
 func (s *Session) strictReplays() (end func()) {
-	if s.rlog == nil || s.rlog.path == "" {
+	if s.rlog == nil || s.rlog.path == "" || s.p.InProcess {
 		return func() {}
 	}
-	if err := replaylog.SetStrict(s.rlog.path, true, !s.p.InProcess); err != nil {
+	if err := replaylog.SetStrict(s.rlog.path, true); err != nil {
 		debugf("strict replays: %v", err)
 		return func() {}
 	}
 	return func() {
-		if err := replaylog.SetStrict(s.rlog.path, false, false); err != nil {
+		if err := replaylog.SetStrict(s.rlog.path, false); err != nil {
 			debugf("strict replays: %v", err)
 		}
 	}

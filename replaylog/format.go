@@ -23,8 +23,7 @@
 //	library writes zeros ahead of the end: holes are slow to fill through a
 //	mapping), timeswitch u64 (1: the library said an interpreter's threads
 //	take turns by time), strict u64 (a generation, odd while fred replays
-//	a command of its own), strict_stop u64 (1: then a copy that leaves the
-//	log stops at its next call; SetStrict)
+//	a command of its own: a copy that leaves the log stops; SetStrict)
 //
 // An entry is a kind byte and fields; uv is an unsigned LEB128 varint, sv a
 // zigzag-encoded signed one, so small values take one byte:

@@ -423,13 +423,13 @@ func quote(b []byte) string {
 
 // SetStrict says whether fred is replaying a command of its own (a reverse
 // command's moves). Then a copy of the program that leaves the log does
-// not cut it and writes nothing more to it, so the person's history past
-// that point stays replayable; with stop (gdb), its threads also stop at
-// their next logged call, so that nothing of a path nobody recorded
-// reaches the outside (a server's answers to its clients). strict is a
-// generation, odd while on, so that a copy that left under one command's
-// strict knows when that command is over even if the next one began.
-func SetStrict(path string, on, stop bool) error {
+// not cut it, so the person's history past that point stays replayable,
+// and its threads stop at their next logged call, so that nothing of a
+// path nobody recorded reaches the outside (a server's answers to its
+// clients), until fred ends the copy or ends strict (then the copy cuts
+// the log where it is and records on). strict is a generation, odd while
+// on.
+func SetStrict(path string, on bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -440,18 +440,10 @@ func SetStrict(path string, on, stop bool) error {
 		return err
 	}
 	gen := binary.LittleEndian.Uint64(b)
-	if (gen%2 == 1) != on {
-		gen++
+	if (gen%2 == 1) == on {
+		return nil
 	}
-	flag := uint64(0)
-	if stop {
-		flag = 1
-	}
-	// The flag first: a copy that sees the new generation reads it after.
-	if err := putU64(f, strictAt+8, flag); err != nil {
-		return err
-	}
-	return putU64(f, strictAt, gen)
+	return putU64(f, strictAt, gen+1)
 }
 
 // putU64 writes one of the header's little-endian words in place.

@@ -107,7 +107,6 @@ struct ctl {
 	uint64_t zeroed;       /* the file is written (not a hole) up to here */
 	uint64_t timeswitch;   /* said that an interpreter's threads switch by time */
 	uint64_t strict;       /* odd while fred replays a command of its own (a generation) */
-	uint64_t strict_stop;  /* then a copy that leaves the log stops (gdb), or runs on unlogged */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -124,16 +123,13 @@ HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
 static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
 /* left: this copy left the log (a divergence) while fred replayed a
- * command of its own (ctl->strict odd; left_gen is that generation).
- * Whatever it does from there is nobody's history: it does not cut the
- * log (the person's history past this point stays replayable: fred puts
- * them back there) and writes nothing to it; under gdb (strict_stop) its
- * threads stop at their next logged call, so that nothing reaches the
- * outside (a server's answers), until fred ends the copy. If fred lets go
- * of strict first (it keeps the copy after all), the copy cuts the log
- * where it is and records on. */
+ * command of its own (ctl->strict odd; under gdb only). Whatever it does from there is nobody's history: it does not
+ * cut the log (the person's history past this point stays replayable:
+ * fred puts them back there), and its threads stop at their next logged
+ * call (stay), so that nothing reaches the outside (a server's answers),
+ * until fred ends the copy. If fred lets go of strict first (it keeps the
+ * copy after all), the copy cuts the log where it is and records on. */
 static int fredlog_left;
-static uint64_t fredlog_left_gen;
 /* initial-exec: a preloaded library has static TLS, so no lookup per access */
 static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
 /* mydbg: this thread is the one talking with the person (fredlog_debugger) */
@@ -498,8 +494,8 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 {
 	if (!fredlog_active) /* the debugger quit meanwhile: the rest is not logged */
 		return;
-	if (still_left())
-		return; /* nobody's history */
+	if (fredlog_left)
+		stay(); /* nobody's history */
 	if (!mythr)
 		mythr = ++nthreads;
 	if (fredlog_pos < fredlog_ctl->end) {
@@ -613,7 +609,7 @@ static int wait_turn(int k, int owner)
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
 		if (fredlog_left) {
 			stay();
-			return 0; /* runs on, unlogged */
+			return 0; /* released: the log was cut here, begin records */
 		}
 		if (!fredlog_active)
 			return 0; /* the debugger quit: nobody takes turns any more */
@@ -656,24 +652,25 @@ static int wait_turn(int k, int owner)
 }
 
 /* still_left, lock held: whether this copy is still one that left the log
- * under strict; when fred has let go of that strict (another generation),
- * it cuts the log where it is and records on. */
+ * under strict (a later command's strict holds it too); once fred has let
+ * go of strict, it cuts the log where it is and records on. */
 static int still_left(void)
 {
 	if (!fredlog_left)
 		return 0;
-	if (__atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE) == fredlog_left_gen)
+	uint64_t g = __atomic_load_n(&fredlog_ctl->strict, __ATOMIC_ACQUIRE);
+	if (g & 1)
 		return 1;
 	fredlog_left = 0;
 	cut(fredlog_pos);
 	return 0;
 }
 
-/* stay, lock held (let go meanwhile): a copy that left the log under a
- * stopping strict waits there to be ended; otherwise at once. */
+/* stay, lock held (let go meanwhile): a copy that left the log under
+ * strict waits there to be ended, or for strict to end. */
 static void stay(void)
 {
-	while (still_left() && __atomic_load_n(&fredlog_ctl->strict_stop, __ATOMIC_ACQUIRE)) {
+	while (still_left()) {
 		raw_unlock();
 		struct timespec ts = {0, 50 * 1000000};
 		nanosleep(&ts, NULL);
@@ -691,7 +688,6 @@ static int strict_left(void)
 	if (!(g & 1))
 		return 0;
 	fredlog_left = 1;
-	fredlog_left_gen = g;
 	stay();
 	return 1;
 }
@@ -700,11 +696,8 @@ static int begin(int k, struct ent *e)
 {
 	sync_cuts();
 	for (;;) {
-		if (fredlog_left) {
+		if (fredlog_left)
 			stay();
-			if (still_left())
-				return 0; /* runs on, unlogged */
-		}
 		if (in_window())
 			pause_locked();
 		if (fredlog_pos >= fredlog_ctl->end)
