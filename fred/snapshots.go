@@ -515,11 +515,33 @@ func (s *Session) restoreImage(sn *snap) (int, error) {
 // CRIU restores the snapshot's process under that same pid.
 func (s *Session) freePid(pid, snapID int) error {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+	s.reapByDebugger(pid)
 	if !proc.Reap(pid, s.opt.Timeout) || !proc.WaitGone(pid, s.opt.Timeout) {
 		return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, snapID)
 	}
 	delete(s.adopted, pid)
 	return nil
+}
+
+// reapByDebugger collects pid, killed, when the debugger is its parent
+// and left it a zombie: a program gdb started, detached from and attached
+// to again for CRIU's dumps, with threads, is now and then not collected
+// by gdb's kill, and only its parent can collect it (fred waited for its
+// pid to be free until its deadline, and the restore failed).
+func (s *Session) reapByDebugger(pid int) {
+	if s.p.Tracer == nil || s.proc == nil || s.proc.Cmd == nil || s.proc.Cmd.Process == nil {
+		return
+	}
+	dbg := s.proc.Cmd.Process.Pid
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		switch st := proc.State(pid); {
+		case st == 0 || proc.Parent(pid) != dbg:
+			return // gone, or not the debugger's to collect
+		case st == 'Z':
+			// (not collectable until its last thread is gone: again)
+			_, _ = s.query(fmt.Sprintf(`python exec("import os\ntry:\n os.waitpid(%d, os.WNOHANG)\nexcept OSError:\n pass")`, pid))
+		}
+	}
 }
 
 // show prints the current location as the debugger does after a stop.

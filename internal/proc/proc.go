@@ -230,6 +230,15 @@ func State(pid int) byte {
 	return 0
 }
 
+// Parent is pid's parent process (0 if unknown).
+func Parent(pid int) int {
+	if f := statFields(strconv.Itoa(pid)); len(f) > 1 {
+		n, _ := strconv.Atoi(f[1])
+		return n
+	}
+	return 0
+}
+
 // Alive reports whether pid exists and is not a zombie.
 func Alive(pid int) bool {
 	st := State(pid)
