@@ -111,13 +111,7 @@ func socketSendsNotRepeated(t *testing.T, backend string) {
 	ts := gdbSession(t, "sock_client", backend)
 	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
 	ts.must("break "+answer, `Breakpoint 1`)
-	at := func(cmd, v string) {
-		t.Helper()
-		ts.must(cmd, answer)
-		if got := ts.value("v"); got != v {
-			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
-		}
-	}
+	at := ts.valueAt(answer, "v")
 	at("run "+path, "0")
 	ts.must("fred-checkpoint", `snapshot 2 taken`)
 	at("continue", "101")
@@ -230,16 +224,12 @@ func TestSnapshotWithUnixPeer(t *testing.T) {
 	ts := gdbSession(t, "sock_client", "criu")
 	answer := fmt.Sprintf(`sock_client.c:%d`, fixtureLineOf(t, "sock_client.c", "answer"))
 	ts.must("break "+answer, `Breakpoint 1`)
-	at := func(cmd, v string) string {
+	valueAt := ts.valueAt(answer, "v")
+	at := func(cmd, v string) {
 		t.Helper()
-		out := ts.must(cmd, answer)
-		if got := ts.value("v"); got != v {
-			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
-		}
-		if strings.Contains(out, "is closed") {
+		if out := valueAt(cmd, v); strings.Contains(out, "is closed") {
 			t.Fatalf("the restore closed the socket:\n%s", out)
 		}
-		return out
 	}
 	at("run "+path, "0")
 	ts.must("fred-checkpoint", `snapshot 2 taken`)
@@ -271,13 +261,7 @@ func TestReplayThatLeavesItsRecording(t *testing.T) {
 	ts := gdbSession(t, "left_log", "criu")
 	answer := fmt.Sprintf(`left_log.c:%d`, fixtureLineOf(t, "left_log.c", "answer"))
 	ts.must("break "+answer, `Breakpoint 1`)
-	at := func(cmd, v string) {
-		t.Helper()
-		ts.must(cmd, answer)
-		if got := ts.value("v"); got != v {
-			t.Fatalf("after %q, the answer is %s; recorded: %s", cmd, got, v)
-		}
-	}
+	at := ts.valueAt(answer, "v")
 	at("run "+path+" "+flag, "0")
 	ts.must("fred-checkpoint", `snapshot 2 taken`)
 	at("continue", "101")
@@ -310,5 +294,18 @@ func sentOnce(t *testing.T, got func() []string, want string) {
 	t.Helper()
 	if g := strings.Join(got(), ","); g != want {
 		t.Fatalf("the server got %q; one forward run sends %q", g, want)
+	}
+}
+
+// valueAt returns a check that a command stops at stop (a pattern) with
+// expr's value v there, as recorded; it gives what the command printed.
+func (ts *tsession) valueAt(stop, expr string) func(cmd, v string) string {
+	return func(cmd, v string) string {
+		ts.t.Helper()
+		out := ts.must(cmd, stop)
+		if got := ts.value(expr); got != v {
+			ts.t.Fatalf("after %q, %s is %s; recorded: %s", cmd, expr, got, v)
+		}
+		return out
 	}
 }

@@ -271,32 +271,15 @@ func (s *Session) replayStep(step history.Step) (string, error) {
 	}
 	// A count the search made up (next 30000) has no time of its own yet.
 	deadline := s.opt.Timeout + 3*step.Took + time.Duration(step.Cmd.Count)*10*time.Millisecond
-	left := s.leftLog(step)
-	s.giveUp = left.giveUp
-	defer func() { s.giveUp = nil }()
-	out, err := s.sendStep(step.Cmd, deadline)
-	s.giveUp = nil
-	var te *conn.TimeoutError
-	switch {
-	case errors.As(err, &te) && left.notice != "":
-		err = &LeftRecordingError{Cmd: step.Label(), Notice: left.notice, Stuck: true, Err: err}
-	case err == nil:
-		// Arrived, but by another path than the recorded one: where it
-		// stopped may look the same and be another moment (a server's
-		// next request at the same breakpoint).
-		if notice := left.diverged(); notice != "" {
-			err = &LeftRecordingError{Cmd: step.Label(), Notice: notice}
-		}
-	}
+	out, err := s.sendWatched(step, deadline)
 	if rerr := restore(); err == nil {
 		err = rerr
 	}
 	return out, err
 }
 
-// LeftRecordingError is a replayed command that did not end after the
-// program left its recording (the replay log's divergence): what it waits
-// for (a client's request, another thread's turn) will not come again.
+// LeftRecordingError is a replayed command whose program left its
+// recording (the replay log's divergence), stopped or not (Stuck).
 type LeftRecordingError struct {
 	Cmd, Notice string
 	Stuck       bool  // it did not get where it went the first time
@@ -315,70 +298,62 @@ func (e *LeftRecordingError) Error() string {
 
 func (e *LeftRecordingError) Unwrap() error { return e.Err }
 
-// leftGrace is how long a replayed command may still run after its
-// program left the recording. Under gdb the copy that left stops at its
-// next call (strictReplays), and the command fails anyway when it ends:
-// no grace. Under pdb and perl it runs on; a stop that comes soon still
-// fails the command, and one that does not is not waited for.
-const leftGrace = 2 * time.Second
-
-// logWatch follows the replay log while one command is replayed.
-type logWatch struct {
-	giveUp   func() bool
-	diverged func() string // the log's notice if the program left it
-	notice   string        // set once giveUp said yes
+// sendWatched sends a replayed step while following the replay log: the
+// step fails (LeftRecordingError) if its program left the recording,
+// at once if it has not stopped yet (what it waits for, a client's
+// request or another thread's turn, will not come again), and when it
+// stops (the stop may look the same and be another moment: a server's
+// next request at the same breakpoint).
+func (s *Session) sendWatched(step history.Step, deadline time.Duration) (string, error) {
+	left, giveUp := s.leftLog()
+	s.giveUp = giveUp
+	defer func() { s.giveUp = nil }()
+	out, err := s.sendStep(step.Cmd, deadline)
+	var te *conn.TimeoutError
+	switch notice := left(); {
+	case notice == "":
+	case errors.As(err, &te):
+		err = &LeftRecordingError{Cmd: step.Label(), Notice: notice, Stuck: true, Err: err}
+	case err == nil:
+		err = &LeftRecordingError{Cmd: step.Label(), Notice: notice}
+	}
+	return out, err
 }
 
-// leftLog watches the replay log's divergences while step is replayed:
-// giveUp says yes once the program left the recording longer than
-// leftGrace (and the step's own time twice) ago.
-func (s *Session) leftLog(step history.Step) *logWatch {
-	w := &logWatch{diverged: func() string { return "" }}
+// leftLog follows the replay log's divergences from now on: left is the
+// log's notice once the program left it ("" until then), and giveUp
+// says so to a wait (looking at the log's header at most every
+// giveUpLook).
+func (s *Session) leftLog() (left func() string, giveUp func() bool) {
 	base, ok := s.logMark()
 	if !ok {
-		return w
+		return func() string { return "" }, nil
 	}
-	w.diverged = func() string {
+	notice := ""
+	left = func() string {
+		if notice != "" {
+			return notice
+		}
 		h, err := replaylog.ReadHeader(s.rlog.path)
 		if err != nil || h.Divergences == base.Divergences {
 			return ""
 		}
 		s.rlog.seen = h.Notices // said in the command's error
-		if h.Notice == "" {
-			return "the program took another path"
+		notice = h.Notice
+		if notice == "" {
+			notice = "the program took another path"
 		}
-		return h.Notice
+		return notice
 	}
-	grace := leftGrace + 2*step.Took
-	if !s.p.InProcess {
-		grace = 0
+	var looked time.Time
+	giveUp = func() bool {
+		if notice == "" && time.Since(looked) >= giveUpLook {
+			looked = time.Now()
+			left()
+		}
+		return notice != ""
 	}
-	var since, looked time.Time
-	w.giveUp = func() bool {
-		if time.Since(looked) < giveUpLook {
-			return w.notice != ""
-		}
-		looked = time.Now()
-		if since.IsZero() {
-			h, err := replaylog.ReadHeader(s.rlog.path)
-			if err != nil || h.Divergences == base.Divergences {
-				return false
-			}
-			since = time.Now()
-		}
-		if time.Since(since) < grace {
-			return false
-		}
-		if w.notice == "" {
-			w.notice = "the program took another path"
-			if h, err := replaylog.ReadHeader(s.rlog.path); err == nil && h.Notice != "" {
-				w.notice = h.Notice
-				s.rlog.seen = h.Notices // said in the command's error
-			}
-		}
-		return true
-	}
-	return w
+	return left, giveUp
 }
 
 // giveUpLook: the log's header is read at most this often.

@@ -69,13 +69,7 @@ func TestServerWithClients(t *testing.T) {
 			t.Fatalf("the client got no answer; one forward run answers %q", want)
 		}
 	}
-	at := func(cmd string, v string) {
-		t.Helper()
-		ts.must(cmd, request)
-		if got := ts.value("100*served+job_i"); got != v {
-			t.Fatalf("after %q, the server answers %s; recorded: %s", cmd, got, v)
-		}
-	}
+	at := ts.valueAt(request, "100*served+job_i")
 	send("req 0")
 	at("run "+path, "0")
 	ts.must("fred-checkpoint", `snapshot \d+ taken`)

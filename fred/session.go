@@ -502,13 +502,7 @@ func (s *Session) queryFor(cmd string, timeout time.Duration) (string, error) {
 		s.outOfStep = true
 		return "", &conn.TimeoutError{Cmd: cmd}
 	}
-	var out string
-	var err error
-	if s.giveUp != nil {
-		out, err = s.conn.WaitPromptUnless(cmd, time.Now().Add(timeout), s.giveUp)
-	} else {
-		out, err = s.conn.WaitPrompt(cmd, time.Now().Add(timeout), nil, true, nil)
-	}
+	out, err := s.conn.WaitPromptUnless(cmd, time.Now().Add(timeout), s.giveUp)
 	if errors.Is(err, conn.ErrDebuggerExited) {
 		return out, ErrSessionOver
 	}

@@ -123,8 +123,8 @@ HIDDEN uint64_t fredlog_pos = HDR, fredlog_seq, fredlog_mycuts;
 static int64_t last_time, last_tv, last_clock[16];
 static int lastthr, nthreads;
 /* left: this copy left the log (a divergence) while fred replayed a
- * command of its own (ctl->strict odd; under gdb only). Whatever it does from there is nobody's history: it does not
- * cut the log (the person's history past this point stays replayable:
+ * command of its own (ctl->strict odd; under gdb only). Whatever it does
+ * from there is nobody's history: it does not cut the log (the person's history past this point stays replayable:
  * fred puts them back there), and its threads stop at their next logged
  * call (stay), so that nothing reaches the outside (a server's answers),
  * until fred ends the copy. If fred lets go of strict first (it keeps the
@@ -807,7 +807,7 @@ static int start(int k, struct ent *e)
 	int r = begin(k, e);
 	if (r < 0) {
 		diverge(k, -r, NULL);
-		r = 0;
+		return 0;
 	}
 	return r;
 }
@@ -1629,22 +1629,16 @@ static int late_data(int k, int fd, size_t max, void *buf, int64_t *res)
 			    && lseek(FD, 0, SEEK_CUR) != at + res)    \
 				ref = 0;                             \
 			lock();                                      \
-			if (!is_own_pipe(FD) && late_data(K, FD, MAX, BUF, &res)) { \
-				unlock();                            \
-				if (res < 0) {                       \
-					errno = (int)-res;           \
-					res = -1;                    \
-				}                                    \
-				inlib = 0;                           \
-				return res;                          \
-			}                                            \
-			if (ref && res > 0 && at + res > store_below) \
+			/* (a late answer is the log's: given below) */ \
+			rep = !is_own_pipe(FD) && late_data(K, FD, MAX, BUF, &res); \
+			if (!rep && ref && res > 0 && at + res > store_below) \
 				log_file(FD, res, at, &id, K == K_PREAD); \
-			else                                         \
+			else if (!rep)                               \
 				log_data(K, FD, res < 0 ? -sv : res, BUF); \
 			unlock();                                    \
 			errno = sv;                                  \
-		} else if (res < 0) {                                \
+		}                                                    \
+		if (rep && res < 0) {                                \
 			errno = (int)-res;                           \
 			res = -1;                                    \
 		}                                                    \
