@@ -313,7 +313,8 @@ func TestReverseWatchInRecursiveCall(t *testing.T) {
 		{name: "gdb", file: "recurse.c", fixture: "recurse", start: gdbStart,
 			toEnd: []string{"break recurse.c:%d", "run"}, stopped: `Breakpoint 1, main`,
 			expr: "hits >= 5", before: "0", after: "1", at: [2]string{"n", "4"}, step: "step",
-			where: []step{{cmd: "bt", out: `(?s)#0  count \(n=4\) at .*recurse.c:%d\r?\n(#\d  .* count \(n=[5-8]\) .*\n){4}#5  .* main \(\)`}}},
+			// gdb folds a frame over two lines when the path is long.
+			where: []step{{cmd: "bt", out: `(?s)#0  count \(n=4\) at .*recurse.c:%d\r?\n(#\d  .*? count \(n=[5-8]\)\s.*?){4}#5  .* main \(\)`}}},
 		{name: "pdb", file: "recurse.py", fixture: "recurse.py", start: pdbStart,
 			toEnd: []string{"b %d", "c"}, stopped: `recurse.py\(\d+\)<module>\(\)`,
 			expr: "hits >= 5", before: "False", after: "True", at: [2]string{"n", "4"}, step: "step",
