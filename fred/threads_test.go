@@ -332,9 +332,11 @@ func testThreadsBlockedThreadStops(t *testing.T, arg string) {
 	check("after a restore")
 }
 
-// TestThreadsReverseWatchFromMain is the way people start one: no
-// breakpoint at main, no --from. Four threads, nothing forcing their
-// turns (mt_sum): `run` to a breakpoint after they are joined, back and
+// TestThreadsReverseWatchFromMain is the way people start one: `break
+// main`, `run`, no --from. Four threads, nothing forcing their turns
+// (mt_sum, whose main fills the pool: the sum is 0 at main's first line
+// as at the end, so the search looks for an earlier moment where it was
+// 1000): `continue` to a breakpoint after they are joined, back and
 // forward again over the whole run (the replay gives the same sum), then
 // reverse-watch from the program's start finds the lost write and names
 // its thread: the lost write, or, when another thread's move was under
@@ -359,8 +361,10 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 	clean := 0
 	for i := 0; i < 20; i++ {
 		ts := gdbSession(t, "mt_sum", "criu")
-		ts.do("break 79")
-		ts.must("run", `hit Breakpoint 1, main \(\)\s+at .*mt_sum.c:79`)
+		ts.do("break main")
+		ts.must("run", `Breakpoint 1, main \(\) at .*mt_sum.c:86`)
+		ts.do("break 92")
+		ts.must("continue", `hit Breakpoint 2, main \(\)\s+at .*mt_sum.c:92`)
 		sum := ts.value("sum()")
 		if sum == "1000" {
 			if clean++; clean > 10 {
@@ -372,7 +376,7 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 			continue
 		}
 		ts.must("fred-reverse-continue", `mt_sum.c:\d+`)
-		ts.must("continue", `hit Breakpoint 1, main \(\)\s+at .*mt_sum.c:79`)
+		ts.must("continue", `hit Breakpoint 2, main \(\)\s+at .*mt_sum.c:92`)
 		if again := ts.value("sum()"); again != sum {
 			t.Fatalf("run %d: the replay's sum is %s, the recorded run's %s", i, again, sum)
 		}
