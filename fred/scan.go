@@ -27,6 +27,11 @@ import (
 // debugger round trips, some milliseconds.
 const maxWatchStops = 2000
 
+// FromLanding implements watch.CoarseScanner: in a threaded program one
+// statement of the selected thread may hold other threads' changes, back
+// and forth.
+func (w *watchProgram) FromLanding() bool { return w.threaded() }
+
 // Scan implements watch.Scanner.
 func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string) (watch.Scanned, error) {
 	s := w.s
@@ -43,9 +48,8 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 		return watch.Scanned{}, nil // one statement: no change inside it is later than its end
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
-	case w.threaded():
-		// A watchpoint's stops come in any thread, mid-statement: the
-		// thread search (whichThread) starts from the landing instead.
+	case counted && w.threaded():
+		// The count is of the thread the debugger traces.
 		return watch.Scanned{Why: "fred does not watch a program with threads for it yet"}, nil
 	case cont.Cmd.Op != P.OpContinue || cont.Cmd.Count > 1 || cont.Ended || !cont.Known() || counted && cont.Stop != P.StopBreakpoint:
 		in := "'" + cont.Label() + "'"

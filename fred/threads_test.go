@@ -137,10 +137,10 @@ func TestThreadsReverseWatch(t *testing.T) {
 			if m[2] != tc.stmt {
 				t.Errorf("named the statement %q, want %q:\n%s", m[2], tc.stmt, out)
 			}
-			// fred does not watch a threaded program's commands: the
-			// thread's landing, as any, says a later change stays possible.
-			if !strings.Contains(out, "a later change into 0 is not ruled out: fred does not watch a program with threads for it yet") {
-				t.Errorf("the landing does not say a later change is possible:\n%s", out)
+			// fred watched the threads from the landing to the end: the
+			// landing is the last change.
+			if strings.Contains(out, "not ruled out") {
+				t.Errorf("fred did not watch the run for a later change:\n%s", out)
 			}
 			// The named thread is the selected one, where the watch landed.
 			ts.must("info threads", `(?m)^\* `+m[1]+` +Thread`)
@@ -415,4 +415,37 @@ func TestThreadsReverseWatchAgain(t *testing.T) {
 		t.Fatalf("the second search did not land at teller 2's write:\n%s", out)
 	}
 	ts.must("bt", `#0  write_balance \(b=800, amount=100\)`)
+}
+
+// TestThreadsReverseWatchLastChange: a threaded program's expression
+// changes into its present value many times (mt_last: level < 2 is 0
+// whenever both workers hold a slot, and for good after the last move).
+// reverse-watch lands on the last change, the run's last move, as a
+// watchpoint with reverse-continue would, and names its thread; checked
+// by values and one step of that thread alone.
+func TestThreadsReverseWatchLastChange(t *testing.T) {
+	ts := gdbSession(t, "mt_last", "criu")
+	ts.do("break 51")
+	ts.must("run", `hit Breakpoint 1, main \(\)\s+at .*mt_last.c:51`)
+	const total = "162" // 2 * (2 * K + 1)
+	if v := ts.value("moves"); v != total {
+		t.Fatalf("moves is %s at the end, want %s", v, total)
+	}
+	named := regexp.MustCompile(`'level < 2' is 1 here; the next statement of thread (\d+) \(LWP \d+, "mt_last"\), in take at mt_last.c:19, run alone, makes it 0`)
+	out := ts.must("fred-reverse-watch level < 2", named.String())
+	if strings.Contains(out, "not ruled out") {
+		t.Errorf("fred did not watch the run for a later change:\n%s", out)
+	}
+	th := named.FindStringSubmatch(out)[1]
+	ts.must("info threads", `(?m)^\* `+th+` +Thread`)
+	for x, want := range map[string]string{"level": "1", "moves": "161"} {
+		if v := ts.value(x); v != want {
+			t.Errorf("at the landing, %s is %s, want %s:\n%s", x, v, want, out)
+		}
+	}
+	ts.do("set scheduler-locking step")
+	ts.do("step")
+	if v := ts.value("level < 2"); v != "0" {
+		t.Fatalf("one step of thread %s: level < 2 is %s, want 0", th, v)
+	}
 }

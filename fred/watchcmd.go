@@ -632,7 +632,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 // laterNotes says where the landing may not be the last change: a command
 // after it that fred could not watch, or a stop of the person's it could
 // not reach again. Every landing says it, the thread search's too: its
-// landing is the same change's, and a threaded program is not watched.
+// landing is the same change's.
 func (s *Session) laterNotes(res watch.Result) {
 	if res.NotScanned != "" {
 		s.Printf("a later change into %s is not ruled out: %s", res.After, res.NotScanned)

@@ -282,6 +282,9 @@ func (s *search) later(r Result, end Moment) (Result, error) {
 // possible. A scan that fails leaves r, saying why.
 func (s *search) scan(r Result, end Moment) (Result, error) {
 	froms := []Moment{r.Next}
+	if c, ok := s.scanner.(CoarseScanner); ok && c.FromLanding() {
+		froms[0] = r.Landed
+	}
 	if s.stopper != nil {
 		froms = append(froms, s.stopper.Stops(r.Next, end)...)
 	}

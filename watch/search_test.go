@@ -1170,3 +1170,36 @@ func TestScanFindsTheLastChangeInALaterCommand(t *testing.T) {
 		t.Fatalf("%d scans: the latest command has the change, no earlier one needs a look", sc.calls)
 	}
 }
+
+// coarseScanning is a scanning sim whose finest step may hold several
+// changes (threads): it asks to be scanned from the landing, and keeps
+// where each scan began.
+type coarseScanning struct {
+	*scanning
+	froms []int
+}
+
+func (s *coarseScanning) FromLanding() bool { return true }
+
+func (s *coarseScanning) Scan(ctx context.Context, from Moment, after string) (Scanned, error) {
+	s.froms = append(s.froms, from.(mom).pos)
+	return s.scanning.Scan(ctx, from, after)
+}
+
+// A CoarseScanner is scanned from the landing itself, where EXPR still
+// has its value before: a change back and forth inside the landing's
+// step would be seen. The landing is the last rise all the same.
+func TestScanFromTheLanding(t *testing.T) {
+	history := func() *sim { return riseFallRiseWith(t, func(s *sim) { s.cont(3) }) }
+	s := history()
+	plain := mustSearch(t, s, s)
+	s = history()
+	sc := &coarseScanning{scanning: &scanning{sim: s}}
+	r := mustSearch(t, s, sc)
+	if len(sc.froms) == 0 || sc.froms[0] != plain.Landed.(mom).pos {
+		t.Fatalf("scanned from %v, want from the landing %v", sc.froms, plain.Landed)
+	}
+	if l := r.Landed.(mom).pos; l != 90 || !r.Scanned {
+		t.Fatalf("landed at %v (want stop 90, the last rise), %+v", r.Landed, r.Stats)
+	}
+}

@@ -208,6 +208,15 @@ type Scanner interface {
 	Scan(ctx context.Context, from Moment, after string) (Scanned, error)
 }
 
+// CoarseScanner is an optional interface of a Scanner whose finest step
+// may hold several changes: another thread's statements run while one of
+// the selected thread's does. When FromLanding says so, Search scans from
+// the landing itself instead of one step after it, so that a change back
+// and forth inside that step is seen too.
+type CoarseScanner interface {
+	FromLanding() bool
+}
+
 // Scanned is what a Scanner found.
 type Scanned struct {
 	A, B   Moment
