@@ -926,3 +926,50 @@ func runProg(t *testing.T, env []string, prog string, args ...string) string {
 	}
 	return string(out)
 }
+
+// A thread that holds a mutex and reads the clock while an in-process
+// debugger starts talking, whose thread then needs that mutex (mt_window:
+// CPython's GIL under pdb, where take_gil reads the clock holding the
+// GIL's mutex and pdb's thread takes it to hand the GIL over). The
+// library must not hold the worker back while it holds the mutex: the
+// run, recorded and replayed, ends. (It hung for good: TestPDBThreads,
+// now and then.)
+func TestLibraryDebuggerWaitsForAHeldLock(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "mt_window")
+	logf := filepath.Join(t.TempDir(), "log")
+	run := func(env ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, prog)
+		c.Env = append(append(os.Environ(), "LD_PRELOAD="+lib, "FREDLOG_FILE="+logf, "FREDLOG_QUIET=0"), env...)
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("%v: the run did not end in a minute (the worker waits for the debugger holding the mutex it needs):\n%s", env, out)
+		}
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	if out := run(); out != "done\n" {
+		t.Fatalf("recorded run: %q", out)
+	}
+	for i := 0; i < 3; i++ {
+		if out := run("FREDLOG_REPLAY=1"); out != "done\n" {
+			t.Fatalf("replay %d: %q", i, out)
+		}
+	}
+	l, err := ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Divergences != 0 || l.Notices != 0 {
+		t.Errorf("%d divergences, notice %q", l.Divergences, l.Notice)
+	}
+}

@@ -134,6 +134,12 @@ static int fredlog_left;
 static __thread __attribute__((tls_model("initial-exec"))) int mythr, inlib;
 /* mydbg: this thread is the one talking with the person (fredlog_debugger) */
 static __thread __attribute__((tls_model("initial-exec"))) int mydbg;
+/* nheld: the mutexes and rwlocks this thread holds (taken through us).
+ * A thread that holds one does not wait for an in-process debugger that
+ * talks: the debugger's thread may need it first (CPython's take_gil reads
+ * the clock holding the GIL's mutex, which pdb's thread takes to hand the
+ * GIL over). It goes on to let it go, and waits at its next call. */
+static __thread __attribute__((tls_model("initial-exec"))) int nheld;
 static int lk;
 
 static ssize_t (*real_read)(int, void *, size_t);
@@ -614,9 +620,12 @@ static int wait_turn(int k, int owner)
 		if (!fredlog_active)
 			return 0; /* the debugger quit: nobody takes turns any more */
 		if (in_window()) {
-			pause_locked(); /* the program is stopped, not late */
+			/* the program is stopped, not late */
 			slept = 0;
-			continue;
+			if (!nheld) {
+				pause_locked();
+				continue;
+			}
 		}
 		if (slept >= turn_ms && held(owner))
 			slept = 0;
@@ -698,7 +707,7 @@ static int begin(int k, struct ent *e)
 	for (;;) {
 		if (fredlog_left)
 			stay();
-		if (in_window())
+		if (in_window() && !nheld)
 			pause_locked();
 		if (fredlog_pos >= fredlog_ctl->end)
 			return 0;
@@ -785,7 +794,8 @@ static inline int off_(void)
 	if (__builtin_expect(__atomic_load_n(&fredlog_debugger, __ATOMIC_RELAXED) > 0, 0)) {
 		if (mydbg)
 			return 1;
-		pause_here();
+		if (!nheld)
+			pause_here();
 		return !fredlog_active;
 	}
 	return 0;
@@ -2795,7 +2805,7 @@ static int ahead(void)
 #define HOLD_PAUSE(K, X, BLOCK, UNDO)                           \
 	do {                                                    \
 		if ((K) != K_JOIN && (X) == 0)                  \
-			while (in_window()) {                   \
+			while (in_window() && !nheld) {         \
 				UNDO;                           \
 				pause_here();                   \
 				X = BLOCK;                      \
@@ -3004,54 +3014,70 @@ static int sem_res(int r) { return r < 0 ? -errno : 0; }
 	} while (0)
 
 /* SOFF calls BLOCK: for the try and timed calls, SOFF's own below */
-EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
-EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+static int held_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
+static int held_mutex_trylock(pthread_mutex_t *m)
 {
 	READY();
 	if (SOFF)
 		return real_mutex_trylock(m);
 	ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m), real_mutex_unlock(m));
 }
-EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+static int held_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_mutex_timedlock(m, t);
 	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m), real_mutex_unlock(m));
 }
-EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
+static int held_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
 
-EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
-EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
-EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+static int held_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
+static int held_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
+static int held_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	READY();
 	if (SOFF)
 		return real_rw_tryrdlock(l);
 	ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l), real_rw_unlock(l));
 }
-EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+static int held_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	READY();
 	if (SOFF)
 		return real_rw_trywrlock(l);
 	ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l), real_rw_unlock(l));
 }
-EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+static int held_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_rw_timedrdlock(l, t);
 	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l), real_rw_unlock(l));
 }
-EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+static int held_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_rw_timedwrlock(l, t);
 	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l), real_rw_unlock(l));
 }
-EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
+static int held_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
+
+/* The locks as the program calls them: counted in nheld. An unlock is
+ * counted out after it is done (it must not wait holding the lock). */
+#define COUNT_IN(R) ((R) == 0 ? (nheld++, 0) : (R))
+#define COUNT_OUT(R) ((R) == 0 && nheld > 0 ? (nheld--, 0) : (R))
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_lock(m)); }
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_trylock(m)); }
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t) { return COUNT_IN(held_mutex_timedlock(m, t)); }
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { return COUNT_OUT(held_mutex_unlock(m)); }
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_rdlock(l)); }
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_wrlock(l)); }
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_tryrdlock(l)); }
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_trywrlock(l)); }
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t) { return COUNT_IN(held_rwlock_timedrdlock(l, t)); }
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t) { return COUNT_IN(held_rwlock_timedwrlock(l, t)); }
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { return COUNT_OUT(held_rwlock_unlock(l)); }
 
 EXPORT int pthread_cond_signal(pthread_cond_t *c) { RELEASE(K_COND_SIGNAL, real_cond_signal(c)); }
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST, real_cond_broadcast(c)); }
@@ -3060,7 +3086,7 @@ EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST,
  * talks it waits without it (as inside the wait itself). */
 static void cond_pause(pthread_mutex_t *m)
 {
-	while (in_window()) {
+	while (in_window() && nheld <= 1) { /* (m is one of them) */
 		real_mutex_unlock(m);
 		pause_here();
 		real_mutex_lock(m);
