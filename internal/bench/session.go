@@ -31,6 +31,12 @@ func (o *outBuf) Write(p []byte) (int, error) {
 	return o.b.Write(p)
 }
 
+func (o *outBuf) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
 func (o *outBuf) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
