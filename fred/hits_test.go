@@ -39,7 +39,7 @@ func testReverseWatchLong(t *testing.T, backend string) {
 	ts := gdbSession(t, "watch_long", backend)
 	ts.do("skip -gfi ./*/*")
 	ts.runTo("run", "break 26", `Breakpoint 2, main`)
-	out := ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\) at .*watch_long.c:17`)
+	out := ts.must("fred-reverse-watch flag == 1", `add \(i=2718281\)\s+at .*watch_long.c:17`)
 	m := regexp.MustCompile(`(\d+) native probes`).FindStringSubmatch(out)
 	if m == nil || m[1] == "0" {
 		t.Fatalf("the search did not divide the continue natively:\n%s", out)
@@ -89,7 +89,7 @@ func TestReverseWatchScanStopsShort(t *testing.T) {
 	ts := gdbSession(t, "watch", "fork")
 	ts.do("skip -gfi ./*/*")
 	ts.runTo("run", "break 21", `Breakpoint 2, main`)
-	ts.must("fred-reverse-watch sum >= 0", `update \(i=277\) at .*watch.c:13`)
+	ts.must("fred-reverse-watch sum >= 0", `update \(i=277\)\s+at .*watch.c:13`)
 	if h := ts.do("fred-history"); !passesRe.MatchString(h) {
 		t.Fatalf("the search made no scan, so this tests nothing:\n%s", h)
 	}
@@ -110,7 +110,7 @@ func TestReverseWatchLongNeedsNativeProbes(t *testing.T) {
 	ts.do("skip -gfi ./*/*")
 	ts.runTo("run", "break 26", `Breakpoint 2, main`)
 	ts.must("fred-reverse-watch flag == 1", `more than 3000 statements`)
-	ts.must("frame", `main \(\) at .*watch_long.c:26`)
+	ts.must("frame", `main \(\)\s+at .*watch_long.c:26`)
 }
 
 // A live hit count serves as the start of a longer one: going from "k

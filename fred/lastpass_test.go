@@ -83,7 +83,7 @@ func TestReverseStepOverTooLongALoop(t *testing.T) {
 	if ts.Failed() != failed+1 {
 		t.Fatalf("fred-reverse-step did not count as failed")
 	}
-	ts.must("frame", `done \(s=1799970000\) at .*bench_loop.c:10`)
+	ts.must("frame", `done \(s=1799970000\)\s+at .*bench_loop.c:10`)
 	ts.must("next", `11\t`)
 	if r := ts.value("result"); r != "1799970000" {
 		t.Fatalf("result = %s", r)
@@ -117,7 +117,7 @@ func TestInterruptReverseStepOverLoop(t *testing.T) {
 		ts.Interrupt()
 	}()
 	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
-	ts.must("frame", `done \(s=19999900000\) at .*bench_loop.c:10`)
+	ts.must("frame", `done \(s=19999900000\)\s+at .*bench_loop.c:10`)
 	ts.must("next", `11\t`)
 	ts.must("continue", `exited normally`)
 }
@@ -134,7 +134,7 @@ func TestInterruptReverseStepNearStop(t *testing.T) {
 	start := time.Now()
 	ts.must("fred-reverse-step", `'fred-reverse-step' interrupted; you are back where you were`)
 	t.Logf("interrupted after %v", time.Since(start))
-	ts.must("frame", `done \(s=79999999800000000\) at .*bench_loop.c:10`)
+	ts.must("frame", `done \(s=79999999800000000\)\s+at .*bench_loop.c:10`)
 	ts.must("next", `11\t`)
 	ts.must("continue", `exited normally`)
 }

@@ -123,17 +123,17 @@ func TestLongNext(t *testing.T) {
 			{cmd: "break main", out: `Breakpoint 1`},
 			{cmd: "run", out: `Breakpoint 1, main`},
 			{cmd: "next", out: `30\t`},
-			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\) at .*next_long.c:17`, expr: "flag", want: "0"},
+			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\)\s+at .*next_long.c:17`, expr: "flag", want: "0"},
 			{cmd: "next", out: `18\t`, expr: "flag", want: "1"}, // one step after the landing
-			{cmd: "fred-restart 1", out: `main \(\) at .*next_long.c:29`},
+			{cmd: "fred-restart 1", out: `main \(\)\s+at .*next_long.c:29`},
 			{cmd: "next", out: `30\t`},
 			{cmd: "fred-reverse-step", out: `next_long.c:25`, expr: "i", want: "3000000"},
-			{cmd: "fred-reverse-finish", out: `main \(\) at .*next_long.c:29`},
+			{cmd: "fred-reverse-finish", out: `main \(\)\s+at .*next_long.c:29`},
 			// The same call left by a finish.
-			{cmd: "fred-restart 1", out: `main \(\) at .*next_long.c:29`},
-			{cmd: "step", out: `run \(\) at .*next_long.c:23`},
+			{cmd: "fred-restart 1", out: `main \(\)\s+at .*next_long.c:29`},
+			{cmd: "step", out: `run \(\)\s+at .*next_long.c:23`},
 			{cmd: "finish", out: `Run till exit`},
-			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\) at .*next_long.c:17`},
+			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\)\s+at .*next_long.c:17`},
 		}, true},
 		{"pdb", pdbStart, "long_call.py", []string{strconv.Itoa(pdbN)}, nil, []step{
 			{cmd: "b main", out: `Breakpoint 1`},

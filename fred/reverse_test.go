@@ -234,7 +234,7 @@ func TestReverseContinueRecursionAndEnd(t *testing.T) {
 			then: []step{
 				{cmd: "delete"},
 				{cmd: "continue", out: `exited normally`},
-				{cmd: "fred-reverse-step", out: `main \(\) at .*steps.c:29`},
+				{cmd: "fred-reverse-step", out: `main \(\)\s+at .*steps.c:29`},
 				{cmd: "fred-rn", out: `28\s+return 0;`},
 				{cmd: "print f", out: `= 120`},
 			}},
@@ -399,7 +399,7 @@ func testReverseOverAdvanceAndUntil(t *testing.T, backend string) {
 	ts.must("break main", `Breakpoint 1`)
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("next", `23\s+total \+= square`)
-	ts.must("advance 26", `main \(\) at .*steps.c:26`)
+	ts.must("advance 26", `main \(\)\s+at .*steps.c:26`)
 	// The last statement before line 26 is the loop's last increment and
 	// test, about to run with i == 4.
 	ts.must("fred-reverse-step", `22\s+for \(i = 0; i < 5; i\+\+\)`)

@@ -53,21 +53,21 @@ func testCheckpointRestart(t *testing.T, backend string) {
 
 	// Back to snapshot 2: location, registers, variables, pid, and what the
 	// program prints from there are as they were.
-	ts.must("fred-restart 2", `#0 .*main \(\) at .*steps.c:23`)
+	ts.must("fred-restart 2", `#0 .*main \(\)\s+at .*steps.c:23`)
 	if got := ts.state(); got != at2 {
 		t.Fatalf("after fred-restart 2:\n got %+v\nwant %+v", got, at2)
 	}
 	ts.must("continue", `i=0 total=0(?s).*square \(x=1\)`)
 
 	// The latest snapshot by default.
-	ts.must("fred-restart", `#0 .*square \(x=1\) at .*steps.c:9`)
+	ts.must("fred-restart", `#0 .*square \(x=1\)\s+at .*steps.c:9`)
 	if got := ts.state(); got != at3 {
 		t.Fatalf("after fred-restart:\n got %+v\nwant %+v", got, at3)
 	}
 	// Snapshot 1 is at main's first line; from there the breakpoint
 	// stops the program as the run did.
-	ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
-	ts.must("continue", `Breakpoint 1, square \(x=0\) at .*steps.c:8`)
+	ts.must("fred-restart 1", `main \(\)\s+at .*steps.c:22`)
+	ts.must("continue", `Breakpoint 1, square \(x=0\)\s+at .*steps.c:8`)
 	ts.must("next", `^9\s+return r;`)
 
 	out := ts.do("fred-list")
@@ -98,7 +98,7 @@ func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
 	ts.must("continue", `fact=120(?s).*exited normally`)
 	ts.must("fred-checkpoint", `needs a running program`)
 	// Going back from a program that has ended is the common case.
-	ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
+	ts.must("fred-restart 1", `main \(\)\s+at .*steps.c:22`)
 	if got := ts.state(); got != first {
 		t.Fatalf("after restart from the end:\n got %+v\nwant %+v", got, first)
 	}
@@ -115,7 +115,7 @@ func testManyRestartsLeakNothing(t *testing.T, backend string) {
 	ts.must("run", `snapshot 1 taken`)
 	fds := countFDs(t)
 	for i := 0; i < 20; i++ {
-		ts.must("fred-restart 1", `main \(\) at .*steps.c:22`)
+		ts.must("fred-restart 1", `main \(\)\s+at .*steps.c:22`)
 		ts.must("continue", `square \(x=0\)`)
 	}
 	if got := countFDs(t); got > fds {

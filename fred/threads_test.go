@@ -85,7 +85,7 @@ func TestThreadsReverseWatch(t *testing.T) {
 		{"order (pbzip2)", "mt_order", "queue != 0",
 			[]string{"break 50", "run", "fred-checkpoint", "continue"},
 			"1", "teardown at mt_order.c:42",
-			`(?s)#0  teardown \(\) at .*mt_order.c:42\r?\n#1  .* in main \(\) at .*mt_order.c:58`, ""},
+			`(?s)#0  teardown \(\)\s+at .*mt_order.c:42\r?\n#1  .* in main \(\)\s+at .*mt_order.c:58`, ""},
 		// Teller 2 writes back a balance computed from its stale read.
 		{"atomicity (MySQL 12228)", "mt_atomic", "balance + withdrawn <= 1000",
 			[]string{"break 73", "run", "fred-checkpoint", "break 81", "continue"},
@@ -107,7 +107,7 @@ func TestThreadsReverseWatch(t *testing.T) {
 		{"queue (condition waits)", "mt_queue", "total < 1000",
 			[]string{"break 53", "run", "fred-checkpoint", "break 59", "continue"},
 			"", "worker at mt_queue.c:44",
-			`#0  worker \(arg=0x\d\) at .*mt_queue.c:44\r?\n`, ""},
+			`#0  worker \(arg=0x\d\)\s+at .*mt_queue.c:44\r?\n`, ""},
 		// Teller 2's first withdrawal of the second round, once teller 1
 		// has let it go and ended: the search runs a thread to its exit.
 		{"after a thread ends", "mt_atomic", "withdrawn <= 350",
@@ -276,7 +276,7 @@ func TestThreadsReverseInWorker(t *testing.T) {
 		t.Fatalf("the run did not finish:\n%s", first)
 	}
 	for i := 0; i < 2; i++ {
-		ts.must("fred-restart 1", `main \(\) at .*mt_interleave.c`) // snapshot 1: main's first line
+		ts.must("fred-restart 1", `main \(\)\s+at .*mt_interleave.c`) // snapshot 1: main's first line
 		out := ts.must("continue", `exited normally`)
 		if again := mtOutcome(out); again != first || strings.Contains(out, "diverged") {
 			t.Fatalf("restore %d:\n%s\nthe first run from there:\n%s", i, out, first)
@@ -362,7 +362,7 @@ func TestThreadsReverseWatchFromMain(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		ts := gdbSession(t, "mt_sum", "criu")
 		ts.do("break main")
-		ts.must("run", `Breakpoint 1, main \(\) at .*mt_sum.c:86`)
+		ts.must("run", `Breakpoint 1, main \(\)\s+at .*mt_sum.c:86`)
 		ts.do("break 92")
 		ts.must("continue", `hit Breakpoint 2, main \(\)\s+at .*mt_sum.c:92`)
 		sum := ts.value("sum()")

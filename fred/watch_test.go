@@ -43,11 +43,11 @@ func TestReverseWatch(t *testing.T) {
 				{cmd: "fred-reverse-watch sum >= 0", out: `needs a snapshot of this run`},
 				{cmd: "break main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}, {cmd: "break 21", out: `Breakpoint 2`}, {cmd: "continue", out: `Breakpoint 2, main`}},
 			expr: "sum >= 0", no: "0", yes: "1",
-			landed: `update \(i=277\) at .*watch.c:13`, at: [2]string{"i", "277"},
+			landed: `update \(i=277\)\s+at .*watch.c:13`, at: [2]string{"i", "277"},
 			step: step{cmd: "step", out: `14\s+}`},
 			same: "data[0] == 0", sameSaid: `is 1 both at the start of the search .* and now`,
 			bad: "nosuchvar + 1", badSaid: `No symbol "nosuchvar"`,
-			where:  step{cmd: "frame", out: `update \(i=277\) at .*watch.c:14`},
+			where:  step{cmd: "frame", out: `update \(i=277\)\s+at .*watch.c:14`},
 			goOn:   step{cmd: "continue", out: `Breakpoint 2, main`},
 			inside: `(?m)^   \|  inside 'continue': .*\d+ pass(es)? of main at watch.c:\d+.*$`, listed: `inside 'continue': `},
 		{name: "pdb", start: pdbStart, fixture: "watch.py",
@@ -131,7 +131,7 @@ func TestAutomaticSnapshotsArePruned(t *testing.T) {
 	ts.must("break main", `Breakpoint 1`)
 	ts.must("run", `snapshot 1 taken`)
 	ts.must("break 21", `Breakpoint`)
-	ts.must("continue", `main \(\) at .*watch.c:21`)
+	ts.must("continue", `main \(\)\s+at .*watch.c:21`)
 	ts.must("fred-checkpoint", `snapshot 2 taken`)
 	ts.must("fred-reverse-watch sum >= 0", `update \(i=277\)`)
 	auto := 0
@@ -150,7 +150,7 @@ func TestAutomaticSnapshotsArePruned(t *testing.T) {
 		t.Error("the person's snapshot was dropped")
 	}
 	// Still exact after pruning: back and forth.
-	ts.must("fred-reverse-finish", `main \(\) at .*watch.c:20`)
+	ts.must("fred-reverse-finish", `main \(\)\s+at .*watch.c:20`)
 	ts.must("step", `update \(i=277\)`)
 	ts.must("fred-restart 2", `watch.c:21`)
 }
@@ -314,7 +314,7 @@ func TestReverseWatchInRecursiveCall(t *testing.T) {
 			toEnd: []string{"break recurse.c:%d", "run"}, stopped: `Breakpoint 1, main`,
 			expr: "hits >= 5", before: "0", after: "1", at: [2]string{"n", "4"}, step: "step",
 			// gdb folds a frame over two lines when the path is long.
-			where: []step{{cmd: "bt", out: `(?s)#0  count \(n=4\) at .*recurse.c:%d\r?\n(#\d  .*? count \(n=[5-8]\)\s.*?){4}#5  .* main \(\)`}}},
+			where: []step{{cmd: "bt", out: `(?s)#0  count \(n=4\)\s+at .*recurse.c:%d\r?\n(#\d  .*? count \(n=[5-8]\)\s.*?){4}#5  .* main \(\)`}}},
 		{name: "pdb", file: "recurse.py", fixture: "recurse.py", start: pdbStart,
 			toEnd: []string{"b %d", "c"}, stopped: `recurse.py\(\d+\)<module>\(\)`,
 			expr: "hits >= 5", before: "False", after: "True", at: [2]string{"n", "4"}, step: "step",
