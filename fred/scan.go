@@ -44,8 +44,10 @@ func (w *watchProgram) Scan(ctx context.Context, from watch.Moment, after string
 	t := s.p.Tracer
 	counted := s.canCountSteps() && s.p.Stepper.StepsWatch
 	switch {
-	case (cont.Cmd.Op == P.OpStep || cont.Cmd.Op == P.OpStepi) && cont.Cmd.Count <= 1:
-		return watch.Scanned{}, nil // one statement: no change inside it is later than its end
+	case (cont.Cmd.Op == P.OpStep || cont.Cmd.Op == P.OpStepi) && cont.Cmd.Count <= 1 && !w.threaded():
+		// One statement: no change inside it is later than its end (with
+		// threads, the others' statements run meanwhile).
+		return watch.Scanned{}, nil
 	case (t == nil || t.Watch == "") && !counted:
 		return watch.Scanned{Why: "this debugger has no watchpoint fred can run a command with"}, nil
 	case counted && w.threaded():

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	P "github.com/fred-debugger/fred/personalities"
@@ -170,8 +171,17 @@ func (b *bench) serverMeasure(reps int) (snap, restore sample, size float64, err
 		time.Sleep(100 * time.Millisecond)
 	}
 	select {
-	case <-ran:
+	case err := <-ran:
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("continue: %w", err)
+		}
 	case <-time.After(60 * time.Second):
+		// The session is closed only once its command has ended: kill
+		// the server, whose end ends the continue.
+		if pid, err := x.s.Pid(); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		<-ran
 		return nil, nil, 0, errors.New("Ctrl-C did not stop the server in 60 s")
 	}
 	if got != "first\nsecond\n" {

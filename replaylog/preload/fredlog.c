@@ -619,14 +619,14 @@ static int wait_turn(int k, int owner)
 		}
 		if (!fredlog_active)
 			return 0; /* the debugger quit: nobody takes turns any more */
-		if (in_window()) {
-			/* the program is stopped, not late */
+		if (in_window() && !nheld) {
+			pause_locked(); /* the program is stopped, not late */
 			slept = 0;
-			if (!nheld) {
-				pause_locked();
-				continue;
-			}
+			continue;
 		}
+		/* (one that holds a lock does not pause: the debugger's thread
+		 * may need it. Its wait for a turn still counts: a turn that
+		 * waits for a paused thread would otherwise never come.) */
 		if (slept >= turn_ms && held(owner))
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
@@ -3065,8 +3065,18 @@ static int held_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_r
 
 /* The locks as the program calls them: counted in nheld. An unlock is
  * counted out after it is done (it must not wait holding the lock). */
-#define COUNT_IN(R) ((R) == 0 ? (nheld++, 0) : (R))
-#define COUNT_OUT(R) ((R) == 0 && nheld > 0 ? (nheld--, 0) : (R))
+static inline int COUNT_IN(int r)
+{
+	if (r == 0 || r == EOWNERDEAD)
+		nheld++;
+	return r;
+}
+static inline int COUNT_OUT(int r)
+{
+	if (r == 0 && nheld > 0)
+		nheld--;
+	return r;
+}
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_lock(m)); }
 EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_trylock(m)); }
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t) { return COUNT_IN(held_mutex_timedlock(m, t)); }
@@ -3107,12 +3117,14 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 	int64_t r;
 	if (replaying) {
 		/* the mutex goes first: threads due before us may need it */
+		nheld--;
 		real_mutex_unlock(m);
 		struct held h;
 		lock();
 		int rep = take_turn(k, &r, &h);
 		unlock();
 		real_mutex_lock(m);
+		nheld++;
 		cond_pause(m);
 		lock();
 		if (rep) {
@@ -3149,12 +3161,14 @@ static int cond_common(int k, pthread_cond_t *c, pthread_mutex_t *m, const struc
 		} else {
 			/* replay it: the mutex goes, the turn comes, the mutex again */
 			unlock();
+			nheld--;
 			real_mutex_unlock(m);
 			struct held h;
 			lock();
 			int rep = take_turn(k, &r, &h);
 			unlock();
 			real_mutex_lock(m);
+			nheld++;
 			cond_pause(m);
 			lock();
 			if (rep)
