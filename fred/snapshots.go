@@ -653,7 +653,8 @@ func (s *Session) markStood() {
 // names it already: a reverse command that fails brings them back by
 // restoring it, not by replaying their commands, which can diverge. Where
 // a snapshot is a copy (fork copies, pdb's and perl's), which costs
-// milliseconds; under CRIU, a dump, only for a program with threads: its
+// milliseconds; under CRIU, a dump, only for a program that has or had
+// threads in this run: its
 // replays are the ones that diverge (a server's own futex locks are not
 // in the replay log), and without it a failed command would lose the
 // program (mariadbd). Not for a program stopped at a signal, which does
@@ -664,7 +665,9 @@ func (s *Session) keepPresent() int {
 		return 0
 	}
 	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
-		if proc.Threads(s.pid) < 2 || s.Timeline.Now().Stop == P.StopSignal {
+		// A program that had threads in this run is kept too, though one
+		// is left: going back replays stretches of several.
+		if !s.hadThreads() || s.Timeline.Now().Stop == P.StopSignal {
 			return 0
 		}
 	}

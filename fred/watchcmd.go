@@ -478,8 +478,8 @@ func (s *Session) mayAgain(err error, last bool) bool {
 }
 
 // hadThreads: the program has more than one thread, or had in this run
-// (its replay log holds a thread's creation: the search crosses stretches
-// of several threads, though only one is left at the end).
+// (its replay log's header says it created one: the search crosses
+// stretches of several threads, though only one is left at the end).
 func (s *Session) hadThreads() bool {
 	if proc.Threads(s.pid) > 1 {
 		return true
@@ -488,16 +488,8 @@ func (s *Session) hadThreads() bool {
 	if path == "" {
 		return false
 	}
-	l, _ := replaylog.ReadFile(path)
-	if l == nil {
-		return false
-	}
-	for _, e := range l.Entries {
-		if e.Kind == replaylog.Create {
-			return true
-		}
-	}
-	return false
+	had, _ := replaylog.Threaded(path)
+	return had
 }
 
 func (s *Session) reverseWatchTry(text string, last bool) error {

@@ -171,6 +171,7 @@ const (
 	noticeAt   = 8 + 4 + 4 + 5*8 + MaxCuts*8
 	headerUsed = noticeAt + 8 + 256
 	strictAt   = headerUsed + 8 + 8 // after zeroed and timeswitch
+	threadedAt = strictAt + 8
 )
 
 // Header is the log file's control header.

@@ -446,6 +446,22 @@ func SetStrict(path string, on bool) error {
 	return putU64(f, strictAt, gen+1)
 }
 
+// Threaded says whether the program whose log is at path created a
+// thread in this run (it has or had threads): the library notes it in
+// the header, so nothing but the header is read.
+func Threaded(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	b := make([]byte, 8)
+	if _, err := f.ReadAt(b, threadedAt); err != nil {
+		return false, err
+	}
+	return binary.LittleEndian.Uint64(b) != 0, nil
+}
+
 // putU64 writes one of the header's little-endian words in place.
 func putU64(f *os.File, off int64, v uint64) error {
 	b := make([]byte, 8)

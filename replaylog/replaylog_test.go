@@ -371,6 +371,9 @@ func TestLibraryRecordReplay(t *testing.T) {
 	if again != first {
 		t.Fatalf("replay differs:\n%s\nfirst:\n%s", again, first)
 	}
+	if had, err := Threaded(logf); had || err != nil {
+		t.Errorf("a program of one thread: the header says it made threads (%v, %v)", had, err)
+	}
 	plain := run("two")
 	if plain == first || !strings.Contains(plain, "file=two") {
 		t.Fatalf("without the library the values should differ:\n%s", plain)
@@ -959,6 +962,11 @@ func TestLibraryDebuggerWaitsForAHeldLock(t *testing.T) {
 	}
 	if out := run(); out != "done\n" {
 		t.Fatalf("recorded run: %q", out)
+	}
+	// (its header says it made a thread: fred keeps the present of such
+	// a program before a reverse command, though one thread is left)
+	if had, err := Threaded(logf); !had || err != nil {
+		t.Errorf("the header does not say the program made a thread (%v, %v)", had, err)
 	}
 	for i := 0; i < 3; i++ {
 		if out := run("FREDLOG_REPLAY=1"); out != "done\n" {

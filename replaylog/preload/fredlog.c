@@ -107,6 +107,7 @@ struct ctl {
 	uint64_t zeroed;       /* the file is written (not a hole) up to here */
 	uint64_t timeswitch;   /* said that an interpreter's threads switch by time */
 	uint64_t strict;       /* odd while fred replays a command of its own (a generation) */
+	uint64_t threaded;     /* 1 once the program created a thread: it has or had threads */
 };
 
 /* Private state: in the program's memory, so each snapshot has its own. */
@@ -3258,6 +3259,7 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 		return EAGAIN;
 	inlib = 1;
 	lock();
+	fredlog_ctl->threaded = 1;
 	if (!mythr)
 		mythr = ++nthreads;
 	int64_t r;
@@ -3399,8 +3401,10 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_seq = 0;
 	if (getenv("FREDLOG_REPLAY") && !strcmp(getenv("FREDLOG_REPLAY"), "1"))
 		fredlog_mycuts = c->ncuts;
-	else
+	else {
 		cut(HDR);
+		c->threaded = 0; /* (this run's threads are yet to come) */
+	}
 	unsetenv("FREDLOG_REPLAY");
 	unsetenv("FREDLOG_FILE");
 	fredlog_active = 1;
