@@ -99,3 +99,82 @@ func TestServerWithClients(t *testing.T) {
 	case <-time.After(10 * time.Second):
 	}
 }
+
+// TestServerAcceptAcrossSnapshot (issue 16): a thread per connection
+// (accept_server), the main thread waiting in a blocking accept between
+// clients, which is where a snapshot finds it. After a restore, that
+// accept gives the client it accepted the first time (from the log)
+// instead of waiting for a new one: going back across clients gives the
+// values as recorded, and the clients answered before get their answers
+// once. A client accepted after the snapshot whose answer was still to
+// come is gone with the program fred went back from: it reads the end of
+// the file. Past the recording the server accepts a new client.
+func TestServerAcceptAcrossSnapshot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sock")
+	ts := gdbSession(t, "accept_server", "auto")
+	request := fmt.Sprintf("accept_server.c:%d", fixtureLineOf(t, "accept_server.c", "request"))
+	ts.must("break "+request, `Breakpoint 1`)
+
+	answers := make(chan string, 8)
+	ask := func(i int) {
+		go func() {
+			var c net.Conn
+			for j := 0; j < 300 && c == nil; j++ {
+				c, _ = net.Dial("unix", path)
+				if c == nil {
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+			if c == nil {
+				answers <- "no connection"
+				return
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "req %d", i)
+			// (one line: a snapshot that keeps the connection keeps it
+			// open after the server closed it)
+			b, err := bufio.NewReader(c).ReadString('\n')
+			if err != nil {
+				answers <- "error: " + err.Error()
+				return
+			}
+			answers <- strings.TrimSpace(b)
+		}()
+	}
+	answer := func(want string) {
+		t.Helper()
+		select {
+		case a := <-answers:
+			if a != want {
+				t.Fatalf("a client got %q; want %q", a, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no client got an answer; want %q", want)
+		}
+	}
+	at := ts.valueAt(request, "served")
+	ask(0)
+	at("run "+path+" 4", "0")
+	// The main thread is in accept, waiting for the next client.
+	ts.must("fred-checkpoint", `snapshot \d+ taken`)
+	ask(1)
+	at("continue", "1")
+	answer("ans 0 req 0")
+	ask(2)
+	at("continue", "2")
+	answer("ans 1 req 1")
+	at("fred-reverse-continue", "1")
+	answer("error: EOF") // client 2's connection went with the program
+	at("fred-reverse-continue", "0")
+	at("continue", "1")
+	at("continue", "2")
+	ts.must("delete", ``)
+	ask(3)
+	ts.must("continue", `served 4(?s).*exited normally`)
+	answer("ans 3 req 3")
+	select {
+	case a := <-answers:
+		t.Fatalf("a client got %q more", a)
+	case <-time.After(2 * time.Second):
+	}
+}

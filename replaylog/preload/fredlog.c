@@ -90,6 +90,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 
 #define HDR 4096
 #define MAXCUTS 400
+#define WAIT_SLICE 200 /* ms */
 #define MAGIC "FREDLOG1"
 
 /* The control header, shared by every copy of the program. */
@@ -2138,10 +2139,22 @@ static int64_t call_accept(void *p)
 	struct acc *x = p;
 	return x->four ? real_accept4(x->fd, x->a, x->al, x->fl) : real_accept(x->fd, x->a, x->al);
 }
+static int ahead(void);
 static int accept_common(struct acc *x)
 {
 	if (OFF)
 		return (int)call_accept(x);
+	/* A blocking accept waits for a client in slices: a restore (CRIU)
+	 * that finds a thread waiting here puts the log ahead of it, and the
+	 * accept it recorded then is the log's to give, not a new client's
+	 * (which may never come). */
+	int fl = fcntl(x->fd, F_GETFL);
+	while (fl >= 0 && !(fl & O_NONBLOCK) && !ahead()) {
+		struct pollfd p = {.fd = x->fd, .events = POLLIN};
+		int r = real_poll(&p, 1, WAIT_SLICE);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+	}
 	int replayed = 0;
 	int64_t r = simple(K_ACCEPT, x->fd, call_accept, x, &replayed);
 	if (replayed && r >= 0 && fcntl((int)r, F_GETFD) < 0) {
@@ -2765,7 +2778,6 @@ static void give_turn(struct held *h, int64_t res)
  * this call's entry ahead. The thread must then take the call in its
  * turn, not whenever the real lock comes free: it may not hold a lock
  * that threads due before it need. late says so, lock held. */
-#define WAIT_SLICE 200 /* ms */
 #define SWITCH (-4242) /* the slice ended and the log is ahead: replay */
 static int late(void)
 {
