@@ -290,6 +290,11 @@ func (s *Session) execFred(line string) error {
 			return err
 		}
 	}
+	if c.NeedsHistory && s.running && s.pid > 0 {
+		// (after the prune below: a snapshot it drops lets go of the
+		// connections it kept)
+		defer s.sayClosed(ckpt.Connections(s.pid))
+	}
 	// No automatic snapshot is dropped while a command runs: a search
 	// still needs the ones it kept, and a failure needs the one that
 	// brings the person back. The command's end prunes.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,8 +164,11 @@ func TestServerAcceptAcrossSnapshot(t *testing.T) {
 	ask(2)
 	at("continue", "2")
 	answer("ans 1 req 1")
-	at("fred-reverse-continue", "1")
+	out := at("fred-reverse-continue", "1")
 	answer("error: EOF") // client 2's connection went with the program
+	if !regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, is closed: the program made it after the moment it is at now`).MatchString(out) {
+		t.Errorf("fred did not say which connection going back closed:\n%s", out)
+	}
 	at("fred-reverse-continue", "0")
 	at("continue", "1")
 	at("continue", "2")

@@ -3,8 +3,10 @@ package fred
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -779,4 +781,25 @@ func (s *Session) roomFor(via ckpt.Snapshotter, pid int) error {
 		return nil
 	}
 	return ckpt.Room(s.dir, pid)
+}
+
+// sayClosed names the connections of before (the program's when a
+// command began) that are closed now: the program fred went back from
+// had accepted or made them after the moment it went back to, and no
+// snapshot keeps them. Their other end reads the end of the file.
+func (s *Session) sayClosed(before map[int]ckpt.Conn) {
+	if len(before) == 0 {
+		return
+	}
+	now := map[int]ckpt.Conn{}
+	if s.running && s.pid > 0 {
+		now = ckpt.Connections(s.pid)
+	}
+	for _, fd := range slices.Sorted(maps.Keys(before)) {
+		c := before[fd]
+		if n, ok := now[fd]; (ok && n.Ino == c.Ino) || ckpt.SocketOpen(c.Ino) {
+			continue
+		}
+		s.Printf("%s, is closed: the program made it after the moment it is at now, and its other end reads the end of the file", c.Desc)
+	}
 }

@@ -1,0 +1,91 @@
+package ckpt
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// A program's connections to other processes, so that fred can say which
+// of them going back closed: one the program accepted or made after the
+// moment fred went back to is gone with the program fred went back from,
+// unless a snapshot keeps it.
+
+// Conn is one connected socket of a program: a unix stream socket or an
+// established TCP connection.
+type Conn struct {
+	Fd   int
+	Ino  string
+	Desc string // "fd 5, a unix stream socket on /run/x.sock"
+}
+
+// Connections lists pid's connections by descriptor.
+func Connections(pid int) map[int]Conn {
+	socks := liveSockets(pid)
+	out := map[int]Conn{}
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
+		if err != nil || !strings.HasPrefix(l, "socket:[") {
+			continue
+		}
+		ino := strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")
+		d, ok := socks[ino]
+		if !ok {
+			continue
+		}
+		var fd int
+		fmt.Sscan(e.Name(), &fd)
+		out[fd] = Conn{Fd: fd, Ino: ino, Desc: "fd " + e.Name() + ", " + d}
+	}
+	return out
+}
+
+// SocketOpen says whether any process (or fred, for a snapshot) still
+// has the socket: then its other end does not see it closed.
+func SocketOpen(ino string) bool {
+	for _, f := range []string{"unix", "tcp", "tcp6"} {
+		b, _ := os.ReadFile("/proc/self/net/" + f)
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			fl := strings.Fields(l)
+			if (f == "unix" && len(fl) >= 7 && fl[6] == ino) || (f != "unix" && len(fl) >= 10 && fl[9] == ino) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// liveSockets describes the connected sockets of pid's network namespace
+// by inode: unix stream sockets in state connected, TCP connections
+// established.
+func liveSockets(pid int) map[string]string {
+	out := map[string]string{}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/unix", pid)); err == nil {
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			// Num RefCount Protocol Flags Type St Inode [Path]
+			fl := strings.Fields(l)
+			if len(fl) < 7 || fl[4] != "0001" || fl[5] != "03" {
+				continue
+			}
+			d := "a unix stream socket"
+			if len(fl) >= 8 {
+				d += " on " + strings.TrimPrefix(fl[7], "@")
+			}
+			out[fl[6]] = d
+		}
+	}
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			fl := strings.Fields(l)
+			if len(fl) >= 10 && fl[3] == "01" {
+				out[fl[9]] = fmt.Sprintf("a TCP connection from %s to %s", hexAddr(fl[1]), hexAddr(fl[2]))
+			}
+		}
+	}
+	return out
+}
