@@ -75,17 +75,8 @@ func liveSockets(pid int) map[string]string {
 			out[fl[6]] = d
 		}
 	}
-	for _, f := range []string{"tcp", "tcp6"} {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n")[1:] {
-			fl := strings.Fields(l)
-			if len(fl) >= 10 && fl[3] == "01" {
-				out[fl[9]] = fmt.Sprintf("a TCP connection from %s to %s", hexAddr(fl[1]), hexAddr(fl[2]))
-			}
-		}
+	for _, c := range tcpEstablished(pid) {
+		out[c.ino] = fmt.Sprintf("a TCP connection from %s to %s", hexAddr(c.local), hexAddr(c.remote))
 	}
 	return out
 }

@@ -139,22 +139,8 @@ func socketHolder(ino string, not int) (int, string) {
 // "fd 4, a TCP connection from 127.0.0.1:47176 to 127.0.0.1:47123 (the
 // other end: pid 812, python3)". CRIU names none of them when it refuses.
 func tcpConnections(pid int) string {
-	type conn struct{ local, remote, ino string }
-	var all []conn
-	for _, f := range []string{"tcp", "tcp6"} {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n")[1:] {
-			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-			fl := strings.Fields(l)
-			if len(fl) >= 10 && fl[3] == "01" { // ESTABLISHED
-				all = append(all, conn{fl[1], fl[2], fl[9]})
-			}
-		}
-	}
-	byIno := map[string]conn{}
+	all := tcpEstablished(pid)
+	byIno := map[string]tcpConn{}
 	for _, c := range all {
 		byIno[c.ino] = c
 	}
@@ -180,6 +166,29 @@ func tcpConnections(pid int) string {
 		out = append(out, d)
 	}
 	return strings.Join(out, "; ")
+}
+
+// tcpConn is one established TCP connection of /proc/PID/net/tcp{,6}.
+type tcpConn struct{ local, remote, ino string }
+
+// tcpEstablished lists the established TCP connections of pid's network
+// namespace.
+func tcpEstablished(pid int) []tcpConn {
+	var all []tcpConn
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+			fl := strings.Fields(l)
+			if len(fl) >= 10 && fl[3] == "01" { // ESTABLISHED
+				all = append(all, tcpConn{fl[1], fl[2], fl[9]})
+			}
+		}
+	}
+	return all
 }
 
 // hexAddr reads /proc/net/tcp's "0100007F:B833" (IPv4) or its 32-digit
