@@ -21,13 +21,16 @@ type Conn struct {
 
 // Connections lists pid's connections by descriptor.
 func Connections(pid int) map[int]Conn {
-	socks := liveSockets(pid)
 	out := map[int]Conn{}
+	var socks map[string]string // read once there is a socket
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	for _, e := range fds {
 		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
 		if err != nil || !strings.HasPrefix(l, "socket:[") {
 			continue
+		}
+		if socks == nil {
+			socks = liveSockets(pid)
 		}
 		ino := strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")
 		d, ok := socks[ino]
@@ -41,19 +44,24 @@ func Connections(pid int) map[int]Conn {
 	return out
 }
 
-// SocketOpen says whether any process (or fred, for a snapshot) still
-// has the socket: then its other end does not see it closed.
-func SocketOpen(ino string) bool {
+// OpenSockets is every socket of pid's network namespace that a process
+// (or fred, for a snapshot) still has, by inode: one not among them is
+// closed, and its other end sees the end of the file.
+func OpenSockets(pid int) map[string]bool {
+	out := map[string]bool{}
 	for _, f := range []string{"unix", "tcp", "tcp6"} {
-		b, _ := os.ReadFile("/proc/self/net/" + f)
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		col := 9
+		if f == "unix" {
+			col = 6
+		}
 		for _, l := range strings.Split(string(b), "\n")[1:] {
-			fl := strings.Fields(l)
-			if (f == "unix" && len(fl) >= 7 && fl[6] == ino) || (f != "unix" && len(fl) >= 10 && fl[9] == ino) {
-				return true
+			if fl := strings.Fields(l); len(fl) > col {
+				out[fl[col]] = true
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // liveSockets describes the connected sockets of pid's network namespace
@@ -70,7 +78,8 @@ func liveSockets(pid int) map[string]string {
 			}
 			d := "a unix stream socket"
 			if len(fl) >= 8 {
-				d += " on " + strings.TrimPrefix(fl[7], "@")
+				// the path, spaces and all (@: an abstract name)
+				d += " on " + strings.Join(fl[7:], " ")
 			}
 			out[fl[6]] = d
 		}

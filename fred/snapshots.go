@@ -669,7 +669,10 @@ func (s *Session) keepPresent() int {
 	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
 		// A program that had threads in this run is kept too, though one
 		// is left: going back replays stretches of several.
-		if !s.hadThreads() || s.Timeline.Now().Stop == P.StopSignal {
+		r := s.refused
+		if !s.hadThreads() || s.Timeline.Now().Stop == P.StopSignal || (r.run == s.run+1 && s.Timeline.Len() < r.retryAt) {
+			// (nor while CRIU refuses the program's snapshots, until the
+			// automatic ones try again: each try costs a dump that fails)
 			return 0
 		}
 	}
@@ -788,17 +791,23 @@ func (s *Session) roomFor(via ckpt.Snapshotter, pid int) error {
 // had accepted or made them after the moment it went back to, and no
 // snapshot keeps them. Their other end reads the end of the file.
 func (s *Session) sayClosed(before map[int]ckpt.Conn) {
-	if len(before) == 0 {
+	if len(before) == 0 || !s.running || s.pid <= 0 {
 		return
 	}
-	now := map[int]ckpt.Conn{}
-	if s.running && s.pid > 0 {
-		now = ckpt.Connections(s.pid)
-	}
+	now := ckpt.Connections(s.pid)
+	var open map[string]bool
 	for _, fd := range slices.Sorted(maps.Keys(before)) {
 		c := before[fd]
-		if n, ok := now[fd]; (ok && n.Ino == c.Ino) || ckpt.SocketOpen(c.Ino) {
+		if _, ok := now[fd]; ok {
+			// The same, or one a restore made in its place (CRIU makes
+			// a socketpair anew, and one it could not keep).
 			continue
+		}
+		if open == nil {
+			open = ckpt.OpenSockets(s.pid)
+		}
+		if open[c.Ino] {
+			continue // a snapshot keeps it
 		}
 		s.Printf("%s, is closed: the program made it after the moment it is at now, and its other end reads the end of the file", c.Desc)
 	}

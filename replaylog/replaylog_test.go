@@ -981,3 +981,39 @@ func TestLibraryDebuggerWaitsForAHeldLock(t *testing.T) {
 		t.Errorf("%d divergences, notice %q", l.Divergences, l.Notice)
 	}
 }
+
+// A blocking accept that the library waits in slices (so that a restore
+// can give it the logged client) still ends with EINTR when a signal
+// whose handler does not ask for a restart comes, as the kernel's does
+// (accept_intr: no client, an alarm after a second); recorded and
+// replayed alike.
+func TestLibraryAcceptInterrupted(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "accept_intr")
+	dir := t.TempDir()
+	logf, sock := filepath.Join(dir, "log"), filepath.Join(dir, "sock")
+	run := func(env ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, prog, sock)
+		c.Env = append(append(os.Environ(), "LD_PRELOAD="+lib, "FREDLOG_FILE="+logf, "FREDLOG_QUIET=0"), env...)
+		out, err := c.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("%v: the accept was not interrupted in a minute:\n%s", env, out)
+		}
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	for _, env := range [][]string{nil, {"FREDLOG_REPLAY=1"}} {
+		if out := run(env...); out != "accept -1 EINTR\n" {
+			t.Fatalf("%v: %q", env, out)
+		}
+	}
+}

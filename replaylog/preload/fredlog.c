@@ -91,6 +91,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 #define HDR 4096
 #define MAXCUTS 400
 #define WAIT_SLICE 200 /* ms */
+#define SWITCH (-4242) /* the slice ended and the log is ahead: replay */
 #define MAGIC "FREDLOG1"
 
 /* The control header, shared by every copy of the program. */
@@ -142,6 +143,10 @@ static __thread __attribute__((tls_model("initial-exec"))) int mydbg;
  * the clock holding the GIL's mutex, which pdb's thread takes to hand the
  * GIL over). It goes on to let it go, and waits at its next call. */
 static __thread __attribute__((tls_model("initial-exec"))) int nheld;
+/* intr_norestart: the latest handler the trampoline ran in this thread
+ * would not have the kernel restart the call it interrupted (no
+ * SA_RESTART): a call the library waits in slices then ends with EINTR. */
+static __thread __attribute__((tls_model("initial-exec"))) int intr_norestart;
 static int lk;
 
 static ssize_t (*real_read)(int, void *, size_t);
@@ -1949,30 +1954,58 @@ EXPORT int fclose(FILE *f)
 /* --- results without data --- */
 
 /* simple records or replays one signed result. */
-static int64_t simple(int k, int64_t key, int64_t (*call)(void *), void *arg, int *replayed)
+static int simple_rep(int k, int64_t key, struct ent *e, int64_t *res)
+{
+	uint64_t at = e->at;
+	int64_t lk2 = (int64_t)get_uv(&at) - 1;
+	if (lk2 == key) {
+		*res = get_sv(&at);
+		e->at = at;
+		done(e);
+		return 1;
+	}
+	diverge(k, k, " (other arguments)");
+	return 0;
+}
+
+/* simple: with late (accept), a call that began recording and returned
+ * after a restore (or ended its wait in slices: SWITCH) takes the log's
+ * answer in its turn; late gets back what the real call returned. */
+static int64_t simple_late(int k, int64_t key, int64_t (*call)(void *), void *arg, int *replayed, void (*late_undo)(int64_t))
 {
 	struct ent e;
 	int64_t res;
 	inlib = 1;
 	lock();
-	if (start(k, &e)) {
-		uint64_t at = e.at;
-		int64_t lk2 = (int64_t)get_uv(&at) - 1;
-		if (lk2 == key) {
-			res = get_sv(&at);
-			e.at = at;
-			done(&e);
-			unlock();
-			inlib = 0;
-			if (replayed)
-				*replayed = 1;
-			return res;
-		}
-		diverge(k, k, " (other arguments)");
+	if (start(k, &e) && simple_rep(k, key, &e, &res)) {
+		unlock();
+		inlib = 0;
+		if (replayed)
+			*replayed = 1;
+		return res;
 	}
 	unlock();
 	res = call(arg);
 	int sv = errno;
+	if (late_undo) {
+		lock();
+		int64_t logged;
+		if (late() && start(k, &e) && simple_rep(k, key, &e, &logged)) {
+			unlock();
+			if (res >= 0)
+				late_undo(res);
+			inlib = 0;
+			if (replayed)
+				*replayed = 1;
+			return logged;
+		}
+		unlock();
+		if (res == SWITCH) {
+			/* the log was ahead, and is not now: ours to record */
+			res = call(arg);
+			sv = errno;
+		}
+	}
 	unsigned char h[24];
 	h[0] = (unsigned char)k;
 	int n = 1 + put_uv(h + 1, (uint64_t)(key + 1));
@@ -1983,6 +2016,10 @@ static int64_t simple(int k, int64_t key, int64_t (*call)(void *), void *arg, in
 	inlib = 0;
 	errno = sv;
 	return res < 0 ? -sv : res;
+}
+static int64_t simple(int k, int64_t key, int64_t (*call)(void *), void *arg, int *replayed)
+{
+	return simple_late(k, key, call, arg, replayed, NULL);
 }
 
 static int64_t call_getpid(void *a)
@@ -2134,29 +2171,53 @@ struct acc {
 	struct sockaddr *a;
 	socklen_t *al;
 };
+static int64_t real_accept_of(struct acc *x)
+{
+	return x->four ? real_accept4(x->fd, x->a, x->al, x->fl) : real_accept(x->fd, x->a, x->al);
+}
+/* A blocking accept (recording) waits for a client in slices: a restore
+ * (CRIU) that finds a thread waiting here puts the log ahead of it, and
+ * the accept it recorded then is the log's to give (SWITCH), not a new
+ * client's, which may never come. A signal whose handler the kernel would
+ * not restart it for ends it with EINTR, as the kernel would; a socket
+ * with a receive timeout waits as it is. */
+static int now_late(void);
 static int64_t call_accept(void *p)
 {
 	struct acc *x = p;
-	return x->four ? real_accept4(x->fd, x->a, x->al, x->fl) : real_accept(x->fd, x->a, x->al);
+	int fl = fcntl(x->fd, F_GETFL);
+	struct timeval tv = {0, 0};
+	socklen_t tl = sizeof tv;
+	if (fl < 0 || (fl & O_NONBLOCK) || getsockopt(x->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &tl) != 0 || tv.tv_sec || tv.tv_usec)
+		return real_accept_of(x);
+	for (;;) {
+		struct pollfd pf = {.fd = x->fd, .events = POLLIN};
+		intr_norestart = 0;
+		int r = real_poll(&pf, 1, WAIT_SLICE);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+		if (r < 0 && intr_norestart) {
+			errno = EINTR;
+			return -1;
+		}
+		if (now_late())
+			return SWITCH;
+	}
+	/* (another thread may take the client first: this one then waits in
+	 * the kernel, as without fred) */
+	return real_accept_of(x);
 }
-static int ahead(void);
+static void close_accepted(int64_t fd)
+{
+	if (fd >= 0)
+		close((int)fd);
+}
 static int accept_common(struct acc *x)
 {
 	if (OFF)
-		return (int)call_accept(x);
-	/* A blocking accept waits for a client in slices: a restore (CRIU)
-	 * that finds a thread waiting here puts the log ahead of it, and the
-	 * accept it recorded then is the log's to give, not a new client's
-	 * (which may never come). */
-	int fl = fcntl(x->fd, F_GETFL);
-	while (fl >= 0 && !(fl & O_NONBLOCK) && !ahead()) {
-		struct pollfd p = {.fd = x->fd, .events = POLLIN};
-		int r = real_poll(&p, 1, WAIT_SLICE);
-		if (r > 0 || (r < 0 && errno != EINTR))
-			break;
-	}
+		return (int)real_accept_of(x);
 	int replayed = 0;
-	int64_t r = simple(K_ACCEPT, x->fd, call_accept, x, &replayed);
+	int64_t r = simple_late(K_ACCEPT, x->fd, call_accept, x, &replayed, close_accepted);
 	if (replayed && r >= 0 && fcntl((int)r, F_GETFD) < 0) {
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (nul >= 0 && nul != r) {
@@ -2455,6 +2516,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	int sv = errno;
 	struct sigaction *a = &user_act[sig];
 	int run = 1;
+	intr_norestart = !(a->sa_flags & SA_RESTART);
 	if (fredlog_active && !fredlog_debugger && !mine) {
 		int was = inlib;
 		inlib = 1;
@@ -2778,7 +2840,6 @@ static void give_turn(struct held *h, int64_t res)
  * this call's entry ahead. The thread must then take the call in its
  * turn, not whenever the real lock comes free: it may not hold a lock
  * that threads due before it need. late says so, lock held. */
-#define SWITCH (-4242) /* the slice ended and the log is ahead: replay */
 static int late(void)
 {
 	sync_cuts();
