@@ -769,3 +769,24 @@ func TestReverseWatchScope(t *testing.T) {
 		})
 	}
 }
+
+// TestPDBThreadsReverseWatch: workers that take a lock in turns while
+// the main thread starts and joins them (mt_last.py). The search replays
+// the main thread by steps and stops where the recorded `continue` went
+// on: what pdb says there before its prompt (--Call--, --Return--) is the
+// debugger's, not the program's (a write lets the GIL go at a new place:
+// the replay left its recording at the first step). The watch lands, and
+// a `continue` from there ends as the run did.
+func TestPDBThreadsReverseWatch(t *testing.T) {
+	ts, _ := pdbSession(t, "mt_last.py", "criu")
+	ts.must(fmt.Sprintf("b %d", fixtureLineOf(t, "mt_last.py", "end")), `Breakpoint 1`)
+	ts.must("c", `mt_last.py\(\d+\)<module>\(\)`)
+	if v := ts.value("(level, moves)"); v != "(2, 122)" {
+		t.Fatalf("at the end, (level, moves) is %s", v)
+	}
+	ts.must("fred-reverse-watch level < 2", `'level < 2' is True here; the next step makes it False`)
+	ts.must("c", `mt_last.py\(\d+\)<module>\(\)`)
+	if v := ts.value("(level, moves)"); v != "(2, 122)" {
+		t.Fatalf("back at the end, (level, moves) is %s", v)
+	}
+}

@@ -234,7 +234,17 @@ def _fred(prompt):
     def event(name):
         def w(o, self, *a):
             self._fred_event, self._fred_evframe = name, a[0] if a else None
-            return o(self, *a)
+            if name == 'line' or (name == 'call' and not self.stop_here(a[0])):
+                return o(self, *a)
+            # What pdb says before its prompt (--Call--, --Return--, the
+            # exception) is the debugger's, not the program's: with
+            # threads, a write lets the GIL go, which a replay that stops
+            # where the recorded run went on would do at a new place.
+            logsys(0x46524544, 1)
+            try:
+                return o(self, *a)
+            finally:
+                logsys(0x46524544, 2 if self._fred_quit else 0)
         wrap('user_' + name, w)
     for name in ('line', 'call', 'return', 'exception'):
         event(name)
