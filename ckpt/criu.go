@@ -588,6 +588,24 @@ func holdSockets(pid int, socks []ExtSocket) {
 	}
 }
 
+// ReleaseSocket implements SocketReleaser.
+func (c *criuSnapshotter) ReleaseSocket(ino uint64) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []int
+	for id, e := range c.snaps {
+		for i := range e.s.Sockets {
+			if so := &e.s.Sockets[i]; so.Held && so.Ino == ino {
+				unix.Close(so.held)
+				so.Held = false
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // releaseSockets closes what holdSockets kept: the other process sees the
 // end of file once the program and every snapshot have let go.
 func releaseSockets(socks []ExtSocket) {

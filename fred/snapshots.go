@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -806,9 +808,30 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn) {
 		if open == nil {
 			open = ckpt.OpenSockets(s.pid)
 		}
+		kept := ""
 		if open[c.Ino] {
-			continue // a snapshot keeps it
+			// A snapshot of a later moment keeps it: nobody would answer
+			// its other end, which would wait. fred lets go of it there
+			// (a restore of that snapshot then gives the program a closed
+			// stand-in, and says so). A paused copy's cannot be.
+			rel, ok := s.snap.(ckpt.SocketReleaser)
+			ino, err := strconv.ParseUint(c.Ino, 10, 64)
+			if !ok || err != nil {
+				continue
+			}
+			ids := rel.ReleaseSocket(ino)
+			if len(ids) == 0 {
+				continue
+			}
+			if open = ckpt.OpenSockets(s.pid); open[c.Ino] {
+				continue
+			}
+			names := make([]string, len(ids))
+			for i, id := range ids {
+				names[i] = strconv.Itoa(id)
+			}
+			kept = fmt.Sprintf(" (%s %s kept it: fred let go of it there)", map[bool]string{true: "snapshot", false: "snapshots"}[len(ids) == 1], strings.Join(names, ", "))
 		}
-		s.Printf("%s, is closed: the program made it after the moment it is at now, and its other end reads the end of the file", c.Desc)
+		s.Printf("%s, is closed: the program made it after the moment it is at now, and its other end reads the end of the file%s", c.Desc, kept)
 	}
 }
