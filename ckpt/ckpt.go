@@ -67,13 +67,13 @@ type Snapshotter interface {
 
 // SocketReleaser is a Snapshotter that keeps other processes' connections
 // with its snapshots (CRIU's external unix sockets). ReleaseSocket lets go
-// of the socket with inode ino in every snapshot that keeps it, and
-// returns those snapshots: once nothing else has it, its other end reads
+// of the socket with inode ino in those of snapshots ids that keep it, and
+// returns them: once nothing else has it, its other end reads
 // the end of the file, and a restore of one of them gives the program a
 // closed stand-in there. fred uses it for a connection of a moment it went
 // back from, which would otherwise stay open with nobody to answer it.
 type SocketReleaser interface {
-	ReleaseSocket(ino uint64) []int
+	ReleaseSocket(ino uint64, ids []int) []int
 }
 
 // ErrNoCriu is wrapped by every error saying CRIU was not found or is not

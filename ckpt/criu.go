@@ -589,11 +589,14 @@ func holdSockets(pid int, socks []ExtSocket) {
 }
 
 // ReleaseSocket implements SocketReleaser.
-func (c *criuSnapshotter) ReleaseSocket(ino uint64) []int {
+func (c *criuSnapshotter) ReleaseSocket(ino uint64, of []int) []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var ids []int
 	for id, e := range c.snaps {
+		if !slices.Contains(of, id) {
+			continue
+		}
 		for i := range e.s.Sockets {
 			if so := &e.s.Sockets[i]; so.Held && so.Ino == ino {
 				unix.Close(so.held)

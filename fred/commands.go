@@ -275,7 +275,7 @@ func Completions() []string {
 	return n
 }
 
-func (s *Session) execFred(line string) error {
+func (s *Session) execFred(line string) (err error) {
 	f := strings.Fields(line)
 	_, text := cutField(line)
 	c := lookup(f[0])
@@ -292,8 +292,15 @@ func (s *Session) execFred(line string) error {
 	}
 	if c.NeedsHistory && s.running && s.pid > 0 {
 		// (after the prune below: a snapshot it drops lets go of the
-		// connections it kept)
-		defer s.sayClosed(ckpt.Connections(s.pid))
+		// connections it kept; not when the command failed: the person
+		// is back where they were, and a snapshot may be all that is
+		// left of it)
+		conns, orig := ckpt.Connections(s.pid), s.Timeline.Steps()
+		defer func() {
+			if err == nil {
+				s.sayClosed(conns, orig)
+			}
+		}()
 	}
 	// No automatic snapshot is dropped while a command runs: a search
 	// still needs the ones it kept, and a failure needs the one that
@@ -314,7 +321,7 @@ func (s *Session) execFred(line string) error {
 	}
 	mark, marked := s.logMark()
 	defer s.strictReplays()()
-	err := run()
+	err = run()
 	if err != nil && marked {
 		// The person is back where they were: what the command's
 		// replays recorded past that moment is no history of theirs.

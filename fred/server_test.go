@@ -170,7 +170,7 @@ func TestServerAcceptAcrossSnapshot(t *testing.T) {
 	// Client 2's connection went with the program; the snapshot that
 	// kept it lets go of it, so that the client is not left waiting.
 	answer("error: EOF")
-	if !regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, is closed: the program made it after the moment it is at now, and its other end reads the end of the file \(snapshot ` + snap + ` kept it: fred let go of it there\)`).MatchString(out) {
+	if !regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file \(snapshot ` + snap + ` kept it: fred let go of it there\)`).MatchString(out) {
 		t.Errorf("fred did not say which connection going back closed:\n%s", out)
 	}
 	at("fred-reverse-continue", "0")

@@ -789,20 +789,29 @@ func (s *Session) roomFor(via ckpt.Snapshotter, pid int) error {
 }
 
 // sayClosed names the connections of before (the program's when a
-// command began) that are closed now: the program fred went back from
-// had accepted or made them after the moment it went back to, and no
-// snapshot keeps them. Their other end reads the end of the file.
-func (s *Session) sayClosed(before map[int]ckpt.Conn) {
+// command began, at the end of orig) that are closed now: the program
+// fred went back from had accepted or made them after the moment it went
+// back to, and no process keeps them. Their other end reads the end of
+// the file. A snapshot of a later moment of orig that kept one (CRIU's)
+// lets go of it: its other end would wait for an answer nobody sends.
+func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 	if len(before) == 0 || !s.running || s.pid <= 0 {
 		return
 	}
 	now := ckpt.Connections(s.pid)
+	have := map[string]bool{}
+	for _, c := range now {
+		have[c.Ino] = true
+	}
 	var open map[string]bool
 	for _, fd := range slices.Sorted(maps.Keys(before)) {
 		c := before[fd]
-		if _, ok := now[fd]; ok {
-			// The same, or one a restore made in its place (CRIU makes
-			// a socketpair anew, and one it could not keep).
+		// A connection at that descriptor now: the same, or one a
+		// restore made in its place (CRIU makes a socketpair anew, and
+		// one it could not keep). Or the program has it at another
+		// descriptor. (A replayed accept's stand-in, /dev/null, is no
+		// connection: the real one is the moment's fred went back from.)
+		if _, ok := now[fd]; ok || have[c.Ino] {
 			continue
 		}
 		if open == nil {
@@ -810,21 +819,17 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn) {
 		}
 		kept := ""
 		if open[c.Ino] {
-			// A snapshot of a later moment keeps it: nobody would answer
-			// its other end, which would wait. fred lets go of it there
-			// (a restore of that snapshot then gives the program a closed
-			// stand-in, and says so). A paused copy's cannot be.
+			ids := s.laterSnapshots(orig)
 			rel, ok := s.snap.(ckpt.SocketReleaser)
 			ino, err := strconv.ParseUint(c.Ino, 10, 64)
-			if !ok || err != nil {
+			if !ok || err != nil || len(ids) == 0 {
 				continue
 			}
-			ids := rel.ReleaseSocket(ino)
-			if len(ids) == 0 {
+			if ids = rel.ReleaseSocket(ino, ids); len(ids) == 0 {
 				continue
 			}
 			if open = ckpt.OpenSockets(s.pid); open[c.Ino] {
-				continue
+				continue // someone else has it too
 			}
 			names := make([]string, len(ids))
 			for i, id := range ids {
@@ -832,6 +837,18 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn) {
 			}
 			kept = fmt.Sprintf(" (%s %s kept it: fred let go of it there)", map[bool]string{true: "snapshot", false: "snapshots"}[len(ids) == 1], strings.Join(names, ", "))
 		}
-		s.Printf("%s, is closed: the program made it after the moment it is at now, and its other end reads the end of the file%s", c.Desc, kept)
+		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", c.Desc, kept)
 	}
+}
+
+// laterSnapshots are this run's snapshots of moments of orig after the
+// one the person is at now (not another branch's).
+func (s *Session) laterSnapshots(orig []history.Step) []int {
+	var ids []int
+	for id, sn := range s.snaps {
+		if sn.run == s.run && history.IsPrefix(sn.Steps, orig) && !s.Timeline.Extends(sn.Steps) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

@@ -1,6 +1,6 @@
 /* accept_server: a thread per connection. The main thread waits in a
  * blocking accept on a unix socket; each client gets a thread that reads
- * one request line, answers it, and closes. Between clients the main
+ * one request line and answers it. Between clients the main
  * thread sits in accept, which is where a snapshot finds it: after a
  * restore that call must take its logged answer (the client it accepted
  * the first time), not wait for a new one. Usage: accept_server PATH N
@@ -30,8 +30,7 @@ void *handle(void *arg)
 		int len = snprintf(out, sizeof out, "ans %d %s\n", mine, buf);
 		write(c, out, len);
 	}
-	close(c);
-	return NULL;
+	return NULL; /* (main closes c: each client has a descriptor of its own) */
 }
 
 int main(int argc, char **argv)
@@ -46,14 +45,17 @@ int main(int argc, char **argv)
 		return 1;
 	int n = atoi(argv[2]);
 	pthread_t t[16];
+	int c[16];
 	for (int i = 0; i < n && i < 16; i++) {
-		int c = accept(s, NULL, NULL);
-		if (c < 0)
+		c[i] = accept(s, NULL, NULL);
+		if (c[i] < 0)
 			return 1;
-		pthread_create(&t[i], NULL, handle, (void *)(long)c);
+		pthread_create(&t[i], NULL, handle, (void *)(long)c[i]);
 	}
-	for (int i = 0; i < n && i < 16; i++)
+	for (int i = 0; i < n && i < 16; i++) {
 		pthread_join(t[i], NULL);
+		close(c[i]);
+	}
 	printf("served %d\n", served);
 	return 0;
 }
