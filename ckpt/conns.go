@@ -3,6 +3,7 @@ package ckpt
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ import (
 // established TCP connection.
 type Conn struct {
 	Fd   int
-	Ino  string
+	Ino  uint64 // the socket's, as ExtSocket.Ino
 	Desc string // "fd 5, a unix stream socket on /run/x.sock"
 }
 
@@ -37,9 +38,9 @@ func Connections(pid int) map[int]Conn {
 		if !ok {
 			continue
 		}
-		var fd int
-		fmt.Sscan(e.Name(), &fd)
-		out[fd] = Conn{Fd: fd, Ino: ino, Desc: "fd " + e.Name() + ", " + d}
+		fd, _ := strconv.Atoi(e.Name())
+		n, _ := strconv.ParseUint(ino, 10, 64)
+		out[fd] = Conn{Fd: fd, Ino: n, Desc: "fd " + e.Name() + ", " + d}
 	}
 	return out
 }
@@ -47,8 +48,8 @@ func Connections(pid int) map[int]Conn {
 // OpenSockets is every socket of pid's network namespace that a process
 // (or fred, for a snapshot) still has, by inode: one not among them is
 // closed, and its other end sees the end of the file.
-func OpenSockets(pid int) map[string]bool {
-	out := map[string]bool{}
+func OpenSockets(pid int) map[uint64]bool {
+	out := map[uint64]bool{}
 	for _, f := range []string{"unix", "tcp", "tcp6"} {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
 		col := 9
@@ -57,7 +58,9 @@ func OpenSockets(pid int) map[string]bool {
 		}
 		for _, l := range strings.Split(string(b), "\n")[1:] {
 			if fl := strings.Fields(l); len(fl) > col {
-				out[fl[col]] = true
+				if n, err := strconv.ParseUint(fl[col], 10, 64); err == nil {
+					out[n] = true
+				}
 			}
 		}
 	}

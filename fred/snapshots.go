@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -658,10 +656,9 @@ func (s *Session) markStood() {
 // restoring it, not by replaying their commands, which can diverge. Where
 // a snapshot is a copy (fork copies, pdb's and perl's), which costs
 // milliseconds; under CRIU, a dump, only for a program that has or had
-// threads in this run: its
-// replays are the ones that diverge (a server's own futex locks are not
-// in the replay log), and without it a failed command would lose the
-// program (mariadbd). Not for a program stopped at a signal, which does
+// threads in this run (one may be left): its replays are the ones that
+// diverge (a server's own futex locks are not in the replay log), and
+// without it a failed command would lose the program (mariadbd). Not for a program stopped at a signal, which does
 // not survive a dump. It returns the snapshot, to drop with dropPresent
 // once the command succeeded (0: none taken).
 func (s *Session) keepPresent() int {
@@ -669,12 +666,9 @@ func (s *Session) keepPresent() int {
 		return 0
 	}
 	if _, copies := s.backendFor(s.pid).(ckpt.ThroughDebugger); !copies {
-		// A program that had threads in this run is kept too, though one
-		// is left: going back replays stretches of several.
-		r := s.refused
-		if !s.hadThreads() || s.Timeline.Now().Stop == P.StopSignal || (r.run == s.run+1 && s.Timeline.Len() < r.retryAt) {
-			// (nor while CRIU refuses the program's snapshots, until the
-			// automatic ones try again: each try costs a dump that fails)
+		// (nor while CRIU refuses the program's snapshots, until the
+		// automatic ones try again: each try costs a dump that fails)
+		if !s.hadThreads() || s.Timeline.Now().Stop == P.StopSignal || s.refusedNow() {
 			return 0
 		}
 	}
@@ -715,16 +709,23 @@ type refusal struct {
 
 const maxRetryGap = 64
 
+// refusedNow says CRIU refused a snapshot of this run and the program has
+// not moved enough since for another try.
+func (s *Session) refusedNow() bool {
+	r := s.refused
+	return r.run == s.run+1 && s.Timeline.Len() < r.retryAt
+}
+
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
 	if s.snap == nil || !s.running {
 		return
 	}
-	r := &s.refused
-	if r.run == s.run+1 && s.Timeline.Len() < r.retryAt {
+	if s.refusedNow() {
 		return
 	}
+	r := &s.refused
 	marks := s.Timeline.Marks()
 	first := len(marks) == 0
 	if !first {
@@ -799,11 +800,11 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 		return
 	}
 	now := ckpt.Connections(s.pid)
-	have := map[string]bool{}
+	have := map[uint64]bool{}
 	for _, c := range now {
 		have[c.Ino] = true
 	}
-	var open map[string]bool
+	var open map[uint64]bool
 	for _, fd := range slices.Sorted(maps.Keys(before)) {
 		c := before[fd]
 		// A connection at that descriptor now: the same, or one a
@@ -819,23 +820,18 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 		}
 		kept := ""
 		if open[c.Ino] {
-			ids := s.laterSnapshots(orig)
 			rel, ok := s.snap.(ckpt.SocketReleaser)
-			ino, err := strconv.ParseUint(c.Ino, 10, 64)
-			if !ok || err != nil || len(ids) == 0 {
+			if !ok {
 				continue
 			}
-			if ids = rel.ReleaseSocket(ino, ids); len(ids) == 0 {
+			ids := rel.ReleaseSocket(c.Ino, s.laterSnapshots(orig))
+			if len(ids) == 0 {
 				continue
 			}
 			if open = ckpt.OpenSockets(s.pid); open[c.Ino] {
 				continue // someone else has it too
 			}
-			names := make([]string, len(ids))
-			for i, id := range ids {
-				names[i] = strconv.Itoa(id)
-			}
-			kept = fmt.Sprintf(" (%s %s kept it: fred let go of it there)", map[bool]string{true: "snapshot", false: "snapshots"}[len(ids) == 1], strings.Join(names, ", "))
+			kept = " (" + words.Numbered("snapshot", ids) + " kept it: fred let go of it there)"
 		}
 		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", c.Desc, kept)
 	}

@@ -139,10 +139,6 @@ func Lay(in Input) Picture {
 	}
 	for k, ids := range kept {
 		sort.Ints(ids)
-		names := make([]string, len(ids))
-		for i, id := range ids {
-			names[i] = strconv.Itoa(id)
-		}
 		name := "kept by a search"
 		for _, a := range l.snaps[ids[0]].Steps[k:] {
 			if a.Of != "" {
@@ -151,7 +147,7 @@ func Lay(in Input) Picture {
 			}
 		}
 		pic.sides = append(pic.sides, side{name: name, at: k,
-			items: []item{{cmd: fmt.Sprintf("%s %s", words.Plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(names, ", ")), count: 1}}})
+			items: []item{{cmd: words.Numbered("snapshot", ids), count: 1}}})
 	}
 	sort.SliceStable(pic.sides, func(i, j int) bool { return pic.sides[i].at < pic.sides[j].at })
 	for _, sn := range in.Snaps {
@@ -257,11 +253,7 @@ func (it item) text() string {
 		s = fmt.Sprintf("%s x%d", it.cmd, it.count)
 	}
 	if len(it.via) > 0 {
-		ids := make([]string, len(it.via))
-		for i, id := range it.via {
-			ids[i] = strconv.Itoa(id)
-		}
-		s += fmt.Sprintf(" (%s %s on the way)", words.Plural(len(ids), "snapshot")[len(strconv.Itoa(len(ids)))+1:], strings.Join(ids, ", "))
+		s += " (" + words.Numbered("snapshot", it.via) + " on the way)"
 	}
 	return s
 }

@@ -18,6 +18,19 @@ func Plural(n int, one string, many ...string) string {
 	return strconv.Itoa(n) + " " + one + "s"
 }
 
+// Numbered names numbered things after their noun: "snapshot 3",
+// "snapshots 3, 4, 5".
+func Numbered(one string, ids []int) string {
+	if len(ids) != 1 {
+		one += "s"
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strconv.Itoa(id)
+	}
+	return one + " " + strings.Join(names, ", ")
+}
+
 // Where is a location without its pc: the same from run to run.
 func Where(l interface{ String() string }) string {
 	s := l.String()

@@ -24,6 +24,20 @@ func TestPlural(t *testing.T) {
 	}
 }
 
+func TestNumbered(t *testing.T) {
+	for _, c := range []struct {
+		ids  []int
+		want string
+	}{
+		{[]int{3}, "snapshot 3"},
+		{[]int{3, 4, 5}, "snapshots 3, 4, 5"},
+	} {
+		if got := Numbered("snapshot", c.ids); got != c.want {
+			t.Errorf("Numbered(%v) = %q, want %q", c.ids, got, c.want)
+		}
+	}
+}
+
 func TestWhere(t *testing.T) {
 	if got := Where(loc("update at watch.c:12 (pc 0x401136)")); got != "update at watch.c:12" {
 		t.Errorf("Where: %q", got)

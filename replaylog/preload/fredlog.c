@@ -3087,81 +3087,83 @@ static int sem_res(int r) { return r < 0 ? -errno : 0; }
 		return x_;                                         \
 	} while (0)
 
-/* SOFF calls BLOCK: for the try and timed calls, SOFF's own below */
-static int held_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
-static int held_mutex_trylock(pthread_mutex_t *m)
+/* SOFF calls BLOCK: for the try and timed calls, SOFF's own below.
+ * lib_*: the library's lock calls; the program's, below, count them in
+ * nheld. */
+static int lib_mutex_lock(pthread_mutex_t *m) { ACQUIRE(K_MUTEX_LOCK, mutex_rec(m), real_mutex_lock(m), real_mutex_unlock(m)); }
+static int lib_mutex_trylock(pthread_mutex_t *m)
 {
 	READY();
 	if (SOFF)
 		return real_mutex_trylock(m);
 	ACQUIRE(K_MUTEX_TRYLOCK, real_mutex_trylock(m), real_mutex_lock(m), real_mutex_unlock(m));
 }
-static int held_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+static int lib_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_mutex_timedlock(m, t);
 	ACQUIRE(K_MUTEX_TIMEDLOCK, real_mutex_timedlock(m, t), real_mutex_lock(m), real_mutex_unlock(m));
 }
-static int held_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
+static int lib_mutex_unlock(pthread_mutex_t *m) { RELEASE(K_MUTEX_UNLOCK, real_mutex_unlock(m)); }
 
-static int held_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
-static int held_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
-static int held_rwlock_tryrdlock(pthread_rwlock_t *l)
+static int lib_rwlock_rdlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_RDLOCK, rw_rec(l, 0), real_rw_rdlock(l), real_rw_unlock(l)); }
+static int lib_rwlock_wrlock(pthread_rwlock_t *l) { ACQUIRE(K_RW_WRLOCK, rw_rec(l, 1), real_rw_wrlock(l), real_rw_unlock(l)); }
+static int lib_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	READY();
 	if (SOFF)
 		return real_rw_tryrdlock(l);
 	ACQUIRE(K_RW_TRYRDLOCK, real_rw_tryrdlock(l), real_rw_rdlock(l), real_rw_unlock(l));
 }
-static int held_rwlock_trywrlock(pthread_rwlock_t *l)
+static int lib_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	READY();
 	if (SOFF)
 		return real_rw_trywrlock(l);
 	ACQUIRE(K_RW_TRYWRLOCK, real_rw_trywrlock(l), real_rw_wrlock(l), real_rw_unlock(l));
 }
-static int held_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+static int lib_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_rw_timedrdlock(l, t);
 	ACQUIRE(K_RW_TIMEDRDLOCK, real_rw_timedrdlock(l, t), real_rw_rdlock(l), real_rw_unlock(l));
 }
-static int held_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+static int lib_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	READY();
 	if (SOFF)
 		return real_rw_timedwrlock(l, t);
 	ACQUIRE(K_RW_TIMEDWRLOCK, real_rw_timedwrlock(l, t), real_rw_wrlock(l), real_rw_unlock(l));
 }
-static int held_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
+static int lib_rwlock_unlock(pthread_rwlock_t *l) { RELEASE(K_RW_UNLOCK, real_rw_unlock(l)); }
 
 /* The locks as the program calls them: counted in nheld. An unlock is
  * counted out after it is done (it must not wait holding the lock). */
-static inline int COUNT_IN(int r)
+static inline int count_in(int r)
 {
 	if (r == 0 || r == EOWNERDEAD)
 		nheld++;
 	return r;
 }
-static inline int COUNT_OUT(int r)
+static inline int count_out(int r)
 {
 	if (r == 0 && nheld > 0)
 		nheld--;
 	return r;
 }
-EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_lock(m)); }
-EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { return COUNT_IN(held_mutex_trylock(m)); }
-EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t) { return COUNT_IN(held_mutex_timedlock(m, t)); }
-EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { return COUNT_OUT(held_mutex_unlock(m)); }
-EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_rdlock(l)); }
-EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_wrlock(l)); }
-EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_tryrdlock(l)); }
-EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return COUNT_IN(held_rwlock_trywrlock(l)); }
-EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t) { return COUNT_IN(held_rwlock_timedrdlock(l, t)); }
-EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t) { return COUNT_IN(held_rwlock_timedwrlock(l, t)); }
-EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { return COUNT_OUT(held_rwlock_unlock(l)); }
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m) { return count_in(lib_mutex_lock(m)); }
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) { return count_in(lib_mutex_trylock(m)); }
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t) { return count_in(lib_mutex_timedlock(m, t)); }
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) { return count_out(lib_mutex_unlock(m)); }
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l) { return count_in(lib_rwlock_rdlock(l)); }
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l) { return count_in(lib_rwlock_wrlock(l)); }
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) { return count_in(lib_rwlock_tryrdlock(l)); }
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l) { return count_in(lib_rwlock_trywrlock(l)); }
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t) { return count_in(lib_rwlock_timedrdlock(l, t)); }
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t) { return count_in(lib_rwlock_timedwrlock(l, t)); }
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l) { return count_out(lib_rwlock_unlock(l)); }
 
 EXPORT int pthread_cond_signal(pthread_cond_t *c) { RELEASE(K_COND_SIGNAL, real_cond_signal(c)); }
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c) { RELEASE(K_COND_BROADCAST, real_cond_broadcast(c)); }
