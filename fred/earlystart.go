@@ -7,6 +7,7 @@ import (
 
 	"github.com/fred-debugger/fred/fred/conn"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -17,9 +18,11 @@ import (
 // everything from main on behind it. The person sees what `run` shows;
 // the history holds the run as a continue from main.
 //
-// If the person's first stop comes before main (a breakpoint or a crash
-// in a constructor, Ctrl-C, the end of the program), it is a plain run:
-// the first snapshot is taken at that stop, as before.
+// A snapshot is taken at the program's entry point too, before its own
+// constructors: if the person's first stop comes before main (a breakpoint
+// or a crash in a constructor, Ctrl-C), the run starts there instead, and
+// the stop still has its run behind it. Once main is reached it is dropped
+// and gives its number back: the run starts at main as before.
 func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	es := s.p.EarlyStart
 	var all strings.Builder
@@ -65,36 +68,90 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return plain(out, time.Since(start)) // refused, or not started
 	}
 	all.WriteString(shown)
+	atEntry := 0 // the snapshot at the entry point
+	if es.ToEntry != "" {
+		q, err := s.query(es.ToEntry)
+		if err != nil {
+			return all.String(), err
+		}
+		if !strings.Contains(q, es.NoEntry) {
+			out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
+			if err != nil {
+				return all.String() + out, err
+			}
+			rest, stopped := conn.CutAtLine(out, es.AtMain)
+			all.WriteString(strings.TrimPrefix(rest, es.Continuing))
+			if !stopped {
+				if _, err := s.query(es.Forget); err != nil {
+					return all.String(), err
+				}
+				return plain(all.String(), time.Since(start))
+			}
+			if err := s.beginRun(true); err != nil {
+				return all.String(), err
+			}
+			if s.snap != nil && !s.refusedNow() {
+				if sn, err := s.Checkpoint(true); err == nil {
+					atEntry = sn.ID
+				} else {
+					debugf("snapshot at the entry point: %v", err)
+				}
+			}
+		}
+	}
 	if _, err := s.query(es.ToMain); err != nil {
 		return all.String(), err
 	}
+	fromEntry := time.Now()
 	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
 	if err != nil {
 		return all.String() + out, err
 	}
 	rest, atMain := conn.CutAtLine(out, es.AtMain)
-	all.WriteString(strings.TrimPrefix(rest, es.Continuing))
+	// A breakpoint of the person's at main's first line is the one the
+	// debugger reports: the person's first stop is the run's start.
+	atTheirs := false
+	if !atMain && es.Reached != "" {
+		q, err := s.query(es.Reached)
+		if err != nil {
+			return all.String() + rest, err
+		}
+		atMain = strings.Contains(q, "@fred reached")
+		atTheirs = atMain
+	}
 	if !atMain {
 		if _, err := s.query(es.Forget); err != nil {
+			return all.String() + rest, err
+		}
+		if atEntry == 0 {
+			all.WriteString(strings.TrimPrefix(rest, es.Continuing))
+			return plain(all.String(), time.Since(start))
+		}
+		// The first stop came before main: the run starts at the entry.
+		rest = strings.TrimPrefix(rest, es.Continuing)
+		all.WriteString(rest)
+		took := time.Since(fromEntry)
+		stopPassing()
+		if err := s.resync(); err != nil {
 			return all.String(), err
 		}
-		return plain(all.String(), time.Since(start))
+		s.Printf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
+		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, rest, took)
 	}
+	all.WriteString(strings.TrimPrefix(rest, es.Continuing))
 
 	// At main's first line: the run starts here.
-	s.Timeline.Reset()
-	s.pid = 0
-	s.run++
-	s.refreshBreakpoints()
-	loc, err := s.location()
-	if err != nil {
+	if atEntry != 0 {
+		s.dropUnused(atEntry)
+	}
+	if err := s.beginRun(atEntry == 0); err != nil {
 		return all.String(), err
 	}
-	d, _ := s.depth()
-	s.running = true
-	s.pid, _ = s.Pid()
-	s.Timeline.SetStart(history.Step{At: loc, Depth: d})
 	s.maybeAutoSnapshot()
+	if atTheirs {
+		stopPassing()
+		return all.String(), s.resync()
+	}
 
 	start = time.Now()
 	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing})
@@ -108,4 +165,24 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String(), err
 	}
 	return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
+}
+
+// beginRun starts the history of a run at the program's current stop:
+// a new run, or the same one started again at a later moment.
+func (s *Session) beginRun(newRun bool) error {
+	s.Timeline.Reset()
+	if newRun {
+		s.pid = 0
+		s.run++
+		s.refreshBreakpoints()
+	}
+	loc, err := s.location()
+	if err != nil {
+		return err
+	}
+	d, _ := s.depth()
+	s.running = true
+	s.pid, _ = s.Pid()
+	s.Timeline.SetStart(history.Step{At: loc, Depth: d})
+	return nil
 }

@@ -124,7 +124,7 @@ func TestReplayLog(t *testing.T) {
 			first: [2]step{{cmd: "fred-log", out: `fred: the replay log is empty: the program has not run yet`},
 				{cmd: "fred-log", out: `fred: the replay log is off \(--no-replay-log\)`}},
 			toStop: []step{{cmd: "break main", out: `Breakpoint 1`},
-				{cmd: "run {file} {port}", out: `snapshot 1 taken at the first stop`},
+				{cmd: "run {file} {port}", out: `snapshot 1 taken at the program's start, main at`},
 				{cmd: "break 87", out: `Breakpoint 2`}},
 			cont: "continue", stop: `Breakpoint 2, main`, restarted: `main`, again: `Breakpoint 2, main`,
 			log: step{cmd: "fred-log all", out: `time\s+\d+`},

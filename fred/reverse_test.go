@@ -450,6 +450,42 @@ func testReverseFromCrashWithoutBreakpoint(t *testing.T, backend string) {
 	}
 }
 
+// A crash before main, in a static object's constructor: the run starts at
+// the program's entry point, so the crash has its run behind it as one
+// after main has.
+func TestReverseFromCrashInConstructor(t *testing.T) {
+	forBackends(t, testReverseFromCrashInConstructor)
+}
+
+func testReverseFromCrashInConstructor(t *testing.T, backend string) {
+	ts := gdbSession(t, "ctor_crash", backend)
+	crash := fixtureLineOf(t, "ctor_crash.cpp", "crash")
+	ts.must("run", `(?s)SIGSEGV.*Registry::Registry.*fred: snapshot 1 taken at the program's start, _start at 0x[0-9a-f]+, before its constructors`)
+	ts.must("fred-reverse-step", fmt.Sprintf(`(?m)^%d\s+total \+= p->value;`, crash))
+	bad := ts.value("p")
+	if ts.value("p == 0") != "false" {
+		t.Fatalf("p is %s at the faulting statement", bad)
+	}
+	ts.must("fred-reverse-step", `for \(Node \*p = head; p != nullptr; p = p->next\)`)
+	if got := ts.value("p->next"); got != bad {
+		t.Fatalf("the node before has next = %s, want the bad pointer %s", got, bad)
+	}
+	field := regexp.MustCompile(`0x[0-9a-f]+`).FindString(ts.value("&p->next")) // then <registry+N>
+	ts.must("fred-reverse-watch *(Node **)"+field, `(?s)rename_node.*n->name\[i\] = '\\0';.*is 0x[0-9a-f]+ here; the next step makes it `)
+	if i := ts.value("i"); i != "13" {
+		t.Fatalf("landed with i = %s, want 13: the NUL after \"a longer name\"", i)
+	}
+	ts.must("next", ``)
+	if got := ts.value("*(Node **)" + field); got != bad {
+		t.Fatalf("one step after the landing the field is %s, want %s", got, bad)
+	}
+	// The start is before the constructors: main has not run yet there.
+	ts.must("fred-restart 1", `_start`)
+	if v := ts.value("registry.total"); v != "0" {
+		t.Fatalf("at the program's entry registry.total is %s, want 0", v)
+	}
+}
+
 // fixtureLineOf finds the line of testdata/FILE marked "LINE:name".
 func fixtureLineOf(t *testing.T, file, name string) int {
 	t.Helper()

@@ -642,6 +642,15 @@ func (s *Session) drop(id int) {
 	s.standAt(s.Timeline.Steps()) // the marks anew
 }
 
+// dropUnused deletes a snapshot nobody has seen (the one at the entry
+// point, once main is reached): the latest gives its number back.
+func (s *Session) dropUnused(id int) {
+	s.drop(id)
+	if s.nextSnap == id {
+		s.nextSnap--
+	}
+}
+
 // markStood notes the snapshots of the moment the person is at.
 func (s *Session) markStood() {
 	for _, sn := range s.snaps {

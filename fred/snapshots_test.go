@@ -89,7 +89,7 @@ func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
 	ts.must("fred-restart", `there is no snapshot yet`)
 	ts.must("fred-checkpoint", `'fred-checkpoint' needs a running program`)
 	ts.must("break main", `Breakpoint 1 at`)
-	ts.must("run", `snapshot 1 taken at the first stop`)
+	ts.must("run", `snapshot 1 taken at the program's start, main at`)
 	first := ts.state()
 	ts.must("fred-restart 99", `there is no snapshot 99`)
 	ts.must("fred-restart one", `"one" is not a snapshot number`)

@@ -179,7 +179,7 @@ func TestThreadsReplayOrder(t *testing.T) {
 			testutil.Require(t, "gdb")
 			ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", noLog)
 			ts.must("break main", `Breakpoint 1`)
-			ts.must("run", `snapshot 1 taken at the first stop`)
+			ts.must("run", `snapshot 1 taken at the program's start, main at`)
 			ts.must("break 78", `Breakpoint 2`)
 			ts.must("continue", `Breakpoint 2, main`)
 			ts.must("fred-checkpoint", `snapshot 2 taken`)

@@ -55,8 +55,11 @@ var GDB = &Personality{
 	EarlyStart: &EarlyStart{
 		Starti:     func(args string) string { return strings.TrimSpace("starti " + args) },
 		Stopped:    "Program stopped.",
+		ToEntry:    "python fred_toentry = fred_to_entry()",
+		NoEntry:    "@fred no entry point",
+		Reached:    "python print('@fred reached' if fred_tomain is not None and not fred_tomain.is_valid() else '')",
 		ToMain:     `python fred_tomain = gdb.Breakpoint("main", internal=True, temporary=True)`,
-		Forget:     `python fred_tomain.is_valid() and fred_tomain.delete()`,
+		Forget:     `python fred_tomain is not None and fred_tomain.is_valid() and fred_tomain.delete()`,
 		AtMain:     "Temporary breakpoint -",
 		Continue:   "continue",
 		Continuing: "Continuing.",

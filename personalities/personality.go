@@ -586,6 +586,15 @@ type EarlyStart struct {
 	// Stopped starts the line that reports that stop; it, a blank line
 	// before it and all that follows are not shown.
 	Stopped string
+	// ToEntry makes the program stop once at the executable's entry
+	// point, where its own constructors have not run yet, as ToMain does
+	// at main (Forget deletes it); it prints NoEntry if it cannot. Empty:
+	// no stop there.
+	ToEntry, NoEntry string
+	// Reached prints "@fred reached" if the program stopped at the last
+	// of those breakpoints, even if a breakpoint of the person's at the
+	// same place was the one reported.
+	Reached string
 	// ToMain makes the program stop once at main's first line, with a
 	// breakpoint that uses none of the person's breakpoint numbers;
 	// Forget deletes it if it was not hit.
