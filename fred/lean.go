@@ -26,7 +26,9 @@ var quotedRe = regexp.MustCompile(`"(.*)"`)
 // debug information, and its replay would look diverged.
 func (s *Session) enterLeanFor(steps []history.Step) (leave func() error) {
 	noop := func() error { return nil }
-	for _, st := range steps {
+	// The run's start too: a run that starts at the program's entry point
+	// (no source) steps from there.
+	for _, st := range append([]history.Step{s.Timeline.Start()}, steps...) {
 		if st.Known() && !hasSource(st) {
 			return noop
 		}

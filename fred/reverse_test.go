@@ -462,6 +462,16 @@ func testReverseFromCrashInConstructor(t *testing.T, backend string) {
 	crash := fixtureLineOf(t, "ctor_crash.cpp", "crash")
 	ts.must("run", `(?s)SIGSEGV.*Registry::Registry.*fred: snapshot 1 taken at the program's start, _start at 0x[0-9a-f]+, before its constructors`)
 	ts.must("fred-reverse-step", fmt.Sprintf(`(?m)^%d\s+total \+= p->value;`, crash))
+	// The steps from the entry point (no source) replay as they ran: the
+	// last change of the sum is the previous node's.
+	ts.must("fred-reverse-watch total", fmt.Sprintf(`(?s)%d\s+total \+= p->value;.*'total' is 24 here; the next step makes it 30`, crash))
+	if v := ts.value("p->value"); v != "6" {
+		t.Fatalf("the sum's last change adds p->value = %s, want 6", v)
+	}
+	ts.must("next", `for \(Node`)
+	ts.must("next", fmt.Sprintf(`(?m)^%d\s+total \+= p->value;`, crash))
+	ts.must("next", fmt.Sprintf(`(?s)SIGSEGV.*%d\s+total \+= p->value;`, crash))
+	ts.must("fred-reverse-step", fmt.Sprintf(`(?m)^%d\s+total \+= p->value;`, crash))
 	bad := ts.value("p")
 	if ts.value("p == 0") != "false" {
 		t.Fatalf("p is %s at the faulting statement", bad)
