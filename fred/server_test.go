@@ -186,3 +186,95 @@ func TestServerAcceptAcrossSnapshot(t *testing.T) {
 	case <-time.After(2 * time.Second):
 	}
 }
+
+// TestServerConnectionKeptByACopy (issue 16): one thread (serial_server),
+// so fred's snapshots are paused fork copies, and a copy keeps the
+// connections the program had. Going back to before a client was
+// accepted, the automatic snapshot of the later moment that kept its
+// connection is dropped: the client reads the end of the file instead of
+// waiting for an answer nobody will send. A copy the person took keeps it
+// (fred says so), and going there again answers the client.
+func TestServerConnectionKeptByACopy(t *testing.T) {
+	t.Run("auto", func(t *testing.T) { testServerConnectionKeptByACopy(t, false) })
+	t.Run("yours", func(t *testing.T) { testServerConnectionKeptByACopy(t, true) })
+}
+
+func testServerConnectionKeptByACopy(t *testing.T, yours bool) {
+	path := filepath.Join(t.TempDir(), "sock")
+	ts := gdbSession(t, "serial_server", "auto")
+	request := fmt.Sprintf("serial_server.c:%d", fixtureLineOf(t, "serial_server.c", "request"))
+	ts.must("break "+request, `Breakpoint 1`)
+
+	answers := make(chan string, 8)
+	ask := func(i int, after time.Duration) {
+		go func() {
+			time.Sleep(after)
+			var c net.Conn
+			for j := 0; j < 300 && c == nil; j++ {
+				c, _ = net.Dial("unix", path)
+				if c == nil {
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+			if c == nil {
+				answers <- "no connection"
+				return
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "req %d", i)
+			b, err := bufio.NewReader(c).ReadString('\n')
+			if err != nil {
+				answers <- "error: " + err.Error()
+				return
+			}
+			answers <- strings.TrimSpace(b)
+		}()
+	}
+	answer := func(want string) {
+		t.Helper()
+		select {
+		case a := <-answers:
+			if a != want {
+				t.Fatalf("a client got %q; want %q", a, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no client got an answer; want %q", want)
+		}
+	}
+	at := ts.valueAt(request, "served")
+	ask(0, 0)
+	at("run "+path+" 2", "0")
+	// The second client comes after 2.5 s of running: fred takes an
+	// automatic snapshot (a fork copy) at its stop, with its connection.
+	ask(1, 2500*time.Millisecond)
+	at("continue", "1")
+	answer("ans 1")
+	if list := ts.must("fred-list", `taken after`); !regexp.MustCompile(`(?m)^\s+2\s+.*auto\s+a paused copy`).MatchString(list) {
+		t.Fatalf("no automatic fork copy at the second client's request:\n%s", list)
+	}
+	if yours {
+		ts.must("fred-checkpoint", `snapshot 3 taken`)
+		out := at("fred-reverse-continue", "0")
+		if !regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock stays open: it was the program's at the moment you went back from, and snapshot 3, a paused copy you took, has it`).MatchString(out) {
+			t.Errorf("fred did not say which connection a copy of the person's keeps:\n%s", out)
+		}
+		at("fred-restart 3", "1")
+		ts.must("delete", ``)
+		ts.must("continue", `served 2(?s).*exited normally`)
+		answer("ans 2")
+		return
+	}
+	out := at("fred-reverse-continue", "0")
+	answer("error: EOF")
+	if !regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file \(snapshot 2, a paused copy of the program, kept it: fred dropped it\)`).MatchString(out) {
+		t.Errorf("fred did not say which connection going back closed:\n%s", out)
+	}
+	at("continue", "1")
+	ts.must("delete", ``)
+	ts.must("continue", `served 2(?s).*exited normally`)
+	select {
+	case a := <-answers:
+		t.Fatalf("a client got %q more", a)
+	case <-time.After(2 * time.Second):
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -827,23 +828,67 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 		if open == nil {
 			open = ckpt.OpenSockets(s.pid)
 		}
-		kept := ""
+		var kept []string
 		if open[c.Ino] {
-			rel, ok := s.snap.(ckpt.SocketReleaser)
-			if !ok {
-				continue
+			later := s.laterSnapshots(orig)
+			if rel, ok := s.snap.(ckpt.SocketReleaser); ok {
+				if ids := rel.ReleaseSocket(c.Ino, later); len(ids) > 0 {
+					kept = append(kept, words.Numbered("snapshot", ids)+" kept it: fred let go of it there")
+				}
 			}
-			ids := rel.ReleaseSocket(c.Ino, s.laterSnapshots(orig))
-			if len(ids) == 0 {
+			dropped, theirs := s.dropCopiesWith(c.Ino, later)
+			if len(dropped) > 0 {
+				kept = append(kept, words.Numbered("snapshot", dropped)+", a paused copy of the program, kept it: fred dropped it")
+			}
+			if len(kept) == 0 {
 				continue
 			}
 			if open = ckpt.OpenSockets(s.pid); open[c.Ino] {
+				if len(theirs) > 0 {
+					// A copy the person took keeps it: never dropped.
+					s.Printf("%s stays open: it was the program's at the moment you went back from, and %s, a paused copy you took, has it; its other end gets no answer from it", c.Desc, words.Numbered("snapshot", theirs))
+				}
 				continue // someone else has it too
 			}
-			kept = " (" + words.Numbered("snapshot", ids) + " kept it: fred let go of it there)"
 		}
-		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", c.Desc, kept)
+		why := ""
+		if len(kept) > 0 {
+			why = " (" + strings.Join(kept, "; ") + ")"
+		}
+		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", c.Desc, why)
 	}
+}
+
+// dropCopiesWith drops the automatic snapshots among ids that are paused
+// fork copies holding the socket ino: a copy keeps the connections the
+// program had, and their other ends would wait for an answer nobody
+// sends. The person's own copies are kept (theirs).
+func (s *Session) dropCopiesWith(ino uint64, ids []int) (dropped, theirs []int) {
+	for _, id := range ids {
+		sn := s.snaps[id]
+		if sn == nil || sn.via.Name() != "fork" || !holds(sn.Pid, ino) {
+			continue
+		}
+		if !sn.Auto {
+			theirs = append(theirs, id)
+			continue
+		}
+		s.drop(id)
+		dropped = append(dropped, id)
+	}
+	slices.Sort(dropped)
+	slices.Sort(theirs)
+	return dropped, theirs
+}
+
+// holds reports whether process pid has the socket ino open.
+func holds(pid int, ino uint64) bool {
+	for _, c := range ckpt.Connections(pid) {
+		if c.Ino == ino {
+			return true
+		}
+	}
+	return false
 }
 
 // laterSnapshots are this run's snapshots of moments of orig after the
