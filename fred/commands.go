@@ -440,7 +440,7 @@ func (s *Session) writeList() {
 		}
 		fmt.Fprintf(w, "  %-4d %-40s %14s %8.3fs\n", id, after, s.snapSize(sn), sn.Took.Seconds())
 	}
-	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the program's entry point, if the first stop comes before main), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
+	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the program's entry point if the first stop comes before main, or at the first stop if it comes before that), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
 	for name, b := range s.branches {
 		fmt.Fprintf(w, "  branch %-10s ends after %s\n", name, history.Position(b))
 	}

@@ -68,28 +68,36 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return plain(out, time.Since(start)) // refused, or not started
 	}
 	all.WriteString(shown)
-	atEntry := 0 // the snapshot at the entry point
+	begun := false // the run's history began at the entry point
+	atEntry := 0   // the snapshot there
 	if es.ToEntry != "" {
 		q, err := s.query(es.ToEntry)
 		if err != nil {
 			return all.String(), err
 		}
-		if !strings.Contains(q, es.NoEntry) {
+		there := strings.Contains(q, "@fred at the entry point") // a static program
+		if strings.Contains(q, "@fred to the entry point") {
 			out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
 			if err != nil {
 				return all.String() + out, err
 			}
-			rest, stopped := conn.CutAtLine(out, es.AtMain)
+			rest, hit := conn.CutAtLine(out, es.AtMain)
 			all.WriteString(strings.TrimPrefix(rest, es.Continuing))
-			if !stopped {
+			if !hit {
+				// Stopped before it (a library's constructor, a
+				// catchpoint): the first stop is the run's start.
 				if _, err := s.query(es.Forget); err != nil {
 					return all.String(), err
 				}
 				return plain(all.String(), time.Since(start))
 			}
+			there = true
+		}
+		if there {
 			if err := s.beginRun(true); err != nil {
 				return all.String(), err
 			}
+			begun = true
 			if s.snap != nil && !s.refusedNow() {
 				if sn, err := s.Checkpoint(true); err == nil {
 					atEntry = sn.ID
@@ -119,32 +127,35 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		atMain = strings.Contains(q, "@fred reached")
 		atTheirs = atMain
 	}
+	rest = strings.TrimPrefix(rest, es.Continuing)
+	all.WriteString(rest)
 	if !atMain {
 		if _, err := s.query(es.Forget); err != nil {
-			return all.String() + rest, err
+			return all.String(), err
 		}
-		if atEntry == 0 {
-			all.WriteString(strings.TrimPrefix(rest, es.Continuing))
+		if !begun {
 			return plain(all.String(), time.Since(start))
 		}
 		// The first stop came before main: the run starts at the entry.
-		rest = strings.TrimPrefix(rest, es.Continuing)
-		all.WriteString(rest)
 		took := time.Since(fromEntry)
 		stopPassing()
 		if err := s.resync(); err != nil {
 			return all.String(), err
 		}
-		s.Printf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
+		if atEntry != 0 {
+			s.Printf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
+		}
 		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, rest, took)
 	}
-	all.WriteString(strings.TrimPrefix(rest, es.Continuing))
 
 	// At main's first line: the run starts here.
 	if atEntry != 0 {
 		s.dropUnused(atEntry)
 	}
-	if err := s.beginRun(atEntry == 0); err != nil {
+	if err := s.beginRun(!begun); err != nil {
+		if errors.Is(err, P.ErrNotRunning) {
+			s.running, s.pid = false, 0
+		}
 		return all.String(), err
 	}
 	s.maybeAutoSnapshot()

@@ -46,7 +46,7 @@ var GDB = &Personality{
 		// A snapshot stops the program (SIGSTOP) while gdb lets go of it;
 		// once gdb attaches again, each thread would report that stop
 		// when it next runs, threads made later too. gdb swallows them.
-		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbCommandsPy), gdbPython(gdbHitsPy), gdbPython(gdbStepisPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
+		return []string{"python fred_bp = {}", gdbPython(gdbHelpers), gdbPython(gdbEarlyPy), gdbPython(gdbCommandsPy), gdbPython(gdbHitsPy), gdbPython(gdbStepisPy), gdbPython(gdbThreadsPy), gdbPython(gdbLockedPy), gdbPython(gdbRoundRobinPy), gdbPython(gdbScopePy), gdbPython(gdbBreakPy),
 			"handle SIGSTOP nostop noprint nopass"}
 	},
 	Stepper:   gdbStepper,
@@ -55,11 +55,10 @@ var GDB = &Personality{
 	EarlyStart: &EarlyStart{
 		Starti:     func(args string) string { return strings.TrimSpace("starti " + args) },
 		Stopped:    "Program stopped.",
-		ToEntry:    "python fred_toentry = fred_to_entry()",
-		NoEntry:    "@fred no entry point",
-		Reached:    "python print('@fred reached' if fred_tomain is not None and not fred_tomain.is_valid() else '')",
-		ToMain:     `python fred_tomain = gdb.Breakpoint("main", internal=True, temporary=True)`,
-		Forget:     `python fred_tomain is not None and fred_tomain.is_valid() and fred_tomain.delete()`,
+		ToEntry:    "python fred_to_entry()",
+		ToMain:     "python fred_to_main()",
+		Forget:     "python fred_early_forget()",
+		Reached:    "python fred_early_reached('main')",
 		AtMain:     "Temporary breakpoint -",
 		Continue:   "continue",
 		Continuing: "Continuing.",

@@ -208,6 +208,12 @@ func lastLines(s string) string {
 //go:embed scripts/gdb_helpers.py
 var gdbHelpers string
 
+// gdbEarlyPy sets and checks fred's breakpoints on the way to main: the
+// executable's entry point, then main (EarlyStart).
+//
+//go:embed scripts/gdb_early.py
+var gdbEarlyPy string
+
 // gdbCommandsPy defines the fred-nexts, fred-settle, fred-where and fred-fp
 // commands on gdbHelpers' functions (a second gdb command: a terminal line
 // holds at most 4095 bytes).

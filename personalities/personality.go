@@ -587,18 +587,17 @@ type EarlyStart struct {
 	// before it and all that follows are not shown.
 	Stopped string
 	// ToEntry makes the program stop once at the executable's entry
-	// point, where its own constructors have not run yet, as ToMain does
-	// at main (Forget deletes it); it prints NoEntry if it cannot. Empty:
-	// no stop there.
-	ToEntry, NoEntry string
-	// Reached prints "@fred reached" if the program stopped at the last
-	// of those breakpoints, even if a breakpoint of the person's at the
-	// same place was the one reported.
+	// point, where its own constructors have not run yet, with a
+	// breakpoint that uses none of the person's numbers: it prints
+	// "@fred to the entry point", or "@fred at the entry point" if the
+	// program already stands there (a static program). Empty: no stop
+	// there. ToMain does the same at main's first line; Forget deletes
+	// those breakpoints if they were not hit.
+	ToEntry, ToMain, Forget string
+	// Reached prints "@fred reached" if the program stands at the
+	// breakpoint ToMain set, having hit it, even if a breakpoint of the
+	// person's at the same place was the one reported.
 	Reached string
-	// ToMain makes the program stop once at main's first line, with a
-	// breakpoint that uses none of the person's breakpoint numbers;
-	// Forget deletes it if it was not hit.
-	ToMain, Forget string
 	// AtMain starts the line that reports that stop, hidden as Stopped.
 	AtMain string
 	// Continue runs on; the line it prints first, Continuing, is not

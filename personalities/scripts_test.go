@@ -25,7 +25,7 @@ func TestScriptsCompile(t *testing.T) {
 	embedded := map[string]string{
 		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
 		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
-		"gdb_commands.py": gdbCommandsPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
+		"gdb_commands.py": gdbCommandsPy, "gdb_early.py": gdbEarlyPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
 		"pdb_boot.py": pdbBoot, "perl_boot.pl": perlBootSrc,
 	}
 	for _, f := range append(pys, pls...) {

@@ -76,13 +76,3 @@ def fred_depth():
 def fred_fp():
     f = gdb.newest_frame()
     return ':'.join('%x' % (int(f.read_register(r)) & 0xffffffffffffffff) for r in f.architecture().registers('general'))
-def fred_to_entry():
-    # A breakpoint at the executable's entry point (relocated once the
-    # program runs): there the dynamic loader and the replay library are
-    # done and the program's own constructors have not run yet.
-    import re
-    m = re.search(r'Entry point: (0x[0-9a-f]+)', gdb.execute('info files', to_string=True))
-    if m is None:
-        print('@fred no entry point')
-        return None
-    return gdb.Breakpoint('*' + m.group(1), internal=True, temporary=True)
