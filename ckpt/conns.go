@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // A program's connections to other processes, so that fred can say which
@@ -91,4 +93,47 @@ func liveSockets(pid int) map[string]string {
 		out[c.ino] = fmt.Sprintf("a TCP connection from %s to %s", hexAddr(c.local), hexAddr(c.remote))
 	}
 	return out
+}
+
+// SocketHolders is every process that has the socket ino open, with the
+// descriptor it has it at.
+func SocketHolders(ino uint64) map[int]int {
+	out := map[int]int{}
+	want := fmt.Sprintf("socket:[%d]", ino)
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, e := range fds {
+			if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && l == want {
+				out[pid], _ = strconv.Atoi(e.Name())
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PeerGone reports whether the other end of the connection process pid
+// has at fd has hung up: a unix stream socket stays "connected" in
+// /proc/net/unix after its peer closed, and nobody waits on it then.
+func PeerGone(pid, fd int) bool {
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pfd)
+	nfd, err := unix.PidfdGetfd(pfd, fd, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(nfd)
+	p := []unix.PollFd{{Fd: int32(nfd), Events: unix.POLLRDHUP}}
+	if n, err := unix.Poll(p, 0); err != nil || n == 0 {
+		return false
+	}
+	return p[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) != 0
 }

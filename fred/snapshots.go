@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -803,8 +804,10 @@ func (s *Session) roomFor(via ckpt.Snapshotter, pid int) error {
 // command began, at the end of orig) that are closed now: the program
 // fred went back from had accepted or made them after the moment it went
 // back to, and no process keeps them. Their other end reads the end of
-// the file. A snapshot of a later moment of orig that kept one (CRIU's)
-// lets go of it: its other end would wait for an answer nobody sends.
+// the file. A snapshot of a later moment of orig that kept one lets go of
+// it (CRIU's), or is dropped (an automatic paused copy): its other end
+// would wait for an answer nobody sends. A copy the person took keeps it,
+// and fred says so; one whose other end hung up costs nothing.
 func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 	if len(before) == 0 || !s.running || s.pid <= 0 {
 		return
@@ -814,6 +817,15 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 	for _, c := range now {
 		have[c.Ino] = true
 	}
+	// Decide for every connection before dropping anything: one copy may
+	// hold several.
+	type gone struct {
+		c        ckpt.Conn
+		released []int // CRIU snapshots that let go of it
+		dropped  []int // paused copies dropped for it
+	}
+	var closed []*gone
+	drop := map[int]bool{}
 	var open map[uint64]bool
 	for _, fd := range slices.Sorted(maps.Keys(before)) {
 		c := before[fd]
@@ -828,63 +840,158 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 		if open == nil {
 			open = ckpt.OpenSockets(s.pid)
 		}
-		var kept []string
+		g := &gone{c: c}
 		if open[c.Ino] {
-			later := s.laterSnapshots(orig)
-			if rel, ok := s.snap.(ckpt.SocketReleaser); ok {
-				if ids := rel.ReleaseSocket(c.Ino, later); len(ids) > 0 {
-					kept = append(kept, words.Numbered("snapshot", ids)+" kept it: fred let go of it there")
+			copy, theirs, others := s.holdersOf(c.Ino, orig)
+			switch {
+			case others:
+				continue // a process but fred's copies has it: its to close
+			case copy.id != 0 && ckpt.PeerGone(s.snaps[copy.id].Pid, copy.fd):
+				continue // nobody waits at the other end
+			case len(theirs) > 0:
+				// A copy the person took is never dropped: going there
+				// answers the client.
+				has := "has"
+				if len(theirs) > 1 {
+					has = "have"
 				}
-			}
-			dropped, theirs := s.dropCopiesWith(c.Ino, later)
-			if len(dropped) > 0 {
-				kept = append(kept, words.Numbered("snapshot", dropped)+", a paused copy of the program, kept it: fred dropped it")
-			}
-			if len(kept) == 0 {
+				s.Printf("%s, stays open: it was the program's at the moment you went back from, and %s, %s it; its other end waits for the answer it gets there (fred-restart %d)",
+					c.Desc, copiesPhrase(theirs, "a paused copy you took", "paused copies you took"), has, theirs[0])
 				continue
 			}
-			if open = ckpt.OpenSockets(s.pid); open[c.Ino] {
-				if len(theirs) > 0 {
-					// A copy the person took keeps it: never dropped.
-					s.Printf("%s stays open: it was the program's at the moment you went back from, and %s, a paused copy you took, has it; its other end gets no answer from it", c.Desc, words.Numbered("snapshot", theirs))
-				}
-				continue // someone else has it too
+			if rel, ok := s.snap.(ckpt.SocketReleaser); ok {
+				g.released = rel.ReleaseSocket(c.Ino, s.laterSnapshots(orig))
 			}
+			g.dropped = s.copiesHolding(c.Ino, orig)
+			for _, id := range g.dropped {
+				drop[id] = true
+			}
+			if len(g.released) == 0 && len(g.dropped) == 0 {
+				continue
+			}
+		}
+		closed = append(closed, g)
+	}
+	for _, id := range slices.Sorted(maps.Keys(drop)) {
+		s.drop(id)
+	}
+	open = ckpt.OpenSockets(s.pid)
+	for _, g := range closed {
+		if open[g.c.Ino] {
+			continue // someone else has it too
+		}
+		var kept []string
+		if len(g.released) > 0 {
+			kept = append(kept, words.Numbered("snapshot", g.released)+" kept it: fred let go of it there")
+		}
+		if len(g.dropped) > 0 {
+			them := "it"
+			if len(g.dropped) > 1 {
+				them = "them"
+			}
+			kept = append(kept, copiesPhrase(g.dropped, "a paused copy of the program", "paused copies of the program")+", had it: fred dropped "+them)
 		}
 		why := ""
 		if len(kept) > 0 {
 			why = " (" + strings.Join(kept, "; ") + ")"
 		}
-		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", c.Desc, why)
+		s.Printf("%s, is closed: it was the program's at the moment you went back from, not at this one, and its other end reads the end of the file%s", g.c.Desc, why)
 	}
 }
 
-// dropCopiesWith drops the automatic snapshots among ids that are paused
-// fork copies holding the socket ino: a copy keeps the connections the
-// program had, and their other ends would wait for an answer nobody
-// sends. The person's own copies are kept (theirs).
-func (s *Session) dropCopiesWith(ino uint64, ids []int) (dropped, theirs []int) {
-	for _, id := range ids {
-		sn := s.snaps[id]
-		if sn == nil || sn.via.Name() != "fork" || !holds(sn.Pid, ino) {
-			continue
-		}
-		if !sn.Auto {
-			theirs = append(theirs, id)
-			continue
-		}
-		s.drop(id)
-		dropped = append(dropped, id)
+// copiesPhrase names snapshots that are paused copies: "snapshot 2, a
+// paused copy ...", "snapshots 2 and 3, paused copies ...".
+func copiesPhrase(ids []int, one, many string) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("snapshot %d, %s", ids[0], one)
 	}
-	slices.Sort(dropped)
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strconv.Itoa(id)
+	}
+	return fmt.Sprintf("snapshots %s and %s, %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1], many)
+}
+
+// heldBy is a paused copy that has a socket, and the descriptor it has it
+// at.
+type heldBy struct{ id, fd int }
+
+// holdersOf says who has the socket ino besides the program: copy is a
+// paused copy of a later moment of orig that has it, theirs the person's
+// copies of later moments that have it, and others whether
+// a process but fred and those copies has it (another branch's copy,
+// which restored answers the client, counts as one).
+func (s *Session) holdersOf(ino uint64, orig []history.Step) (copy heldBy, theirs []int, others bool) {
+	copyPid := map[int]int{} // pid -> snapshot id, every paused copy
+	for id, sn := range s.snaps {
+		if sn.via.Name() == "fork" {
+			copyPid[sn.Pid] = id
+		}
+	}
+	later := map[int]bool{}
+	for _, id := range s.laterCopies(orig) {
+		later[id] = true
+	}
+	for pid, fd := range ckpt.SocketHolders(ino) {
+		id, isCopy := copyPid[pid]
+		switch {
+		case pid == os.Getpid():
+			// fred's own: CRIU's snapshots keep sockets through it
+		case !isCopy || !later[id]:
+			others = true
+		default:
+			copy = heldBy{id, fd}
+			if !s.snaps[id].Auto {
+				theirs = append(theirs, id)
+			}
+		}
+	}
 	slices.Sort(theirs)
-	return dropped, theirs
+	return copy, theirs, others
+}
+
+// copiesHolding lists the automatic paused copies of later moments of
+// orig that have the socket ino.
+func (s *Session) copiesHolding(ino uint64, orig []history.Step) []int {
+	var ids []int
+	for _, id := range s.laterCopies(orig) {
+		if sn := s.snaps[id]; sn.Auto && holds(sn.Pid, ino) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// laterCopies are the paused copies among this run's snapshots of later
+// moments of orig: laterSnapshots', and the copies a continue of orig
+// left while it ran (probes: their history is the continue's base and
+// the probe, not a prefix of orig).
+func (s *Session) laterCopies(orig []history.Step) []int {
+	var ids []int
+	for _, id := range s.laterSnapshots(orig) {
+		if s.snaps[id].via.Name() == "fork" {
+			ids = append(ids, id)
+		}
+	}
+	for id, sn := range s.snaps {
+		p := s.probeOf(sn.Steps)
+		if p == nil || sn.run != s.run || sn.via.Name() != "fork" || slices.Contains(ids, id) {
+			continue
+		}
+		if in := history.With(p.base, p.cont); history.IsPrefix(in, orig) && !s.Timeline.Extends(in) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // holds reports whether process pid has the socket ino open.
 func holds(pid int, ino uint64) bool {
-	for _, c := range ckpt.Connections(pid) {
-		if c.Ino == ino {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	want := fmt.Sprintf("socket:[%d]", ino)
+	for _, e := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && l == want {
 			return true
 		}
 	}

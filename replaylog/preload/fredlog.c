@@ -157,6 +157,9 @@ static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 static int (*real_accept)(int, struct sockaddr *, socklen_t *);
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
@@ -198,7 +201,7 @@ static void resolve_sync(void);
 static void resolve(void)
 {
 	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg); REAL(recvmmsg);
-	REAL(accept); REAL(accept4); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
+	REAL(accept); REAL(accept4); REAL(getsockname); REAL(getsockopt); REAL(setsockopt); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
@@ -1333,6 +1336,7 @@ EXPORT int pipe2(int fd[2], int fl)
 	return r;
 }
 static void set_own_sock(int fd, int v);
+static void copy_sock(int a, int b);
 static int sock_kind(int fd);
 EXPORT int close(int fd)
 {
@@ -1348,7 +1352,7 @@ EXPORT int dup2(int a, int b)
 	int r = real_dup2(a, b);
 	forget_fd(b);
 	if (r >= 0 && a != b)
-		set_own_sock(b, sock_kind(a));
+		copy_sock(a, b);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -1359,7 +1363,7 @@ EXPORT int dup3(int a, int b, int fl)
 	int r = real_dup3(a, b, fl);
 	forget_fd(b);
 	if (r >= 0)
-		set_own_sock(b, sock_kind(a));
+		copy_sock(a, b);
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
@@ -2071,12 +2075,22 @@ static int neg(int64_t r)
  * 2 the stand-in for a connection a replayed accept made (/dev/null: its
  * sends are the log's) */
 static unsigned char own_sock[MAXPIPEFD];
+/* standin_of: the listening socket a stand-in's connection was accepted
+ * on, which answers for it where the program asks about its socket */
+static int standin_of[MAXPIPEFD];
 static void set_own_sock(int fd, int v)
 {
 	if (fd >= 0 && fd < MAXPIPEFD)
 		own_sock[fd] = (unsigned char)v;
 }
 static int sock_kind(int fd) { return fd >= 0 && fd < MAXPIPEFD ? own_sock[fd] : 0; }
+/* copy_sock: b is a duplicate of a */
+static void copy_sock(int a, int b)
+{
+	set_own_sock(b, sock_kind(a));
+	if (a >= 0 && a < MAXPIPEFD && b >= 0 && b < MAXPIPEFD)
+		standin_of[b] = standin_of[a];
+}
 static int is_sock(int fd)
 {
 	if (sock_kind(fd) == 2)
@@ -2225,6 +2239,8 @@ static int accept_common(struct acc *x)
 			close(nul);
 		}
 		set_own_sock((int)r, 2);
+		if (r < MAXPIPEFD)
+			standin_of[r] = x->fd;
 	}
 	return neg(r);
 }
@@ -2239,6 +2255,40 @@ EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 	READY();
 	struct acc x = {fd, fl, 1, a, al};
 	return accept_common(&x);
+}
+
+/* A stand-in is no socket: where the program asks about the socket it
+ * stands for, the listening socket it was accepted on answers (its name,
+ * its options), and an option set on it is set on nothing. A Python
+ * server makes its socket object by asking getsockname, and fails on
+ * /dev/null. */
+static int standin_listener(int fd)
+{
+	return sock_kind(fd) == 2 ? standin_of[fd] : -1;
+}
+EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al)
+{
+	READY();
+	int l = standin_listener(fd);
+	return real_getsockname(l >= 0 ? l : fd, a, al);
+}
+EXPORT int getsockopt(int fd, int lvl, int name, void *v, socklen_t *vl)
+{
+	READY();
+	int l = standin_listener(fd);
+	if (l >= 0 && lvl == SOL_SOCKET && name == SO_ACCEPTCONN && v && vl && *vl >= sizeof(int)) {
+		*(int *)v = 0;
+		*vl = sizeof(int);
+		return 0;
+	}
+	return real_getsockopt(l >= 0 ? l : fd, lvl, name, v, vl);
+}
+EXPORT int setsockopt(int fd, int lvl, int name, const void *v, socklen_t vl)
+{
+	READY();
+	if (standin_listener(fd) >= 0)
+		return 0;
+	return real_setsockopt(fd, lvl, name, v, vl);
 }
 
 /* poll, select, epoll_wait: the count and which descriptors are ready. */

@@ -1,0 +1,32 @@
+"""serial_server: one thread serves its clients one after the other: it
+accepts one, reads its request, works on it for a while (a continue over
+it leaves copies of the program under fred), answers, and keeps the
+connection until the end. Usage: serial_server.py PATH [N]"""
+import os
+import socket
+import sys
+import time
+
+path, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 2
+try:
+    os.unlink(path)
+except OSError:
+    pass
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+listener.listen(8)
+conns = []
+served = 0
+for i in range(n):
+    c, _ = listener.accept()
+    conns.append(c)
+    c.recv(64)
+    t, work = time.monotonic(), 0
+    while time.monotonic() - t < 1.0:
+        work += 1
+    served += 1  # LINE:request
+    c.sendall(b"ans %d\n" % served)
+for c in conns:
+    c.close()
+os.unlink(path)
+print("served", served)
