@@ -119,7 +119,9 @@ func SocketHolders(ino uint64) map[int]int {
 
 // PeerGone reports whether the other end of the connection process pid
 // has at fd has hung up: a unix stream socket stays "connected" in
-// /proc/net/unix after its peer closed, and nobody waits on it then.
+// /proc/net/unix after its peer closed, and nobody waits on it then. (A
+// peer that only shut down its sending side, POLLRDHUP, may still wait
+// for an answer.)
 func PeerGone(pid, fd int) bool {
 	pfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
@@ -135,5 +137,5 @@ func PeerGone(pid, fd int) bool {
 	if n, err := unix.Poll(p, 0); err != nil || n == 0 {
 		return false
 	}
-	return p[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) != 0
+	return p[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0
 }

@@ -1,7 +1,8 @@
 """serial_server: one thread serves its clients one after the other: it
 accepts one, reads its request, works on it for a while (a continue over
 it leaves copies of the program under fred), answers, and keeps the
-connection until the end. Usage: serial_server.py PATH [N]"""
+connection until the end; the last connection outlives the listening
+socket. Usage: serial_server.py PATH [N]"""
 import os
 import socket
 import sys
@@ -20,6 +21,9 @@ served = 0
 for i in range(n):
     c, _ = listener.accept()
     conns.append(c)
+    if i == n - 1:
+        listener.close()  # the last: the connection outlives its listener
+    c.getsockname()
     c.recv(64)
     t, work = time.monotonic(), 0
     while time.monotonic() - t < 1.0:

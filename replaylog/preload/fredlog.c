@@ -50,6 +50,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -1337,12 +1338,14 @@ EXPORT int pipe2(int fd[2], int fl)
 }
 static void set_own_sock(int fd, int v);
 static void copy_sock(int a, int b);
+static void drop_standin(int fd);
 static int sock_kind(int fd);
 EXPORT int close(int fd)
 {
 	READY();
 	set_own(fd, 0);
 	set_own_sock(fd, 0);
+	drop_standin(fd);
 	forget_fd(fd);
 	return real_close(fd);
 }
@@ -2075,21 +2078,93 @@ static int neg(int64_t r)
  * 2 the stand-in for a connection a replayed accept made (/dev/null: its
  * sends are the log's) */
 static unsigned char own_sock[MAXPIPEFD];
-/* standin_of: the listening socket a stand-in's connection was accepted
- * on, which answers for it where the program asks about its socket */
-static int standin_of[MAXPIPEFD];
 static void set_own_sock(int fd, int v)
 {
 	if (fd >= 0 && fd < MAXPIPEFD)
 		own_sock[fd] = (unsigned char)v;
 }
 static int sock_kind(int fd) { return fd >= 0 && fd < MAXPIPEFD ? own_sock[fd] : 0; }
+/* A stand-in is no socket: where the program asks about the socket it
+ * stands for, the stand-in answers with the name and kind of the socket
+ * it was accepted on, kept when it was made (the listener may be closed
+ * later); an option set on it sets nothing. A Python server makes its
+ * socket object by asking getsockname, and failed on /dev/null. */
+struct standin {
+	int fd1; /* the descriptor + 1; 0: a free slot */
+	socklen_t len;
+	struct sockaddr_storage a;
+	int type, domain, proto;
+};
+#define MAXSTANDINS 64
+static struct standin standins[MAXSTANDINS];
+static struct standin *standin_slot(int fd)
+{
+	for (int i = 0; i < MAXSTANDINS; i++)
+		if (standins[i].fd1 == fd + 1)
+			return &standins[i];
+	return NULL;
+}
+static void drop_standin(int fd)
+{
+	struct standin *x = standin_slot(fd);
+	if (x)
+		x->fd1 = 0;
+}
+/* keep_standin notes fd as the stand-in of a connection accepted on
+ * listener, or as a duplicate of the stand-in from (listener < 0). */
+static void keep_standin(int fd, int listener, const struct standin *from)
+{
+	struct standin *x = standin_slot(fd);
+	for (int i = 0; !x && i < MAXSTANDINS; i++)
+		if (!standins[i].fd1)
+			x = &standins[i];
+	if (!x)
+		return;
+	if (from) {
+		*x = *from;
+	} else {
+		int sv = errno;
+		socklen_t l = sizeof(int);
+		memset(x, 0, sizeof *x);
+		x->len = sizeof x->a;
+		if (real_getsockname(listener, (struct sockaddr *)&x->a, &x->len) != 0)
+			x->len = 0;
+		real_getsockopt(listener, SOL_SOCKET, SO_TYPE, &x->type, &l);
+		l = sizeof(int);
+		real_getsockopt(listener, SOL_SOCKET, SO_DOMAIN, &x->domain, &l);
+		l = sizeof(int);
+		real_getsockopt(listener, SOL_SOCKET, SO_PROTOCOL, &x->proto, &l);
+		errno = sv;
+	}
+	x->fd1 = fd + 1;
+}
+/* standin is fd's stand-in, if it is one still: a descriptor closed out
+ * of our sight (close_range) may be a real socket now. */
+static struct standin *standin(int fd)
+{
+	if (sock_kind(fd) != 2)
+		return NULL;
+	struct stat st;
+	int sv = errno;
+	int isnull = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+	errno = sv;
+	if (!isnull) {
+		set_own_sock(fd, 0);
+		drop_standin(fd);
+		return NULL;
+	}
+	return standin_slot(fd);
+}
 /* copy_sock: b is a duplicate of a */
 static void copy_sock(int a, int b)
 {
 	set_own_sock(b, sock_kind(a));
-	if (a >= 0 && a < MAXPIPEFD && b >= 0 && b < MAXPIPEFD)
-		standin_of[b] = standin_of[a];
+	drop_standin(b);
+	struct standin *x = sock_kind(a) == 2 ? standin_slot(a) : NULL;
+	if (x) {
+		struct standin c = *x;
+		keep_standin(b, -1, &c);
+	}
 }
 static int is_sock(int fd)
 {
@@ -2239,8 +2314,7 @@ static int accept_common(struct acc *x)
 			close(nul);
 		}
 		set_own_sock((int)r, 2);
-		if (r < MAXPIPEFD)
-			standin_of[r] = x->fd;
+		keep_standin((int)r, x->fd, NULL);
 	}
 	return neg(r);
 }
@@ -2257,36 +2331,40 @@ EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 	return accept_common(&x);
 }
 
-/* A stand-in is no socket: where the program asks about the socket it
- * stands for, the listening socket it was accepted on answers (its name,
- * its options), and an option set on it is set on nothing. A Python
- * server makes its socket object by asking getsockname, and fails on
- * /dev/null. */
-static int standin_listener(int fd)
-{
-	return sock_kind(fd) == 2 ? standin_of[fd] : -1;
-}
 EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al)
 {
 	READY();
-	int l = standin_listener(fd);
-	return real_getsockname(l >= 0 ? l : fd, a, al);
+	struct standin *x = standin(fd);
+	if (!x || !x->len || !a || !al)
+		return real_getsockname(fd, a, al);
+	memcpy(a, &x->a, *al < x->len ? *al : x->len);
+	*al = x->len;
+	return 0;
 }
 EXPORT int getsockopt(int fd, int lvl, int name, void *v, socklen_t *vl)
 {
 	READY();
-	int l = standin_listener(fd);
-	if (l >= 0 && lvl == SOL_SOCKET && name == SO_ACCEPTCONN && v && vl && *vl >= sizeof(int)) {
-		*(int *)v = 0;
-		*vl = sizeof(int);
-		return 0;
+	struct standin *x = standin(fd);
+	if (x && lvl == SOL_SOCKET && v && vl && *vl >= sizeof(int)) {
+		int ans = -1;
+		switch (name) {
+		case SO_TYPE: ans = x->type; break;
+		case SO_DOMAIN: ans = x->domain; break;
+		case SO_PROTOCOL: ans = x->proto; break;
+		case SO_ACCEPTCONN: case SO_ERROR: ans = 0; break;
+		}
+		if (ans >= 0) {
+			*(int *)v = ans;
+			*vl = sizeof(int);
+			return 0;
+		}
 	}
-	return real_getsockopt(l >= 0 ? l : fd, lvl, name, v, vl);
+	return real_getsockopt(fd, lvl, name, v, vl);
 }
 EXPORT int setsockopt(int fd, int lvl, int name, const void *v, socklen_t vl)
 {
 	READY();
-	if (standin_listener(fd) >= 0)
+	if (standin(fd))
 		return 0;
 	return real_setsockopt(fd, lvl, name, v, vl);
 }
