@@ -256,7 +256,7 @@ func testServerConnectionKeptByACopy(t *testing.T, yours bool) {
 		ts.must("fred-checkpoint", `snapshot 3 taken`)
 		out := at("fred-reverse-continue", "0")
 		// Client 0 hung up after its answer: only client 1 waits.
-		if n := len(regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, stays open: it was the program's at the moment you went back from, and snapshot 3, a paused copy you took, has it; its other end waits for the answer it gets there \(fred-restart 3\)`).FindAllString(out, -1)); n != 1 || strings.Contains(out, "is closed") {
+		if n := len(regexp.MustCompile(`fred: fd \d+, a unix stream socket on .*sock, stays open: it was the program's at the moment you went back from, and snapshot 3, a paused copy you took, has it; its other end stays connected to that copy \(fred-restart 3 goes there\)`).FindAllString(out, -1)); n != 1 || strings.Contains(out, "is closed") {
 			t.Errorf("fred did not say once which connection a copy of the person's keeps:\n%s", out)
 		}
 		at("fred-restart 3", "1")

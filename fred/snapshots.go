@@ -855,7 +855,7 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 				if len(theirs) > 1 {
 					has = "have"
 				}
-				s.Printf("%s, stays open: it was the program's at the moment you went back from, and %s, %s it; its other end waits for the answer it gets there (fred-restart %d)",
+				s.Printf("%s, stays open: it was the program's at the moment you went back from, and %s, %s it; its other end stays connected to that copy (fred-restart %d goes there)",
 					c.Desc, copiesPhrase(theirs, "a paused copy you took", "paused copies you took"), has, theirs[0])
 				continue
 			}
