@@ -116,7 +116,8 @@ func (ts *tsession) mustAll(cmds [][2]string) {
 func (ts *tsession) do(line string) string {
 	ts.t.Helper()
 	if err := ts.Exec(line); err != nil {
-		ts.t.Fatalf("%s: %v", line, err)
+		// (what the debugger printed last says why a session ended)
+		ts.t.Fatalf("%s: %v\nits output:\n%s", line, err, ts.out.take())
 	}
 	return ts.out.take()
 }

@@ -116,52 +116,17 @@ func TestServerAcceptAcrossSnapshot(t *testing.T) {
 	request := fmt.Sprintf("accept_server.c:%d", fixtureLineOf(t, "accept_server.c", "request"))
 	ts.must("break "+request, `Breakpoint 1`)
 
-	answers := make(chan string, 8)
-	ask := func(i int) {
-		go func() {
-			var c net.Conn
-			for j := 0; j < 300 && c == nil; j++ {
-				c, _ = net.Dial("unix", path)
-				if c == nil {
-					time.Sleep(100 * time.Millisecond)
-				}
-			}
-			if c == nil {
-				answers <- "no connection"
-				return
-			}
-			defer c.Close()
-			fmt.Fprintf(c, "req %d", i)
-			// (one line: a snapshot that keeps the connection keeps it
-			// open after the server closed it)
-			b, err := bufio.NewReader(c).ReadString('\n')
-			if err != nil {
-				answers <- "error: " + err.Error()
-				return
-			}
-			answers <- strings.TrimSpace(b)
-		}()
-	}
-	answer := func(want string) {
-		t.Helper()
-		select {
-		case a := <-answers:
-			if a != want {
-				t.Fatalf("a client got %q; want %q", a, want)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no client got an answer; want %q", want)
-		}
-	}
+	clients := newOneShotClients(t, path)
+	ask, answer := clients.ask, clients.answer
 	at := ts.valueAt(request, "served")
-	ask(0)
+	ask(0, 0)
 	at("run "+path+" 4", "0")
 	// The main thread is in accept, waiting for the next client.
 	ts.must("fred-checkpoint", `snapshot \d+ taken`)
-	ask(1)
+	ask(1, 0)
 	at("continue", "1")
 	answer("ans 0 req 0")
-	ask(2)
+	ask(2, 0)
 	at("continue", "2")
 	answer("ans 1 req 1")
 	// A snapshot with client 2's connection, its answer still to come.
@@ -177,14 +142,10 @@ func TestServerAcceptAcrossSnapshot(t *testing.T) {
 	at("continue", "1")
 	at("continue", "2")
 	ts.must("delete", ``)
-	ask(3)
+	ask(3, 0)
 	ts.must("continue", `served 4(?s).*exited normally`)
 	answer("ans 3 req 3")
-	select {
-	case a := <-answers:
-		t.Fatalf("a client got %q more", a)
-	case <-time.After(2 * time.Second):
-	}
+	clients.none()
 }
 
 // TestServerConnectionKeptByACopy (issue 16): one thread (serial_server),
@@ -205,42 +166,8 @@ func testServerConnectionKeptByACopy(t *testing.T, yours bool) {
 	request := fmt.Sprintf("serial_server.c:%d", fixtureLineOf(t, "serial_server.c", "request"))
 	ts.must("break "+request, `Breakpoint 1`)
 
-	answers := make(chan string, 8)
-	ask := func(i int, after time.Duration) {
-		go func() {
-			time.Sleep(after)
-			var c net.Conn
-			for j := 0; j < 300 && c == nil; j++ {
-				c, _ = net.Dial("unix", path)
-				if c == nil {
-					time.Sleep(100 * time.Millisecond)
-				}
-			}
-			if c == nil {
-				answers <- "no connection"
-				return
-			}
-			defer c.Close()
-			fmt.Fprintf(c, "req %d", i)
-			b, err := bufio.NewReader(c).ReadString('\n')
-			if err != nil {
-				answers <- "error: " + err.Error()
-				return
-			}
-			answers <- strings.TrimSpace(b)
-		}()
-	}
-	answer := func(want string) {
-		t.Helper()
-		select {
-		case a := <-answers:
-			if a != want {
-				t.Fatalf("a client got %q; want %q", a, want)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no client got an answer; want %q", want)
-		}
-	}
+	clients := newOneShotClients(t, path)
+	ask, answer := clients.ask, clients.answer
 	at := ts.valueAt(request, "served")
 	ask(0, 0)
 	at("run "+path+" 2", "0")
@@ -275,11 +202,7 @@ func testServerConnectionKeptByACopy(t *testing.T, yours bool) {
 	at("continue", "1")
 	ts.must("delete", ``)
 	ts.must("continue", `served 2(?s).*exited normally`)
-	select {
-	case a := <-answers:
-		t.Fatalf("a client got %q more", a)
-	case <-time.After(2 * time.Second):
-	}
+	clients.none()
 }
 
 // TestServerConnectionKeptByAProbe (issue 16): the same under pdb, where a
@@ -292,42 +215,8 @@ func TestServerConnectionKeptByAProbe(t *testing.T) {
 	ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", path)
 	request := fixtureLineOf(t, "serial_server.py", "request")
 	ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
-	answers := make(chan string, 8)
-	ask := func(i int, after time.Duration) {
-		go func() {
-			time.Sleep(after)
-			var c net.Conn
-			for j := 0; j < 300 && c == nil; j++ {
-				c, _ = net.Dial("unix", path)
-				if c == nil {
-					time.Sleep(100 * time.Millisecond)
-				}
-			}
-			if c == nil {
-				answers <- "no connection"
-				return
-			}
-			defer c.Close()
-			fmt.Fprintf(c, "req %d", i)
-			b, err := bufio.NewReader(c).ReadString('\n')
-			if err != nil {
-				answers <- "error: " + err.Error()
-				return
-			}
-			answers <- strings.TrimSpace(b)
-		}()
-	}
-	answer := func(want string) {
-		t.Helper()
-		select {
-		case a := <-answers:
-			if a != want {
-				t.Fatalf("a client got %q; want %q", a, want)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no client got an answer; want %q", want)
-		}
-	}
+	clients := newOneShotClients(t, path)
+	ask, answer := clients.ask, clients.answer
 	served := func(want string) {
 		t.Helper()
 		if v := ts.value("served"); v != want {
@@ -349,4 +238,69 @@ func TestServerConnectionKeptByAProbe(t *testing.T) {
 	}
 	ts.must("continue", fmt.Sprintf(`serial_server.py\(%d\)`, request))
 	served("1")
+}
+
+// oneShotClients are clients of a unix socket server at path, each of
+// which connects (once the socket is there), sends one request, and
+// reports the one line it gets back (or the error: "error: EOF" when the
+// server's end is closed).
+type oneShotClients struct {
+	t       *testing.T
+	path    string
+	answers chan string
+}
+
+func newOneShotClients(t *testing.T, path string) *oneShotClients {
+	return &oneShotClients{t: t, path: path, answers: make(chan string, 8)}
+}
+
+// ask starts client i after a while.
+func (o *oneShotClients) ask(i int, after time.Duration) {
+	go func() {
+		time.Sleep(after)
+		var c net.Conn
+		for j := 0; j < 300 && c == nil; j++ {
+			c, _ = net.Dial("unix", o.path)
+			if c == nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		if c == nil {
+			o.answers <- "no connection"
+			return
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "req %d", i)
+		// (one line: a snapshot that keeps the connection keeps it open
+		// after the server closed it)
+		b, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			o.answers <- "error: " + err.Error()
+			return
+		}
+		o.answers <- strings.TrimSpace(b)
+	}()
+}
+
+// answer waits for the next answer a client gets.
+func (o *oneShotClients) answer(want string) {
+	o.t.Helper()
+	select {
+	case a := <-o.answers:
+		if a != want {
+			o.t.Fatalf("a client got %q; want %q", a, want)
+		}
+	case <-time.After(30 * time.Second):
+		o.t.Fatalf("no client got an answer; want %q", want)
+	}
+}
+
+// none checks that no client gets anything more.
+func (o *oneShotClients) none() {
+	o.t.Helper()
+	select {
+	case a := <-o.answers:
+		o.t.Fatalf("a client got %q more", a)
+	case <-time.After(2 * time.Second):
+	}
 }
