@@ -2,6 +2,7 @@ package fred
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -57,6 +58,30 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		}
 		return out, s.after(cmd, out, took)
 	}
+	// toBreak continues to fred's breakpoint, its report hidden: rest is
+	// what the program printed on the way (shown), hit whether it got
+	// there.
+	toBreak := func() (rest string, hit bool, err error) {
+		out, err := send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
+		if err != nil {
+			return out, false, err
+		}
+		rest, hit = conn.CutAtLine(out, es.AtMain)
+		return strings.TrimPrefix(rest, es.Continuing), hit, nil
+	}
+	// ran ends the command as a continue of the run from its start,
+	// and says note once the debugger is in step.
+	ran := func(out string, took time.Duration, note string) (string, error) {
+		all.WriteString(out)
+		stopPassing()
+		if err := s.resync(); err != nil {
+			return all.String(), err
+		}
+		if note != "" {
+			s.Printf("%s", note)
+		}
+		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
+	}
 
 	start := time.Now()
 	out, err := send(es.Starti(cmd.Args), &conn.HideLines{W: s.opt.Out, From: []string{es.Stopped}})
@@ -77,12 +102,11 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		}
 		there := strings.Contains(q, "@fred at the entry point") // a static program
 		if strings.Contains(q, "@fred to the entry point") {
-			out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
+			rest, hit, err := toBreak()
+			all.WriteString(rest)
 			if err != nil {
-				return all.String() + out, err
+				return all.String(), err
 			}
-			rest, hit := conn.CutAtLine(out, es.AtMain)
-			all.WriteString(strings.TrimPrefix(rest, es.Continuing))
 			if !hit {
 				// Stopped before it (a library's constructor, a
 				// catchpoint): the first stop is the run's start.
@@ -111,11 +135,10 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String(), err
 	}
 	fromEntry := time.Now()
-	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing, From: []string{es.AtMain}})
+	rest, atMain, err := toBreak()
 	if err != nil {
-		return all.String() + out, err
+		return all.String() + rest, err
 	}
-	rest, atMain := conn.CutAtLine(out, es.AtMain)
 	// A breakpoint of the person's at main's first line is the one the
 	// debugger reports: the person's first stop is the run's start.
 	atTheirs := false
@@ -127,31 +150,25 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		atMain = strings.Contains(q, "@fred reached")
 		atTheirs = atMain
 	}
-	rest = strings.TrimPrefix(rest, es.Continuing)
-	all.WriteString(rest)
 	if !atMain {
 		if _, err := s.query(es.Forget); err != nil {
-			return all.String(), err
+			return all.String() + rest, err
 		}
 		if !begun {
+			all.WriteString(rest)
 			return plain(all.String(), time.Since(start))
 		}
 		// The first stop came before main: the run starts at the entry.
-		took := time.Since(fromEntry)
-		stopPassing()
-		if err := s.resync(); err != nil {
-			return all.String(), err
-		}
+		note := ""
 		if atEntry != 0 {
-			s.Printf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
+			note = fmt.Sprintf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
 		}
-		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, rest, took)
+		return ran(rest, time.Since(fromEntry), note)
 	}
+	all.WriteString(rest)
 
 	// At main's first line: the run starts here.
-	if atEntry != 0 {
-		s.dropUnused(atEntry)
-	}
+	s.dropUnseen(atEntry)
 	if err := s.beginRun(!begun); err != nil {
 		if errors.Is(err, P.ErrNotRunning) {
 			s.running, s.pid = false, 0
@@ -166,26 +183,27 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 
 	start = time.Now()
 	out, err = send(es.Continue, &conn.HideLines{W: s.opt.Out, Skip: es.Continuing})
-	all.WriteString(out)
 	if err != nil {
-		return all.String(), err
+		return all.String() + out, err
 	}
-	took := time.Since(start)
-	stopPassing()
-	if err := s.resync(); err != nil {
-		return all.String(), err
-	}
-	return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
+	return ran(out, time.Since(start), "")
+}
+
+// newRun counts a new run of the program, with an empty history.
+func (s *Session) newRun() {
+	s.Timeline.Reset()
+	s.pid = 0
+	s.run++
+	s.refreshBreakpoints()
 }
 
 // beginRun starts the history of a run at the program's current stop:
 // a new run, or the same one started again at a later moment.
 func (s *Session) beginRun(newRun bool) error {
-	s.Timeline.Reset()
 	if newRun {
-		s.pid = 0
-		s.run++
-		s.refreshBreakpoints()
+		s.newRun()
+	} else {
+		s.Timeline.Reset()
 	}
 	loc, err := s.location()
 	if err != nil {

@@ -28,7 +28,10 @@ func (s *Session) enterLeanFor(steps []history.Step) (leave func() error) {
 	noop := func() error { return nil }
 	// The run's start too: a run that starts at the program's entry point
 	// (no source) steps from there.
-	for _, st := range append([]history.Step{s.Timeline.Start()}, steps...) {
+	if st := s.Timeline.Start(); st.Known() && !hasSource(st) {
+		return noop
+	}
+	for _, st := range steps {
 		if st.Known() && !hasSource(st) {
 			return noop
 		}

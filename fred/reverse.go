@@ -551,7 +551,7 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t
 	lost := false // going back failed: the present's snapshot is all that is left of it
 	defer func() {
 		if !lost {
-			s.dropPresent(present)
+			s.dropUnseen(present)
 		}
 	}()
 	rw := s.rewriter(ctx, st)

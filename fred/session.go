@@ -699,10 +699,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 			return nil // the debugger did not do it: nothing to record
 		}
 		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == P.OpStarti) && s.p.NewRun != nil && s.p.NewRun(out) || s.ipNewRun() {
-			s.Timeline.Reset()
-			s.pid = 0
-			s.run++
-			s.refreshBreakpoints()
+			s.newRun()
 		}
 		step := history.Step{Cmd: cmd, Shown: shown, Stop: s.stopOf(out), Bps: s.bps, Took: took}
 		loc, err := s.location()

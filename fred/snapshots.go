@@ -644,15 +644,6 @@ func (s *Session) drop(id int) {
 	s.standAt(s.Timeline.Steps()) // the marks anew
 }
 
-// dropUnused deletes a snapshot nobody has seen (the one at the entry
-// point, once main is reached): the latest gives its number back.
-func (s *Session) dropUnused(id int) {
-	s.drop(id)
-	if s.nextSnap == id {
-		s.nextSnap--
-	}
-}
-
 // markStood notes the snapshots of the moment the person is at.
 func (s *Session) markStood() {
 	for _, sn := range s.snaps {
@@ -670,7 +661,7 @@ func (s *Session) markStood() {
 // threads in this run (one may be left): its replays are the ones that
 // diverge (a server's own futex locks are not in the replay log), and
 // without it a failed command would lose the program (mariadbd). Not for a program stopped at a signal, which does
-// not survive a dump. It returns the snapshot, to drop with dropPresent
+// not survive a dump. It returns the snapshot, to drop with dropUnseen
 // once the command succeeded (0: none taken).
 func (s *Session) keepPresent() int {
 	if s.snap == nil || !s.running || s.pid == 0 {
@@ -696,9 +687,11 @@ func (s *Session) keepPresent() int {
 	return sn.ID
 }
 
-// dropPresent drops keepPresent's snapshot: the command went well, and
-// the person's pictures and numbers stay as they were.
-func (s *Session) dropPresent(id int) {
+// dropUnseen drops a snapshot the person never had a use for
+// (keepPresent's, once the command went well; the one at the entry point,
+// once main is reached): the latest gives its number back, so the
+// person's pictures and numbers stay as they were.
+func (s *Session) dropUnseen(id int) {
 	if id == 0 || s.snaps[id] == nil {
 		return
 	}
@@ -842,11 +835,11 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 		}
 		g := &gone{c: c}
 		if open[c.Ino] {
-			copy, theirs, others := s.holdersOf(c.Ino, orig)
+			copies, theirs, others := s.holdersOf(c.Ino, orig)
 			switch {
 			case others:
 				continue // a process but fred's copies has it: its to close
-			case copy.id != 0 && ckpt.PeerGone(s.snaps[copy.id].Pid, copy.fd):
+			case len(copies) > 0 && ckpt.PeerGone(s.snaps[copies[0].id].Pid, copies[0].fd):
 				continue // nobody waits at the other end
 			case len(theirs) > 0:
 				// A copy the person took is never dropped: going there
@@ -862,9 +855,11 @@ func (s *Session) sayClosed(before map[int]ckpt.Conn, orig []history.Step) {
 			if rel, ok := s.snap.(ckpt.SocketReleaser); ok {
 				g.released = rel.ReleaseSocket(c.Ino, s.laterSnapshots(orig))
 			}
-			g.dropped = s.copiesHolding(c.Ino, orig)
-			for _, id := range g.dropped {
-				drop[id] = true
+			for _, h := range copies {
+				if s.snaps[h.id].Auto {
+					g.dropped = append(g.dropped, h.id)
+					drop[h.id] = true
+				}
 			}
 			if len(g.released) == 0 && len(g.dropped) == 0 {
 				continue
@@ -916,51 +911,33 @@ func copiesPhrase(ids []int, one, many string) string {
 // at.
 type heldBy struct{ id, fd int }
 
-// holdersOf says who has the socket ino besides the program: copy is a
-// paused copy of a later moment of orig that has it, theirs the person's
-// copies of later moments that have it, and others whether
-// a process but fred and those copies has it (another branch's copy,
-// which restored answers the client, counts as one).
-func (s *Session) holdersOf(ino uint64, orig []history.Step) (copy heldBy, theirs []int, others bool) {
-	copyPid := map[int]int{} // pid -> snapshot id, every paused copy
-	for id, sn := range s.snaps {
-		if sn.via.Name() == "fork" {
-			copyPid[sn.Pid] = id
-		}
-	}
-	later := map[int]bool{}
+// holdersOf says who has the socket ino besides the program (one look at
+// every process): copies are the paused copies of later moments of orig
+// that have it (by snapshot number), theirs those the person took, and
+// others whether a process but fred and those copies has it (another
+// branch's copy, which restored answers the client, counts as one).
+func (s *Session) holdersOf(ino uint64, orig []history.Step) (copies []heldBy, theirs []int, others bool) {
+	later := map[int]int{} // pid -> snapshot number
 	for _, id := range s.laterCopies(orig) {
-		later[id] = true
+		later[s.snaps[id].Pid] = id
 	}
 	for pid, fd := range ckpt.SocketHolders(ino) {
-		id, isCopy := copyPid[pid]
+		id, isCopy := later[pid]
 		switch {
 		case pid == os.Getpid():
 			// fred's own: CRIU's snapshots keep sockets through it
-		case !isCopy || !later[id]:
+		case !isCopy:
 			others = true
 		default:
-			copy = heldBy{id, fd}
+			copies = append(copies, heldBy{id, fd})
 			if !s.snaps[id].Auto {
 				theirs = append(theirs, id)
 			}
 		}
 	}
+	slices.SortFunc(copies, func(a, b heldBy) int { return a.id - b.id })
 	slices.Sort(theirs)
-	return copy, theirs, others
-}
-
-// copiesHolding lists the automatic paused copies of later moments of
-// orig that have the socket ino.
-func (s *Session) copiesHolding(ino uint64, orig []history.Step) []int {
-	var ids []int
-	for _, id := range s.laterCopies(orig) {
-		if sn := s.snaps[id]; sn.Auto && holds(sn.Pid, ino) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
+	return copies, theirs, others
 }
 
 // laterCopies are the paused copies among this run's snapshots of later
@@ -984,18 +961,6 @@ func (s *Session) laterCopies(orig []history.Step) []int {
 		}
 	}
 	return ids
-}
-
-// holds reports whether process pid has the socket ino open.
-func holds(pid int, ino uint64) bool {
-	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	want := fmt.Sprintf("socket:[%d]", ino)
-	for _, e := range fds {
-		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && l == want {
-			return true
-		}
-	}
-	return false
 }
 
 // laterSnapshots are this run's snapshots of moments of orig after the

@@ -535,7 +535,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	lost := false // going back failed: the present's snapshot is all that is left of it
 	defer func() {
 		if !lost {
-			s.dropPresent(present)
+			s.dropUnseen(present)
 		}
 	}()
 	orig := s.Timeline.Steps()

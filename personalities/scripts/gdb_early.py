@@ -17,13 +17,12 @@ def fred_to_entry():
     fred_early_forget()
     m = re.search(r'Entry point: (0x[0-9a-f]+)', gdb.execute('info files', to_string=True))
     if m is None:
-        print('@fred no entry point')
         return
     addr = int(m.group(1), 16)
     if addr == fred_pc():
         print('@fred at the entry point')
         return
-    fred_early['entry'] = (gdb.Breakpoint('*%d' % addr, internal=True, temporary=True), addr)
+    fred_early['entry'] = (gdb.Breakpoint('*%d' % addr, internal=True, temporary=True), [addr])
     print('@fred to the entry point')
 def fred_to_main():
     fred_early_forget()
@@ -36,5 +35,5 @@ def fred_early_reached(which):
     b, at = fred_early.get(which, (None, None))
     if b is None or b.is_valid() or gdb.selected_inferior().pid == 0:
         return
-    if fred_pc() in (at if isinstance(at, list) else [at]):
+    if fred_pc() in at:
         print('@fred reached')

@@ -1344,8 +1344,9 @@ EXPORT int close(int fd)
 {
 	READY();
 	set_own(fd, 0);
+	if (sock_kind(fd) == 2)
+		drop_standin(fd);
 	set_own_sock(fd, 0);
-	drop_standin(fd);
 	forget_fd(fd);
 	return real_close(fd);
 }
