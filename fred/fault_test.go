@@ -2,12 +2,17 @@ package fred
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
+
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // Faults inside reverse commands (issue 22): the first time a reverse
@@ -230,4 +235,59 @@ func TestSnapshotCopyKilled(t *testing.T) {
 			ts.must("fred-reverse-step", `took`)
 		})
 	}
+}
+
+// TestDebuggerDeathIsSaid: when the debugger's process dies (pdb and perl
+// with their program, by its signal or its exit; gdb killed from outside),
+// the session ends with one line saying how, never silently.
+func TestDebuggerDeathIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		p    *P.Personality
+		argv []string
+		cmd  string
+		want string
+	}{
+		{"pdb/signal", P.PDB, []string{"python3", "-m", "pdb", write("segv.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")},
+			"continue", `fred: the process of pdb and the program \(pid \d+\) was killed by SIGSEGV, so the session ends`},
+		{"pdb/exit", P.PDB, []string{"python3", "-m", "pdb", write("exit3.py", "import os\nos._exit(3)\n")},
+			"continue", `fred: the process of pdb and the program \(pid \d+\) exited with status 3, so the session ends`},
+		{"perl/exit", P.Perl, []string{"perl", "-d", write("exit3.pl", "use POSIX;\nPOSIX::_exit(3);\n")},
+			"c", `fred: the process of perl and the program \(pid \d+\) exited with status 3, so the session ends`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts, _ := inprocSession(t, c.p, c.argv, "fork")
+			ts.out.take()
+			err := ts.Exec(c.cmd)
+			if !errors.Is(err, ErrSessionOver) {
+				t.Fatalf("%s: %v, want the session's end", c.cmd, err)
+			}
+			if out := ts.out.take(); len(regexp.MustCompile(c.want).FindAllString(out, -1)) != 1 {
+				t.Errorf("the session's end was not said once:\n%s", out)
+			}
+		})
+	}
+	t.Run("gdb", func(t *testing.T) {
+		ts := gdbSession(t, "watch", "fork")
+		ts.must("break main", `Breakpoint 1`)
+		ts.must("run", `Breakpoint 1, main`)
+		gdb := ts.proc.Cmd.Process.Pid
+		_ = syscall.Kill(gdb, syscall.SIGKILL)
+		<-ts.proc.Done()
+		if err := ts.Exec("next"); !errors.Is(err, ErrSessionOver) {
+			t.Fatalf("next: %v, want the session's end", err)
+		}
+		want := fmt.Sprintf(`fred: the process of gdb \(pid %d\) was killed by SIGKILL, so the session ends`, gdb)
+		if out := ts.out.take(); !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("the session's end was not said:\n%s", out)
+		}
+	})
 }

@@ -36,6 +36,9 @@ type inproc struct {
 	typed bool
 	done  chan struct{} // closed when the debugger exits by itself
 	once  sync.Once
+	// status is how the debugger's current process ended (ok false: not
+	// known).
+	status func() (syscall.WaitStatus, bool)
 }
 
 // ipInit prepares the tracking of an in-process debugger; call before the
@@ -43,7 +46,7 @@ type inproc struct {
 func (s *Session) ipInit() {
 	if s.p.InProcess {
 		s.ip = &inproc{done: make(chan struct{})}
-		s.ip.watch(s.proc.Cmd.Process.Pid, s.proc.Done())
+		s.ip.watch(s.proc.Cmd.Process.Pid, s.proc.Done(), s.proc.Status)
 	}
 }
 
@@ -56,12 +59,14 @@ func (s *Session) debuggerDone() <-chan struct{} {
 	return s.proc.Done()
 }
 
-// watch makes pid, which has exited when exited is closed, the debugger.
-func (ip *inproc) watch(pid int, exited <-chan struct{}) {
+// watch makes pid, which has exited when exited is closed (as status
+// tells), the debugger.
+func (ip *inproc) watch(pid int, exited <-chan struct{}, status func() (syscall.WaitStatus, bool)) {
 	ip.mu.Lock()
 	ip.gen++
 	g := ip.gen
 	ip.pid = pid
+	ip.status = status
 	ip.mu.Unlock()
 	go func() {
 		<-exited
@@ -85,18 +90,29 @@ func (ip *inproc) letGo() int {
 func (ip *inproc) end() { ip.once.Do(func() { close(ip.done) }) }
 
 // waitExit reaps pid, a process CRIU restored and fred adopted, when it
-// exits (or sees it gone, if someone else reaped it).
-func waitExit(pid int) <-chan struct{} {
+// exits (or sees it gone, if someone else reaped it); status says how it
+// ended once the channel is closed.
+func waitExit(pid int) (ended <-chan struct{}, status func() (syscall.WaitStatus, bool)) {
 	ch := make(chan struct{})
+	var ws unix.WaitStatus
+	known := false
+	status = func() (syscall.WaitStatus, bool) {
+		select {
+		case <-ch:
+			return syscall.WaitStatus(ws), known
+		default:
+			return 0, false
+		}
+	}
 	go func() {
 		defer close(ch)
 		for {
-			var ws unix.WaitStatus
 			_, err := unix.Wait4(pid, &ws, 0, nil)
 			if err == unix.EINTR {
 				continue
 			}
 			if err == nil {
+				known = true
 				return
 			}
 			break
@@ -106,7 +122,7 @@ func waitExit(pid int) <-chan struct{} {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return ch
+	return ch, status
 }
 
 // ipInput notes that the person typed to the running program (Ctrl-C
@@ -307,7 +323,8 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	}
 	s.adopted[got] = true
 	s.keeper.Watch(got, sn.Pid) // for the fork backend, sn.Pid is the fresh copy
-	s.ip.watch(got, waitExit(got))
+	ended, status := waitExit(got)
+	s.ip.watch(got, ended, status)
 	// The restored process is stopped at the debugger's prompt, which it
 	// printed before the dump: it reads the next command once it goes on.
 	if err := syscall.Kill(got, syscall.SIGCONT); err != nil {

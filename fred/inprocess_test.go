@@ -64,6 +64,12 @@ func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend st
 	t.Helper()
 	testutil.Require(t, argv[0])
 	prog := argv[len(argv)-1]
+	for _, a := range argv { // the script, before the program's arguments
+		if strings.HasSuffix(a, ".py") || strings.HasSuffix(a, ".pl") {
+			prog = a
+			break
+		}
+	}
 	out := &syncBuf{}
 	f := &feeder{}
 	s, err := Start(Options{Personality: p, Argv: argv, Out: out, Forwarding: f.forwarding,

@@ -240,18 +240,66 @@ func TestServerConnectionKeptByAProbe(t *testing.T) {
 	served("1")
 }
 
-// oneShotClients are clients of a unix socket server at path, each of
-// which connects (once the socket is there), sends one request, and
-// reports the one line it gets back (or the error: "error: EOF" when the
-// server's end is closed).
+// TestServerTCPBindReplayed (issue 16): a TCP server under pdb, whose
+// snapshot 1 (the script's first line) comes before its bind, goes back
+// across an accept: the replay's bind gets the socket the recorded run
+// bound (the paused copies and the program fred went back from still
+// have it, so the address is taken), and once past its recording the
+// server answers a client that came while the person was in the past.
+func TestServerTCPBindReplayed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", fmt.Sprintf("tcp:%d", port), "3")
+	request := fixtureLineOf(t, "serial_server.py", "request")
+	ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
+	clients := &oneShotClients{t: t, network: "tcp", addr: addr, answers: make(chan string, 8)}
+	stop := fmt.Sprintf(`serial_server.py\(%d\)`, request)
+	served := func(want string) {
+		t.Helper()
+		if v := ts.value("served"); v != want {
+			t.Fatalf("served = %s, want %s", v, want)
+		}
+	}
+	clients.ask(0, 0)
+	ts.must("continue", stop)
+	served("0")
+	clients.ask(1, 500*time.Millisecond)
+	ts.must("continue", stop)
+	served("1")
+	clients.answer("ans 1")
+	ts.must("fred-reverse-continue", stop)
+	served("0")
+	clients.answer("error: EOF") // client 1's connection went with the later copies
+	ts.must("continue", stop)
+	served("1")
+	// the replayed accept gives the client's address, as the first did
+	if v := ts.value("peer[0] == c.getpeername()[0] == '127.0.0.1' and peer[1] > 0"); v != "True" {
+		t.Errorf("the replayed accept's client address: %s", v)
+	}
+	clients.ask(2, 0) // while the program replays what it did
+	ts.must("continue", stop)
+	served("2")
+	ts.must("continue", `served 3`)
+	clients.answer("ans 3")
+}
+
+// oneShotClients are clients of a server at addr (a unix socket's path,
+// or a TCP address), each of which connects (once the server listens),
+// sends one request, and reports the one line it gets back (or the error:
+// "error: EOF" when the server's end is closed).
 type oneShotClients struct {
-	t       *testing.T
-	path    string
-	answers chan string
+	t             *testing.T
+	network, addr string
+	answers       chan string
 }
 
 func newOneShotClients(t *testing.T, path string) *oneShotClients {
-	return &oneShotClients{t: t, path: path, answers: make(chan string, 8)}
+	return &oneShotClients{t: t, network: "unix", addr: path, answers: make(chan string, 8)}
 }
 
 // ask starts client i after a while.
@@ -260,7 +308,7 @@ func (o *oneShotClients) ask(i int, after time.Duration) {
 		time.Sleep(after)
 		var c net.Conn
 		for j := 0; j < 300 && c == nil; j++ {
-			c, _ = net.Dial("unix", o.path)
+			c, _ = net.Dial(o.network, o.addr)
 			if c == nil {
 				time.Sleep(100 * time.Millisecond)
 			}

@@ -73,6 +73,7 @@ type Session struct {
 	pid      int       // the program's pid while it runs
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
+	overSaid bool      // why the session ended has been said
 
 	snap ckpt.Snapshotter // nil when snapshots are unavailable
 	// copies, when not nil, takes the snapshots of a single-threaded
@@ -438,6 +439,58 @@ func (s *Session) Resize(ws *pty.Winsize) {
 // Done is closed when the debugger process has exited.
 func (s *Session) Done() <-chan struct{} { return s.debuggerDone() }
 
+// sayOver tells the person, once, why the session ended when they did not
+// end it themselves: what went wrong (err, when it says more than that the
+// session ended) and how the debugger's process ended (a signal, an exit
+// status other than 0). A debugger that died takes the session with it,
+// but never silently.
+func (s *Session) sayOver(err error) {
+	if s.overSaid {
+		return
+	}
+	s.overSaid = true
+	var says []string
+	if err != nil && err.Error() != ErrSessionOver.Error() {
+		says = append(says, err.Error())
+	}
+	if how := s.debuggerEnd(); how != "" {
+		says = append(says, how)
+	}
+	if len(says) == 0 {
+		return
+	}
+	s.failed++
+	fmt.Fprintf(s.opt.Out, "fred: %s\n", strings.Join(says, "; "))
+}
+
+// debuggerEnd says how the debugger's process ended, if not by exiting
+// with status 0 ("" then, or while it runs).
+func (s *Session) debuggerEnd() string {
+	if s.proc == nil {
+		return ""
+	}
+	status, pid, what := s.proc.Status, s.proc.Cmd.Process.Pid, s.p.Name
+	if s.ip != nil {
+		s.ip.mu.Lock()
+		status, pid = s.ip.status, s.ip.pid
+		s.ip.mu.Unlock()
+		what += " and the program"
+	}
+	if status == nil {
+		return ""
+	}
+	ws, ok := status()
+	switch {
+	case !ok:
+		return ""
+	case ws.Signaled():
+		return fmt.Sprintf("the process of %s (pid %d) was killed by %s, so the session ends", what, pid, unix.SignalName(ws.Signal()))
+	case ws.Exited() && ws.ExitStatus() != 0:
+		return fmt.Sprintf("the process of %s (pid %d) exited with status %d, so the session ends", what, pid, ws.ExitStatus())
+	}
+	return ""
+}
+
 // Close ends the debugger and everything it started.
 func (s *Session) Close() error {
 	s.closeMu.Lock()
@@ -463,6 +516,10 @@ func (s *Session) Close() error {
 	sid := s.proc.Cmd.Process.Pid
 	tty := s.proc.Slave
 	err := s.proc.Stop(time.Second)
+	if s.pid > 0 {
+		// A program whose debugger died before it is fred's orphan.
+		proc.Reap(s.pid, 500*time.Millisecond)
+	}
 	proc.KillSession(sid)
 	// The program runs in a session of its own on the pty.
 	proc.KillTTY(tty)
@@ -564,7 +621,12 @@ func (s *Session) inStep() error {
 
 // Exec runs one line the person typed: a fred command or a debugger
 // command passed through untouched.
-func (s *Session) Exec(line string) error {
+func (s *Session) Exec(line string) (err error) {
+	defer func() {
+		if errors.Is(err, ErrSessionOver) {
+			s.sayOver(err)
+		}
+	}()
 	defer s.replayLogNotice()
 	defer s.markStood()
 	trimmed := strings.TrimSpace(line)
@@ -595,10 +657,10 @@ func (s *Session) Exec(line string) error {
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
 	if cmd.Op == P.OpRun && s.p.EarlyStart != nil && s.snap != nil && !s.running {
-		_, err := s.runFromStart(cmd)
+		_, err = s.runFromStart(cmd)
 		return err
 	}
-	_, err := s.passThrough(cmd)
+	_, err = s.passThrough(cmd)
 	return err
 }
 

@@ -199,6 +199,10 @@ func perlArgv(argv []string, marker, tty string) []string {
 // back to where the program has read it, so the reads the replay log
 // gives back after a snapshot came from another place, and a long
 // stretch counted again ended early (pod2text).
+// The modules fred's subs use are loaded at the start: one fred loaded
+// once the program runs would be one the program finds loaded in some
+// runs of a stretch and loads itself (reading its file) in others, and a
+// replay of that stretch would leave its recording.
 // perlDB starts fred's own commands: compiled in package DB, their
 // statements are none of the debugger's business (no watch expression is
 // checked there, none stops there); fred_eval evaluates the person's

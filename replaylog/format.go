@@ -38,6 +38,10 @@
 //	poll, select, epoll_wait: uv key+1 (nfds, nfds, epfd), sv length, length bytes:
 //	                         the ready sets, then the call's int32 result
 //	accept, getpid, getppid: uv fd+1 (0), sv result
+//	send (43), bind (44):    uv fd+1, sv result (bind: the socket's inode)
+//	peer address (45):       uv fd+1 (accept's new fd), sv length, the
+//	                         client's sockaddr (after every accept that
+//	                         succeeded; length 0 when unknown)
 //	mmap:                    uv 1, sv address>>12 (-errno)
 //	thread:                  uv thread number: later entries are that thread's
 //	branch:                  nothing: a new branch of history follows; deltas restart
@@ -131,7 +135,14 @@ const (
 	// Send is a send on a socket (write, send, sendto, sendmsg, writev):
 	// its result; a replay does not send again.
 	Send
-	maxKind = Send
+	// Bind is a bind: its result, the bound socket's inode (-errno). A
+	// replay gives the program that same socket again when a process of
+	// the session still has it (its address is taken by it).
+	Bind
+	// Peer is the address of an accepted connection's client, right after
+	// its accept: uv fd+1 (the new fd), sv length, the sockaddr's bytes.
+	Peer
+	maxKind = Peer
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -141,7 +152,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send"}
+	"debugger", "open for writing", "send", "bind", "peer address"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -157,7 +168,7 @@ func (k Kind) IsSync() bool { return k >= MutexLock && k <= Join }
 // hasData: entries of these kinds carry fd, result and the result's bytes.
 func (k Kind) hasData() bool {
 	switch k {
-	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll:
+	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll, Peer:
 		return true
 	}
 	return false
@@ -359,7 +370,7 @@ func (d *decoder) next() (Entry, bool, error) {
 				e.Value = d.clock[slot]
 			}
 		}
-	case k.hasData() || k == Accept || k == Send || k == GetPid || k == GetPPid || k == Mmap:
+	case k.hasData() || k == Accept || k == Send || k == Bind || k == GetPid || k == GetPPid || k == Mmap:
 		var fd uint64
 		if fd, err = d.uv(); err != nil {
 			break

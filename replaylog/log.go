@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -301,6 +302,30 @@ func (l *Log) SyncStats() SyncStats {
 	return st
 }
 
+// sockaddrString is a struct sockaddr's bytes, readable.
+func sockaddrString(b []byte) string {
+	if len(b) < 2 {
+		return "unknown"
+	}
+	port := func() int { return int(binary.BigEndian.Uint16(b[2:4])) }
+	switch binary.LittleEndian.Uint16(b) {
+	case unix.AF_INET:
+		if len(b) >= 8 {
+			return fmt.Sprintf("%d.%d.%d.%d:%d", b[4], b[5], b[6], b[7], port())
+		}
+	case unix.AF_INET6:
+		if len(b) >= 24 {
+			return fmt.Sprintf("[%s]:%d", net.IP(b[8:24]), port())
+		}
+	case unix.AF_UNIX:
+		if p := strings.TrimRight(string(b[2:]), "\x00"); p != "" {
+			return p
+		}
+		return "unnamed unix socket"
+	}
+	return fmt.Sprintf("family %d", binary.LittleEndian.Uint16(b))
+}
+
 // Describe is an entry's result, readable.
 func (e Entry) Describe() string {
 	errno := func(r int64) string { return fmt.Sprintf("-1 (errno %d)", -r) }
@@ -357,6 +382,13 @@ func (e Entry) Describe() string {
 			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
 		}
 		return fmt.Sprintf("fd %d: %d bytes", e.Fd, e.Result)
+	case Peer:
+		return fmt.Sprintf("fd %d: %s", e.Fd, sockaddrString(e.Data))
+	case Bind:
+		if e.Result < 0 {
+			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+		}
+		return fmt.Sprintf("fd %d: socket inode %d", e.Fd, e.Result)
 	case Poll, Select, Epoll:
 		if e.Result < 0 {
 			return errno(e.Result)

@@ -69,6 +69,19 @@ type PTYProcess struct {
 	waitErr  error
 }
 
+// Status is how the process ended, once Done is closed (ok false before).
+func (p *PTYProcess) Status() (ws syscall.WaitStatus, ok bool) {
+	select {
+	case <-p.done:
+	default:
+		return 0, false
+	}
+	if st := p.Cmd.ProcessState; st != nil {
+		ws, ok = st.Sys().(syscall.WaitStatus)
+	}
+	return ws, ok
+}
+
 // OpenPTY opens a fresh pty.
 func OpenPTY() (master, slave *os.File, err error) {
 	master, slave, err = pty.Open()

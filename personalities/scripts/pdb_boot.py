@@ -405,8 +405,12 @@ def _fred(prompt):
     # Fork snapshots (see personalities.Personality.Fork): copy() forks
     # twice so that the copy is fred's child, and returns 0 in the copy.
     # The copy ignores the terminal's signals from its first instant: the
-    # live process's end hangs the terminal up.
-    import signal
+    # live process's end hangs the terminal up. What a copy needs is
+    # imported now, not in the copy: a module fred imports once the program
+    # runs would be one the program finds already imported in some runs of
+    # a stretch and imports itself in others (xmlrpc.server imports fcntl),
+    # and a replay of that stretch would leave its recording.
+    import signal, fcntl, termios
     sigs = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU]
     def copy():
         for f in (sys.stdout, sys.stderr):
@@ -442,7 +446,6 @@ def _fred(prompt):
         # In a copy: wait for fred's byte on the FIFO. Each byte leaves a
         # fresh copy waiting there, and the woken one goes on, with the
         # terminal, as the live program; it returns the fresh copy's pid.
-        import fcntl, termios
         try:
             while True:
                 # Only fred writes to the FIFO, and holds it open: a read

@@ -77,7 +77,9 @@ enum {
 	K_DEBUGGER, /* an in-process debugger began talking with the person here */
 	K_OPENW, /* a regular file opened for writing, and its size then */
 	K_SEND, /* a send on a socket: not sent again on replay */
-	K_LAST = K_SEND,
+	K_BIND, /* a bind, and the bound socket's inode */
+	K_PEER, /* an accepted connection's peer address (after its accept) */
+	K_LAST = K_PEER,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -87,7 +89,8 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send"};
+	"debugger", "open for writing", "send", "bind", "peer address"};
+_Static_assert(sizeof kname / sizeof *kname == K_LAST + 1, "a name for every kind");
 
 #define HDR 4096
 #define MAXCUTS 400
@@ -159,6 +162,8 @@ static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct tim
 static int (*real_accept)(int, struct sockaddr *, socklen_t *);
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+static int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
+static int (*real_bind)(int, const struct sockaddr *, socklen_t);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
@@ -202,7 +207,7 @@ static void resolve_sync(void);
 static void resolve(void)
 {
 	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg); REAL(recvmmsg);
-	REAL(accept); REAL(accept4); REAL(getsockname); REAL(getsockopt); REAL(setsockopt); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
+	REAL(accept); REAL(accept4); REAL(bind); REAL(getsockname); REAL(getpeername); REAL(getsockopt); REAL(setsockopt); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
@@ -2092,8 +2097,8 @@ static int sock_kind(int fd) { return fd >= 0 && fd < MAXPIPEFD ? own_sock[fd] :
  * socket object by asking getsockname, and failed on /dev/null. */
 struct standin {
 	int fd1; /* the descriptor + 1; 0: a free slot */
-	socklen_t len;
-	struct sockaddr_storage a;
+	socklen_t len, plen;
+	struct sockaddr_storage a, peer; /* its name, and its client's */
 	int type, domain, proto;
 };
 #define MAXSTANDINS 64
@@ -2197,9 +2202,30 @@ struct snd {
 	const struct iovec *iov;
 };
 enum { S_WRITE, S_WRITEV, S_SEND, S_SENDTO, S_SENDMSG };
+/* iov_len is the bytes of n buffers. */
+static int64_t iov_len(const struct iovec *v, size_t n)
+{
+	int64_t t = 0;
+	for (size_t i = 0; v && i < n; i++)
+		t += (int64_t)v[i].iov_len;
+	return t;
+}
 static int64_t call_send(void *p)
 {
 	struct snd *x = p;
+	/* Past its recording, a program that sends on a replayed connection
+	 * (a stand-in, whose client fred let go) sends to nobody, as its
+	 * replayed sends did: it goes on as it did then, and reads the end of
+	 * the file when it waits for the client. */
+	if (standin(x->fd)) {
+		switch (x->how) {
+		case S_WRITEV:
+			return iov_len(x->iov, (size_t)x->cnt);
+		case S_SENDMSG:
+			return x->m ? iov_len(x->m->msg_iov, x->m->msg_iovlen) : 0;
+		}
+		return (int64_t)x->n;
+	}
 	switch (x->how) {
 	case S_WRITE:
 		return real_write(x->fd, x->b, x->n);
@@ -2308,7 +2334,32 @@ static int accept_common(struct acc *x)
 		return (int)real_accept_of(x);
 	int replayed = 0;
 	int64_t r = simple_late(K_ACCEPT, x->fd, call_accept, x, &replayed, close_accepted);
-	if (replayed && r >= 0 && fcntl((int)r, F_GETFD) < 0) {
+	if (r < 0)
+		return neg(r);
+	/* The client's address follows (K_PEER), also where the program did
+	 * not ask for it: it may ask getpeername later. */
+	struct sockaddr_storage ss;
+	int64_t pl = 0;
+	struct ent e;
+	int sv = errno;
+	inlib = 1;
+	lock();
+	int rep = replayed && start(K_PEER, &e) && rep_data(&e, K_PEER, (int)r, sizeof ss, &ss, &pl);
+	unlock();
+	if (!rep) {
+		socklen_t l = sizeof ss;
+		pl = replayed || real_getpeername((int)r, (struct sockaddr *)&ss, &l) != 0 ? 0 : (int64_t)l;
+		lock();
+		log_data(K_PEER, (int)r, pl, &ss);
+		unlock();
+	}
+	inlib = 0;
+	errno = sv;
+	if (replayed && x->a && x->al) {
+		memcpy(x->a, &ss, *x->al < (socklen_t)pl ? *x->al : (socklen_t)pl);
+		*x->al = (socklen_t)pl;
+	}
+	if (replayed && fcntl((int)r, F_GETFD) < 0) {
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (nul >= 0 && nul != r) {
 			dup2(nul, (int)r);
@@ -2316,8 +2367,14 @@ static int accept_common(struct acc *x)
 		}
 		set_own_sock((int)r, 2);
 		keep_standin((int)r, x->fd, NULL);
+		struct standin *st = standin_slot((int)r);
+		if (st) {
+			st->plen = (socklen_t)pl;
+			memcpy(&st->peer, &ss, (size_t)pl);
+		}
 	}
-	return neg(r);
+	errno = sv;
+	return (int)r;
 }
 EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
 {
@@ -2332,6 +2389,119 @@ EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 	return accept_common(&x);
 }
 
+/* bind: a replay from before a server's bind finds its address taken by
+ * the socket the recorded run bound, which fred's paused copies and the
+ * program it went back from still have (they share it since their fork).
+ * The log keeps the bound socket's inode, and a replay gives the program
+ * that same socket again (pidfd_getfd from a process that has it): its
+ * listen and its replayed accepts then stand where they stood, and once
+ * past its recording it serves the clients that came meanwhile on the
+ * address it had, even one the kernel chose (port 0). */
+struct bnd {
+	int fd;
+	const struct sockaddr *a;
+	socklen_t l;
+};
+static int64_t call_bind(void *p)
+{
+	struct bnd *x = p;
+	if (real_bind(x->fd, x->a, x->l) != 0)
+		return -1;
+	struct stat st;
+	return fstat(x->fd, &st) == 0 ? (int64_t)st.st_ino : 0;
+}
+/* holder_of finds a process that has socket inode ino open: its pid, and
+ * its descriptor in *tfd; 0 if none (another user's are not readable). */
+static pid_t holder_of(uint64_t ino, int *tfd)
+{
+	char want[48], p[64], l[48];
+	snprintf(want, sizeof want, "socket:[%llu]", (unsigned long long)ino);
+	int pd = real_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pd < 0)
+		return 0;
+	pid_t me = (pid_t)syscall(SYS_getpid), found = 0;
+	char b[4096];
+	long n;
+	while (!found && (n = syscall(SYS_getdents64, pd, b, sizeof b)) > 0) {
+		for (long off = 0; off < n && !found;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short len;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(b + off);
+			off += d->len;
+			pid_t pid = (pid_t)atoi(d->name);
+			if (pid <= 0 || pid == me)
+				continue;
+			snprintf(p, sizeof p, "/proc/%d/fd", pid);
+			int fdd = real_open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fdd < 0)
+				continue;
+			char fb[4096];
+			long m;
+			while (!found && (m = syscall(SYS_getdents64, fdd, fb, sizeof fb)) > 0) {
+				for (long o = 0; o < m && !found;) {
+					__typeof__(d) e = (void *)(fb + o);
+					o += e->len;
+					if (e->name[0] < '0' || e->name[0] > '9')
+						continue;
+					snprintf(p, sizeof p, "/proc/%d/fd/%s", pid, e->name);
+					ssize_t k = readlink(p, l, sizeof l - 1);
+					if (k > 0 && (l[k] = 0, !strcmp(l, want))) {
+						found = pid;
+						*tfd = atoi(e->name);
+					}
+				}
+			}
+			real_close(fdd);
+		}
+	}
+	real_close(pd);
+	return found;
+}
+/* adopt puts the socket of inode ino, which another process has, under
+ * fd (keeping fd's close-on-exec); 0 if it did. */
+static int adopt(int fd, uint64_t ino)
+{
+	int tfd = -1;
+	pid_t pid = holder_of(ino, &tfd);
+	if (!pid)
+		return -1;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return -1;
+	int got = (int)syscall(SYS_pidfd_getfd, pfd, tfd, 0);
+	real_close(pfd);
+	if (got < 0)
+		return -1;
+	int cloexec = fcntl(fd, F_GETFD);
+	int r = real_dup3(got, fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
+	real_close(got);
+	return r == fd ? 0 : -1;
+}
+EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
+{
+	READY();
+	if (OFF)
+		return real_bind(fd, a, l);
+	struct bnd x = {fd, a, l};
+	int replayed = 0;
+	int64_t r = simple(K_BIND, fd, call_bind, &x, &replayed);
+	if (r < 0 || !replayed)
+		return neg(r) < 0 ? -1 : 0;
+	if (r > 0 && adopt(fd, (uint64_t)r) == 0)
+		return 0;
+	/* nobody has it any more: a socket of its own, as recorded */
+	if (real_bind(fd, a, l) == 0)
+		return 0;
+	int e = errno;
+	say("fredlog: the replayed bind of fd %d failed (%s); the recorded run's socket is gone", fd, strerror(e));
+	errno = e;
+	return -1;
+}
+
 EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al)
 {
 	READY();
@@ -2340,6 +2510,16 @@ EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al)
 		return real_getsockname(fd, a, al);
 	memcpy(a, &x->a, *al < x->len ? *al : x->len);
 	*al = x->len;
+	return 0;
+}
+EXPORT int getpeername(int fd, struct sockaddr *a, socklen_t *al)
+{
+	READY();
+	struct standin *x = standin(fd);
+	if (!x || !x->plen || !a || !al)
+		return real_getpeername(fd, a, al);
+	memcpy(a, &x->peer, *al < x->plen ? *al : x->plen);
+	*al = x->plen;
 	return 0;
 }
 EXPORT int getsockopt(int fd, int lvl, int name, void *v, socklen_t *vl)
