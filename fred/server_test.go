@@ -240,52 +240,68 @@ func TestServerConnectionKeptByAProbe(t *testing.T) {
 	served("1")
 }
 
-// TestServerTCPBindReplayed (issue 16): a TCP server under pdb, whose
-// snapshot 1 (the script's first line) comes before its bind, goes back
-// across an accept: the replay's bind gets the socket the recorded run
-// bound (the paused copies and the program fred went back from still
-// have it, so the address is taken), and once past its recording the
-// server answers a client that came while the person was in the past.
+// TestServerTCPBindReplayed (issue 16): a TCP server whose snapshot 1
+// comes before its bind (pdb: the script's first line; gdb: the program's
+// start) goes back across an accept: the replay's bind gets the socket
+// the recorded run bound (the paused copies and the program fred went
+// back from still have it, so the address is taken), the replayed accept
+// gives the client's address, and once past its recording the server
+// answers a client that came while the person was in the past.
 func TestServerTCPBindReplayed(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		start func(t *testing.T, arg string) (ts *tsession, at func(cmd, v string) string, peer string)
+	}{
+		{"gdb", func(t *testing.T, arg string) (*tsession, func(cmd, v string) string, string) {
+			ts := gdbSession(t, "serial_server", "fork")
+			request := fmt.Sprintf("serial_server.c:%d", fixtureLineOf(t, "serial_server.c", "request"))
+			ts.must("break "+request, `Breakpoint 1`)
+			ts.must("set args "+arg+" 3", ``)
+			at := ts.valueAt(request, "served")
+			return ts, func(cmd, v string) string {
+				if cmd == "continue" && v == "0" {
+					cmd = "run"
+				}
+				return at(cmd, v)
+			}, ""
+		}},
+		{"pdb", func(t *testing.T, arg string) (*tsession, func(cmd, v string) string, string) {
+			ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", arg, "3")
+			request := fixtureLineOf(t, "serial_server.py", "request")
+			ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
+			return ts, ts.valueAt(fmt.Sprintf(`serial_server.py\(%d\)`, request), "served"),
+				"peer[0] == c.getpeername()[0] == '127.0.0.1' and peer[1] > 0"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr, port := l.Addr().String(), l.Addr().(*net.TCPAddr).Port
+			l.Close()
+			ts, at, peer := c.start(t, fmt.Sprintf("tcp:%d", port))
+			clients := &oneShotClients{t: t, network: "tcp", addr: addr, answers: make(chan string, 8)}
+			clients.ask(0, 0)
+			at("continue", "0")
+			clients.ask(1, 500*time.Millisecond)
+			at("continue", "1")
+			clients.answer("ans 1")
+			at("fred-reverse-continue", "0")
+			clients.answer("error: EOF") // client 1's connection went with the later copies
+			at("continue", "1")
+			// the replayed accept gives the client's address, as the first did
+			if peer != "" {
+				if v := ts.value(peer); v != "True" {
+					t.Errorf("the replayed accept's client address: %s", v)
+				}
+			}
+			clients.ask(2, 0) // while the program replays what it did
+			at("continue", "2")
+			ts.must("continue", `served 3`)
+			clients.answer("ans 3")
+		})
 	}
-	addr := l.Addr().String()
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", fmt.Sprintf("tcp:%d", port), "3")
-	request := fixtureLineOf(t, "serial_server.py", "request")
-	ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
-	clients := &oneShotClients{t: t, network: "tcp", addr: addr, answers: make(chan string, 8)}
-	stop := fmt.Sprintf(`serial_server.py\(%d\)`, request)
-	served := func(want string) {
-		t.Helper()
-		if v := ts.value("served"); v != want {
-			t.Fatalf("served = %s, want %s", v, want)
-		}
-	}
-	clients.ask(0, 0)
-	ts.must("continue", stop)
-	served("0")
-	clients.ask(1, 500*time.Millisecond)
-	ts.must("continue", stop)
-	served("1")
-	clients.answer("ans 1")
-	ts.must("fred-reverse-continue", stop)
-	served("0")
-	clients.answer("error: EOF") // client 1's connection went with the later copies
-	ts.must("continue", stop)
-	served("1")
-	// the replayed accept gives the client's address, as the first did
-	if v := ts.value("peer[0] == c.getpeername()[0] == '127.0.0.1' and peer[1] > 0"); v != "True" {
-		t.Errorf("the replayed accept's client address: %s", v)
-	}
-	clients.ask(2, 0) // while the program replays what it did
-	ts.must("continue", stop)
-	served("2")
-	ts.must("continue", `served 3`)
-	clients.answer("ans 3")
 }
 
 // oneShotClients are clients of a server at addr (a unix socket's path,
