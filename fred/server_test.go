@@ -212,7 +212,7 @@ func testServerConnectionKeptByACopy(t *testing.T, yours bool) {
 // back to are dropped too.
 func TestServerConnectionKeptByAProbe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sock")
-	ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", path)
+	ts, _ := pdbSessionArgs(t, "serial_server.py", "fork", path, "3")
 	request := fixtureLineOf(t, "serial_server.py", "request")
 	ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
 	clients := newOneShotClients(t, path)
@@ -238,6 +238,13 @@ func TestServerConnectionKeptByAProbe(t *testing.T) {
 	}
 	ts.must("continue", fmt.Sprintf(`serial_server.py\(%d\)`, request))
 	served("1")
+	// The replay unlinked the socket's path and bound it again: a client
+	// that comes now gets there, and its answer past the recording.
+	clients.askNow(2)
+	ts.must("continue", fmt.Sprintf(`serial_server.py\(%d\)`, request))
+	served("2")
+	ts.must("continue", `served 3`)
+	answer("ans 3")
 }
 
 // TestServerTCPBindReplayed (issue 16): a TCP server whose snapshot 1
@@ -296,7 +303,7 @@ func TestServerTCPBindReplayed(t *testing.T) {
 					t.Errorf("the replayed accept's client address: %s", v)
 				}
 			}
-			clients.ask(2, 0) // while the program replays what it did
+			clients.askNow(2) // while the program replays what it did
 			at("continue", "2")
 			ts.must("continue", `served 3`)
 			clients.answer("ans 3")
@@ -319,7 +326,21 @@ func newOneShotClients(t *testing.T, path string) *oneShotClients {
 }
 
 // ask starts client i after a while.
-func (o *oneShotClients) ask(i int, after time.Duration) {
+func (o *oneShotClients) ask(i int, after time.Duration) { o.dial(i, after, nil) }
+
+// askNow starts client i now, and fails the test if it cannot connect
+// (before the program is let run to wait for it in vain).
+func (o *oneShotClients) askNow(i int) {
+	o.t.Helper()
+	ok := make(chan bool, 1)
+	o.dial(i, 0, ok)
+	if !<-ok {
+		o.t.Fatalf("client %d could not connect to %s", i, o.addr)
+	}
+}
+
+// dial starts client i after a while, telling ok whether it connected.
+func (o *oneShotClients) dial(i int, after time.Duration, ok chan<- bool) {
 	go func() {
 		time.Sleep(after)
 		var c net.Conn
@@ -328,6 +349,9 @@ func (o *oneShotClients) ask(i int, after time.Duration) {
 			if c == nil {
 				time.Sleep(100 * time.Millisecond)
 			}
+		}
+		if ok != nil {
+			ok <- c != nil
 		}
 		if c == nil {
 			o.answers <- "no connection"

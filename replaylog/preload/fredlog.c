@@ -38,6 +38,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2491,12 +2493,19 @@ EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
 	int64_t r = simple(K_BIND, fd, call_bind, &x, &replayed);
 	if (r < 0 || !replayed)
 		return neg(r) < 0 ? -1 : 0;
-	if (r > 0 && adopt(fd, (uint64_t)r) == 0)
+	/* A unix socket's path is a file, which the program may have unlinked
+	 * again in the replay: the recorded socket, no longer at that path,
+	 * would get no new client. It binds a new one there if it can. */
+	int path = a && a->sa_family == AF_UNIX && l > offsetof(struct sockaddr_un, sun_path) &&
+		   ((const struct sockaddr_un *)a)->sun_path[0];
+	if (r > 0 && !path && adopt(fd, (uint64_t)r) == 0)
 		return 0;
 	/* nobody has it any more: a socket of its own, as recorded */
 	if (real_bind(fd, a, l) == 0)
 		return 0;
 	int e = errno;
+	if (r > 0 && path && e == EADDRINUSE && adopt(fd, (uint64_t)r) == 0)
+		return 0;
 	say("fredlog: the replayed bind of fd %d failed (%s); the recorded run's socket is gone", fd, strerror(e));
 	errno = e;
 	return -1;
