@@ -275,6 +275,18 @@ func TestDebuggerDeathIsSaid(t *testing.T) {
 			}
 		})
 	}
+	// perl exits with the program's status when the person quits after
+	// its end: that is no news.
+	t.Run("perl/quit", func(t *testing.T) {
+		ts, _ := inprocSession(t, P.Perl, []string{"perl", "-d", write("end3.pl", "my $x = 1;\nexit 3;\n")}, "fork")
+		ts.must("c", `Debugged program terminated`)
+		if err := ts.Exec("q"); !errors.Is(err, ErrSessionOver) {
+			t.Fatalf("q: %v, want the session's end", err)
+		}
+		if out := ts.out.take(); strings.Contains(out, "the session ends") {
+			t.Errorf("a quit was reported as the debugger's death:\n%s", out)
+		}
+	})
 	t.Run("gdb", func(t *testing.T) {
 		ts := gdbSession(t, "watch", "fork")
 		ts.must("break main", `Breakpoint 1`)

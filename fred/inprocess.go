@@ -84,6 +84,7 @@ func (ip *inproc) letGo() int {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
 	ip.gen++
+	ip.status = nil // its end is fred's doing, not news
 	return ip.pid
 }
 

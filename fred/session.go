@@ -74,6 +74,7 @@ type Session struct {
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
 	overSaid bool      // why the session ended has been said
+	quitting bool      // the person's last command was the debugger's quit
 
 	snap ckpt.Snapshotter // nil when snapshots are unavailable
 	// copies, when not nil, takes the snapshots of a single-threaded
@@ -464,7 +465,7 @@ func (s *Session) sayOver(err error) {
 }
 
 // debuggerEnd says how the debugger's process ended, if not by exiting
-// with status 0 ("" then, or while it runs).
+// with status 0, or by the person's quit ("" then, or while it runs).
 func (s *Session) debuggerEnd() string {
 	if s.proc == nil {
 		return ""
@@ -485,7 +486,8 @@ func (s *Session) debuggerEnd() string {
 		return ""
 	case ws.Signaled():
 		return fmt.Sprintf("the process of %s (pid %d) was killed by %s, so the session ends", what, pid, unix.SignalName(ws.Signal()))
-	case ws.Exited() && ws.ExitStatus() != 0:
+	case ws.Exited() && ws.ExitStatus() != 0 && !s.quitting:
+		// (after a quit, pdb and perl exit with the program's status)
 		return fmt.Sprintf("the process of %s (pid %d) exited with status %d, so the session ends", what, pid, ws.ExitStatus())
 	}
 	return ""
@@ -656,6 +658,7 @@ func (s *Session) Exec(line string) (err error) {
 	}
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
+	s.quitting = cmd.Kind == P.Quit
 	if cmd.Op == P.OpRun && s.p.EarlyStart != nil && s.snap != nil && !s.running {
 		_, err = s.runFromStart(cmd)
 		return err

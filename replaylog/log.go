@@ -318,6 +318,9 @@ func sockaddrString(b []byte) string {
 			return fmt.Sprintf("[%s]:%d", net.IP(b[8:24]), port())
 		}
 	case unix.AF_UNIX:
+		if len(b) > 2 && b[2] == 0 && len(b) > 3 {
+			return "@" + strings.TrimRight(string(b[3:]), "\x00") // abstract
+		}
 		if p := strings.TrimRight(string(b[2:]), "\x00"); p != "" {
 			return p
 		}

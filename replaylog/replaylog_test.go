@@ -215,7 +215,7 @@ func TestSyncCompact(t *testing.T) {
 // encoding gives the whole entries before it and a FormatError, never a
 // panic or a wrong entry.
 func TestRandomLogs(t *testing.T) {
-	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal, FileRead, Debugger, OpenW, Send}
+	kinds := []Kind{Time, TimeOfDay, Clock, Random, Read, Pread, Recv, Accept, Poll, Select, Epoll, GetPid, GetPPid, Mmap, Branch, Stdio, Signal, FileRead, Debugger, OpenW, Send, Bind, Peer}
 	for k := MutexLock; k <= Join; k++ {
 		kinds = append(kinds, k)
 	}

@@ -1,4 +1,4 @@
-BEGIN { require "perl5db.pl"; require POSIX; require Time::HiRes; require Data::Dumper; }
+BEGIN { require "perl5db.pl"; require POSIX; require Time::HiRes; require Data::Dumper; eval { require PadWalker }; }
 BEGIN { package DB; no warnings qw(redefine once);
 our ($fred_prompt, $fred_boot, $fred_hit, $fred_sig) = (delete $ENV{FRED_PERLDB_PROMPT}, delete $ENV{PERL5DB}, 0, 0);
 push @$DB::pre, "package DB; syscall(0x46524544, 1)"; push @$DB::post, "package DB; syscall(0x46524544, 0)";

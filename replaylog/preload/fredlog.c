@@ -2222,6 +2222,10 @@ static int64_t call_send(void *p)
 	if (standin(x->fd)) {
 		switch (x->how) {
 		case S_WRITEV:
+			if (x->cnt < 0) {
+				errno = EINVAL;
+				return -1;
+			}
 			return iov_len(x->iov, (size_t)x->cnt);
 		case S_SENDMSG:
 			return x->m ? iov_len(x->m->msg_iov, x->m->msg_iovlen) : 0;
@@ -2412,9 +2416,27 @@ static int64_t call_bind(void *p)
 	struct stat st;
 	return fstat(x->fd, &st) == 0 ? (int64_t)st.st_ino : 0;
 }
-/* holder_of finds a process that has socket inode ino open: its pid, and
- * its descriptor in *tfd; 0 if none (another user's are not readable). */
-static pid_t holder_of(uint64_t ino, int *tfd)
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+/* take_from puts a duplicate of process pid's descriptor tfd in *got; 0
+ * if it did (pidfd_getfd: the same open file). */
+static int take_from(pid_t pid, int tfd, int *got)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return -1;
+	*got = (int)syscall(SYS_pidfd_getfd, pfd, tfd, 0);
+	real_close(pfd);
+	return *got < 0 ? -1 : 0;
+}
+/* holder_of finds a process that has socket inode ino open and gives it
+ * (take_from) in *got: the holder's pid, 0 if none could (another user's
+ * are not readable). */
+static pid_t holder_of(uint64_t ino, int *got)
 {
 	char want[48], p[64], l[48];
 	snprintf(want, sizeof want, "socket:[%llu]", (unsigned long long)ino);
@@ -2451,10 +2473,8 @@ static pid_t holder_of(uint64_t ino, int *tfd)
 						continue;
 					snprintf(p, sizeof p, "/proc/%d/fd/%s", pid, e->name);
 					ssize_t k = readlink(p, l, sizeof l - 1);
-					if (k > 0 && (l[k] = 0, !strcmp(l, want))) {
+					if (k > 0 && (l[k] = 0, !strcmp(l, want)) && take_from(pid, atoi(e->name), got) == 0)
 						found = pid;
-						*tfd = atoi(e->name);
-					}
 				}
 			}
 			real_close(fdd);
@@ -2467,16 +2487,8 @@ static pid_t holder_of(uint64_t ino, int *tfd)
  * fd (keeping fd's close-on-exec); 0 if it did. */
 static int adopt(int fd, uint64_t ino)
 {
-	int tfd = -1;
-	pid_t pid = holder_of(ino, &tfd);
-	if (!pid)
-		return -1;
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pfd < 0)
-		return -1;
-	int got = (int)syscall(SYS_pidfd_getfd, pfd, tfd, 0);
-	real_close(pfd);
-	if (got < 0)
+	int got = -1;
+	if (!holder_of(ino, &got))
 		return -1;
 	int cloexec = fcntl(fd, F_GETFD);
 	int r = real_dup3(got, fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
@@ -2491,22 +2503,42 @@ EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
 	struct bnd x = {fd, a, l};
 	int replayed = 0;
 	int64_t r = simple(K_BIND, fd, call_bind, &x, &replayed);
-	if (r < 0 || !replayed)
-		return neg(r) < 0 ? -1 : 0;
+	if (r < 0)
+		return neg(r);
+	if (!replayed)
+		return 0; /* (r: the inode) */
 	/* A unix socket's path is a file, which the program may have unlinked
 	 * again in the replay: the recorded socket, no longer at that path,
 	 * would get no new client. It binds a new one there if it can. */
 	int path = a && a->sa_family == AF_UNIX && l > offsetof(struct sockaddr_un, sun_path) &&
 		   ((const struct sockaddr_un *)a)->sun_path[0];
-	if (r > 0 && !path && adopt(fd, (uint64_t)r) == 0)
+	int sv = errno;
+	if (r > 0 && !path && adopt(fd, (uint64_t)r) == 0) {
+		errno = sv;
 		return 0;
+	}
 	/* nobody has it any more: a socket of its own, as recorded */
-	if (real_bind(fd, a, l) == 0)
+	if (real_bind(fd, a, l) == 0) {
+		errno = sv;
 		return 0;
+	}
 	int e = errno;
-	if (r > 0 && path && e == EADDRINUSE && adopt(fd, (uint64_t)r) == 0)
+	if (r > 0 && path && e == EADDRINUSE && adopt(fd, (uint64_t)r) == 0) {
+		errno = sv;
 		return 0;
-	say("fredlog: the replayed bind of fd %d failed (%s); the recorded run's socket is gone", fd, strerror(e));
+	}
+	/* The recorded bind worked; this one did not: the program takes
+	 * another path from here. */
+	inlib = 1;
+	lock();
+	fredlog_ctl->divergences++;
+	say("the program diverged from the log at entry %llu: its bind of fd %d failed (%s) where the recorded one worked "
+	    "(no process has the recorded socket any more); recording a new branch of history from here",
+	    (unsigned long long)fredlog_seq, fd, strerror(e));
+	if (!strict_left())
+		cut(fredlog_pos);
+	unlock();
+	inlib = 0;
 	errno = e;
 	return -1;
 }
