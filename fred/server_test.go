@@ -277,7 +277,7 @@ func TestServerTCPBindReplayed(t *testing.T) {
 			request := fixtureLineOf(t, "serial_server.py", "request")
 			ts.must(fmt.Sprintf("break %d", request), `Breakpoint 1`)
 			return ts, ts.valueAt(fmt.Sprintf(`serial_server.py\(%d\)`, request), "served"),
-				"peer[0] == c.getpeername()[0] == '127.0.0.1' and peer[1] > 0"
+				"peer[0] == c.getpeername()[0] == peer2[0] == '127.0.0.1' and peer[1] > 0"
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,6 +30,9 @@ for i in range(n):
     if i == n - 1:
         listener.close()  # the last: the connection outlives its listener
     c.getsockname()
+    d = c.dup()  # a duplicate of a replayed connection is one too
+    peer2 = d.getpeername()
+    d.close()
     c.recv(64)
     t, work = time.monotonic(), 0
     while time.monotonic() - t < 1.0:

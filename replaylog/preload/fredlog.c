@@ -200,6 +200,9 @@ static FILE *(*real_fopen)(const char *, const char *);
 static FILE *(*real_fopen64)(const char *, const char *);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static int (*real_dup)(int);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
 
 /* The real functions are looked up at the first call, not only in the
  * constructor: other libraries' constructors may run first and call them. */
@@ -213,7 +216,7 @@ static void resolve(void)
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(clock_gettime);
-	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3);
+	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
 	REAL(open); REAL(open64); REAL(openat); REAL(openat64); REAL(fopen); REAL(fopen64);
 	resolve_sync();
@@ -1378,6 +1381,52 @@ EXPORT int dup3(int a, int b, int fl)
 	if (r >= 0)
 		set_own(b, is_own_pipe(a));
 	return r;
+}
+/* dup and fcntl's F_DUPFD carry what the library knows of a descriptor
+ * (a replayed connection's stand-in: Python's socket.dup()) to the new
+ * one, as dup2 does. */
+static int duped(int a, int r)
+{
+	if (r >= 0) {
+		forget_fd(r);
+		copy_sock(a, r);
+		set_own(r, is_own_pipe(a));
+	}
+	return r;
+}
+EXPORT int dup(int a)
+{
+	READY();
+	return duped(a, real_dup(a));
+}
+static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int r = real(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+		int sv = errno;
+		duped(fd, r);
+		errno = sv;
+	}
+	return r;
+}
+/* (every fcntl argument is one machine word: an int or a pointer) */
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	READY();
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(real_fcntl, fd, cmd, arg);
+}
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	READY();
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(real_fcntl64 ? real_fcntl64 : real_fcntl, fd, cmd, arg);
 }
 
 /* --- files opened for writing ---
