@@ -2592,26 +2592,21 @@ EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
 	return -1;
 }
 
-EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al)
+/* A stand-in's name (peer 0) or its client's address (peer 1), as the
+ * socket it stands for had them; the real call's answer for any other fd. */
+static int standin_name(int fd, struct sockaddr *a, socklen_t *al, int peer)
 {
 	READY();
 	struct standin *x = standin(fd);
-	if (!x || !x->len || !a || !al)
-		return real_getsockname(fd, a, al);
-	memcpy(a, &x->a, *al < x->len ? *al : x->len);
-	*al = x->len;
+	socklen_t n = !x ? 0 : peer ? x->plen : x->len;
+	if (!n || !a || !al)
+		return (peer ? real_getpeername : real_getsockname)(fd, a, al);
+	memcpy(a, peer ? &x->peer : &x->a, *al < n ? *al : n);
+	*al = n;
 	return 0;
 }
-EXPORT int getpeername(int fd, struct sockaddr *a, socklen_t *al)
-{
-	READY();
-	struct standin *x = standin(fd);
-	if (!x || !x->plen || !a || !al)
-		return real_getpeername(fd, a, al);
-	memcpy(a, &x->peer, *al < x->plen ? *al : x->plen);
-	*al = x->plen;
-	return 0;
-}
+EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *al) { return standin_name(fd, a, al, 0); }
+EXPORT int getpeername(int fd, struct sockaddr *a, socklen_t *al) { return standin_name(fd, a, al, 1); }
 EXPORT int getsockopt(int fd, int lvl, int name, void *v, socklen_t *vl)
 {
 	READY();
