@@ -279,6 +279,18 @@ func TestServerTCPBindReplayed(t *testing.T) {
 			return ts, ts.valueAt(fmt.Sprintf(`serial_server.py\(%d\)`, request), "served"),
 				"peer[0] == c.getpeername()[0] == peer2[0] == '127.0.0.1' and peer[1] > 0"
 		}},
+		{"perl", func(t *testing.T, arg string) (*tsession, func(cmd, v string) string, string) {
+			ts, _ := perlSessionArgs(t, "serial_server.pl", "fork", arg, "3")
+			request := fixtureLineOf(t, "serial_server.pl", "request")
+			ts.must(fmt.Sprintf("b %d", request), ``)
+			at := ts.valueAt(fmt.Sprintf(`serial_server.pl:%d\)`, request), "$served")
+			return ts, func(cmd, v string) string {
+				if cmd == "continue" {
+					cmd = "c"
+				}
+				return at(cmd, v)
+			}, `$peer eq $c->peerhost && $peer eq "127.0.0.1" ? "True" : "False"`
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -305,7 +317,7 @@ func TestServerTCPBindReplayed(t *testing.T) {
 			}
 			clients.askNow(2) // while the program replays what it did
 			at("continue", "2")
-			ts.must("continue", `served 3`)
+			ts.must(map[bool]string{true: "c", false: "continue"}[c.name == "perl"], `served 3`)
 			clients.answer("ans 3")
 		})
 	}

@@ -39,7 +39,11 @@ func (s *Session) canCountSteps() bool {
 // known.
 func (s *Session) countSteps(max int, mode P.StepsMode, took time.Duration) (P.NextsResult, error) {
 	limit := s.opt.Timeout + 3*took + time.Duration(max/stepsPerSecond)*time.Second
-	out, err := s.queryFor(s.p.Stepper.Steps(max, mode), limit)
+	cmd := s.p.Stepper.Steps(max, mode)
+	out, err := s.queryFor(cmd, limit)
+	if debugProbes {
+		debugf("count %q: %q %v", cmd, lastLine(out), err)
+	}
 	if err != nil {
 		return P.NextsResult{}, err
 	}
