@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -320,6 +321,45 @@ func TestServerTCPBindReplayed(t *testing.T) {
 			ts.must(map[bool]string{true: "c", false: "continue"}[c.name == "perl"], `served 3`)
 			clients.answer("ans 3")
 		})
+	}
+}
+
+// TestBoundClientReplayed (issue 16): a client that binds before it
+// connects is not given the recorded socket by the replayed bind (it is
+// connected already): the replay from the program's start binds and
+// connects anew, and reads what the server answered from the log.
+func TestBoundClientReplayed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+					fmt.Fprintf(c, "yo\n")
+				}
+			}()
+		}
+	}()
+	ts, _ := pdbSessionArgs(t, "bound_client.py", "fork", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	at := fmt.Sprintf(`bound_client.py\(%d\)`, fixtureLineOf(t, "bound_client.py", "got"))
+	ts.must(fmt.Sprintf("break %d", fixtureLineOf(t, "bound_client.py", "got")), `Breakpoint 1`)
+	ts.must("continue", at)
+	// a copy of the program that has the connected socket
+	ts.must("fred-checkpoint", `snapshot \d+ taken`)
+	ts.must("fred-restart 1", `bound_client.py\(1\)`)
+	if out := ts.must("continue", at); strings.Contains(out, "Traceback") || strings.Contains(out, "left its recording") {
+		t.Fatalf("the replay did not get there as recorded:\n%s", out)
+	}
+	if v := ts.value("got"); v != `b'yo\n'` {
+		t.Errorf("got = %s in the replay, want b'yo\\n'", v)
 	}
 }
 

@@ -2533,12 +2533,21 @@ static pid_t holder_of(uint64_t ino, int *got)
 	return found;
 }
 /* adopt puts the socket of inode ino, which another process has, under
- * fd (keeping fd's close-on-exec); 0 if it did. */
+ * fd (keeping fd's close-on-exec); 0 if it did. Only a listening socket or
+ * a datagram one: a stream socket the program bound and then connected (a
+ * client's) is one the replay connects again. */
 static int adopt(int fd, uint64_t ino)
 {
 	int got = -1;
 	if (!holder_of(ino, &got))
 		return -1;
+	int listening = 0, type = 0;
+	socklen_t l1 = sizeof listening, l2 = sizeof type;
+	if (!(real_getsockopt(got, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l1) == 0 && listening) &&
+	    !(real_getsockopt(got, SOL_SOCKET, SO_TYPE, &type, &l2) == 0 && type == SOCK_DGRAM)) {
+		real_close(got);
+		return -1;
+	}
 	int cloexec = fcntl(fd, F_GETFD);
 	int r = real_dup3(got, fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
 	real_close(got);
