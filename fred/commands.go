@@ -200,7 +200,11 @@ func init() {
 					return errors.New("there is no history to keep yet")
 				}
 				s.branches[args[0]] = s.Timeline.Steps()
-				s.Printf("branch '%s' keeps %d commands", args[0], s.Timeline.Len())
+				n := s.Timeline.Len()
+				if s.startUp() {
+					n-- // not a command of the person's
+				}
+				s.Printf("branch '%s' keeps %d commands", args[0], n)
 				return nil
 			}},
 		{Name: "fred-switch", Args: "NAME", NeedsHistory: true,
@@ -440,7 +444,11 @@ func (s *Session) writeList() {
 		}
 		fmt.Fprintf(w, "  %-4d %-40s %14s %8.3fs\n", id, after, s.snapSize(sn), sn.Took.Seconds())
 	}
-	fmt.Fprintf(w, "fred: policy: a snapshot at main's first line (or at the program's entry point if the first stop comes before main, or at the first stop if it comes before that), then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", autoEvery, autoAfter, autoKeep)
+	first := "one at the program's first stop"
+	if s.p.EarlyStart != nil {
+		first = "snapshot 0 at the program's entry point, before its constructors, and one at main's first line if the first stop comes after it (at the first stop if it comes before the entry point)"
+	}
+	fmt.Fprintf(w, "fred: policy: %s, then one after every %d commands or %s of running since the last, and during reverse-watch; at most %d automatic ones are kept (the first and yours always are)\n", first, autoEvery, autoAfter, autoKeep)
 	for name, b := range s.branches {
 		fmt.Fprintf(w, "  branch %-10s ends after %s\n", name, history.Position(b))
 	}

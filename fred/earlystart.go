@@ -20,10 +20,13 @@ import (
 // the history holds the run as a continue from main.
 //
 // A snapshot is taken at the program's entry point too, before its own
-// constructors: if the person's first stop comes before main (a breakpoint
-// or a crash in a constructor, Ctrl-C), the run starts there instead, and
-// the stop still has its run behind it. Once main is reached it is dropped
-// and gives its number back: the run starts at main as before.
+// constructors: snapshot 0, every run's. If the person's first stop comes
+// before main (a breakpoint or a crash in a constructor, Ctrl-C), the run
+// starts there, and the stop still has its run behind it. Otherwise the
+// way from the entry to main is the run's first step, its start-up: the
+// reverse commands stop at main's first line, where snapshot 1 is, and
+// reverse-watch looks behind it when the expression has its present value
+// from main on.
 func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	es := s.p.EarlyStart
 	var all strings.Builder
@@ -83,6 +86,17 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
 	}
 
+	if cmd.Op == P.OpStart {
+		// The debugger's start is its temporary breakpoint at main,
+		// then a run: the same here, the run from the entry point.
+		out, err := s.passThrough(s.p.Classify(es.MainBreak))
+		if err != nil {
+			return out, err
+		}
+		if s.p.ParseNewBreakpoint(out) == "" {
+			return s.passThrough(cmd) // no main: the debugger's own start says so
+		}
+	}
 	start := time.Now()
 	out, err := send(es.Starti(cmd.Args), &conn.HideLines{W: s.opt.Out, From: []string{es.Stopped}})
 	if err != nil {
@@ -93,8 +107,8 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return plain(out, time.Since(start)) // refused, or not started
 	}
 	all.WriteString(shown)
-	begun := false // the run's history began at the entry point
-	atEntry := 0   // the snapshot there
+	begun := false   // the run's history began at the entry point
+	atEntry := false // with snapshot 0 there
 	if es.ToEntry != "" {
 		q, err := s.query(es.ToEntry)
 		if err != nil {
@@ -122,9 +136,12 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 				return all.String(), err
 			}
 			begun = true
+			if s.snaps[entrySnap] != nil {
+				s.drop(entrySnap) // the previous run's
+			}
 			if s.snap != nil && !s.refusedNow() {
-				if sn, err := s.Checkpoint(true); err == nil {
-					atEntry = sn.ID
+				if _, err := s.checkpointAs(true, entrySnap); err == nil {
+					atEntry = true
 				} else {
 					debugf("snapshot at the entry point: %v", err)
 				}
@@ -160,22 +177,27 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		}
 		// The first stop came before main: the run starts at the entry.
 		note := ""
-		if atEntry != 0 {
-			note = fmt.Sprintf("snapshot %d taken at the program's start, %s, before its constructors", atEntry, words.Where(s.Timeline.Start().At))
+		if atEntry {
+			note = fmt.Sprintf("snapshot %d taken at the program's start, %s, before its constructors", entrySnap, words.Where(s.Timeline.Start().At))
 		}
 		return ran(rest, time.Since(fromEntry), note)
 	}
 	all.WriteString(rest)
 
-	// At main's first line: the run starts here.
-	s.dropUnseen(atEntry)
-	if err := s.beginRun(!begun); err != nil {
-		if errors.Is(err, P.ErrNotRunning) {
-			s.running, s.pid = false, 0
+	// At main's first line: the run starts here, or its start-up ends.
+	if atEntry {
+		if err := s.startedUp(cmd, time.Since(fromEntry)); err != nil {
+			return all.String(), err
 		}
-		return all.String(), err
+	} else {
+		if err := s.beginRun(!begun); err != nil {
+			if errors.Is(err, P.ErrNotRunning) {
+				s.running, s.pid = false, 0
+			}
+			return all.String(), err
+		}
+		s.maybeAutoSnapshot()
 	}
-	s.maybeAutoSnapshot()
 	if atTheirs {
 		stopPassing()
 		return all.String(), s.resync()
@@ -187,6 +209,36 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String() + out, err
 	}
 	return ran(out, time.Since(start), "")
+}
+
+// startedUp records the way from the entry point, where snapshot 0 is, to
+// main's first line as the run's first step, and takes snapshot 1 there:
+// the moment the reverse commands stop at.
+func (s *Session) startedUp(cmd P.Command, took time.Duration) error {
+	loc, err := s.location()
+	if err != nil {
+		if errors.Is(err, P.ErrNotRunning) {
+			s.running, s.pid = false, 0
+		}
+		return err
+	}
+	d, _ := s.depth()
+	// Replayed as a continue to main's address, with the person's
+	// breakpoints as they were at the run.
+	bps := append([]string(nil), s.bps...)
+	if t := s.p.Tracer; t != nil && loc.PC != 0 {
+		bps = append(bps, t.AtAddress(loc.PC))
+	}
+	s.Timeline.Add(history.Step{Cmd: s.p.Classify(s.p.EarlyStart.Continue), At: loc, Depth: d, Stop: P.StopBreakpoint,
+		Bps: bps, Took: took, Origin: history.StartUp, Of: cmd.Line})
+	sn, err := s.Checkpoint(true)
+	if err != nil {
+		debugf("snapshot at main: %v", err)
+		return nil
+	}
+	s.Printf("snapshot %d taken at the program's start, %s (%.3f s); snapshot %d is before its constructors, at %s", sn.ID, words.Where(loc), sn.Took.Seconds(),
+		entrySnap, words.Where(s.Timeline.Start().At))
+	return nil
 }
 
 // newRun counts a new run of the program, with an empty history.

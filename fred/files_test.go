@@ -190,7 +190,7 @@ func TestRefusedSnapshotRetried(t *testing.T) {
 	ts.must("run "+addr+" slow", `snapshot 1 taken`)
 	// The program runs 2 s: fred's automatic snapshot comes, and is refused.
 	out := ts.must("continue", answer)
-	refused := fmt.Sprintf(`could not take a snapshot: .*a TCP connection, which CRIU does not dump here: fd 3, a TCP connection from 127.0.0.1:\d+ to 127.0.0.1:%s \(the other end: pid %d, .*; fred keeps its snapshot and tries again after the program moves`,
+	refused := fmt.Sprintf(`could not take a snapshot: .*a TCP connection, which CRIU does not dump here: fd 3, a TCP connection from 127.0.0.1:\d+ to 127.0.0.1:%s \(the other end: pid %d, .*; fred keeps its 2 snapshots and tries again after the program moves`,
 		strings.TrimPrefix(addr, "tcp:"), os.Getpid())
 	if !regexp.MustCompile(refused).MatchString(out) {
 		t.Fatalf("the refused snapshot is not said as it should be:\n%s", out)

@@ -27,8 +27,9 @@ var quotedRe = regexp.MustCompile(`"(.*)"`)
 func (s *Session) enterLeanFor(steps []history.Step) (leave func() error) {
 	noop := func() error { return nil }
 	// The run's start too: a run that starts at the program's entry point
-	// (no source) steps from there.
-	if st := s.Timeline.Start(); st.Known() && !hasSource(st) {
+	// (no source) steps from there, unless its start-up is behind the
+	// reverse commands (reverse-watch looks there without lean attaches).
+	if st := s.Timeline.Start(); st.Known() && !hasSource(st) && s.firstIndex() == 0 {
 		return noop
 	}
 	for _, st := range steps {

@@ -39,7 +39,7 @@ func TestTimelineGolden(t *testing.T) {
 	}
 
 	svg := filepath.Join(t.TempDir(), "timeline.svg")
-	ts.must("fred-history --svg "+svg, `timeline written to .*timeline.svg \(2 snapshots\)`)
+	ts.must("fred-history --svg "+svg, `timeline written to .*timeline.svg \(3 snapshots\)`)
 	b, err := os.ReadFile(svg)
 	if err != nil {
 		t.Fatal(err)

@@ -52,8 +52,19 @@ func (s *Session) startHint() string {
 }
 
 // firstIndex is the history length at the run's first snapshot: no moment
-// before it can be reached.
+// before it can be reached by the reverse commands. A run's start-up (from
+// the entry point to main) is behind them: its snapshot is reached by
+// fred-restart and by reverse-watch's search (startIndex).
 func (s *Session) firstIndex() int {
+	first := s.startIndex()
+	if first == 0 && s.startUp() {
+		return 1
+	}
+	return first
+}
+
+// startIndex is the history length at the run's first snapshot.
+func (s *Session) startIndex() int {
 	first := -1
 	for _, sn := range s.snaps {
 		if sn.run == s.run && (first < 0 || len(sn.Steps) < first) {
@@ -61,6 +72,41 @@ func (s *Session) firstIndex() int {
 		}
 	}
 	return first
+}
+
+// startUp reports whether the run's history begins with its start-up.
+func (s *Session) startUp() bool {
+	return s.Timeline.Len() > 0 && s.Timeline.Step(0).Origin == history.StartUp
+}
+
+// atStart says that a reverse command got to the first moment it can
+// reach, ErrAtStart, and where the start-up is if it lies behind.
+func (s *Session) atStart() error {
+	if s.firstIndex() == 1 && s.startUp() {
+		return atMainError{}
+	}
+	return ErrAtStart
+}
+
+// atMainError is ErrAtStart at main's first line, the run's start-up
+// behind it.
+type atMainError struct{}
+
+func (atMainError) Error() string {
+	return fmt.Sprintf("already at main's first line, where the reverse commands stop: before it lies the program's start-up (its constructors), snapshot %d; 'fred-restart %d' goes there", entrySnap, entrySnap)
+}
+
+func (atMainError) Is(target error) bool { return target == ErrAtStart }
+
+// SaidAtStart is the ErrAtStart a reverse command said in out, nil if it
+// said none (a front end that reads the command's output: DAP).
+func SaidAtStart(out string) error {
+	for _, err := range []error{ErrAtStart, atMainError{}} {
+		if strings.Contains(out, err.Error()) {
+			return err
+		}
+	}
+	return nil
 }
 
 // goTo brings the program to the moment reached by steps.
@@ -618,7 +664,7 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t
 		return err
 	}
 	if atStart {
-		s.Printf("%v", ErrAtStart)
+		s.Printf("%v", s.atStart())
 	}
 	s.Printf("'%s' took %.2f s (%d restores, %d replayed commands)", name, time.Since(start).Seconds(), st.restores, st.replayed)
 	return nil

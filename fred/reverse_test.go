@@ -460,7 +460,7 @@ func TestReverseFromCrashInConstructor(t *testing.T) {
 func testReverseFromCrashInConstructor(t *testing.T, backend string) {
 	ts := gdbSession(t, "ctor_crash", backend)
 	crash := fixtureLineOf(t, "ctor_crash.cpp", "crash")
-	ts.must("run", `(?s)SIGSEGV.*Registry::Registry.*fred: snapshot 1 taken at the program's start, _start at 0x[0-9a-f]+, before its constructors`)
+	ts.must("run", `(?s)SIGSEGV.*Registry::Registry.*fred: snapshot 0 taken at the program's start, _start at 0x[0-9a-f]+, before its constructors`)
 	ts.must("fred-reverse-step", fmt.Sprintf(`(?m)^%d\s+total \+= p->value;`, crash))
 	// The steps from the entry point (no source) replay as they ran: the
 	// last change of the sum is the previous node's.
@@ -490,9 +490,69 @@ func testReverseFromCrashInConstructor(t *testing.T, backend string) {
 		t.Fatalf("one step after the landing the field is %s, want %s", got, bad)
 	}
 	// The start is before the constructors: main has not run yet there.
-	ts.must("fred-restart 1", `_start`)
+	ts.must("fred-restart 0", `_start`)
 	if v := ts.value("registry.total"); v != "0" {
 		t.Fatalf("at the program's entry registry.total is %s, want 0", v)
+	}
+}
+
+// A run whose first stop is in main has its start-up behind main's first
+// line: the reverse commands stop there and say where it is, and a
+// reverse-watch of a value a constructor gave finds its last change there.
+func TestReverseWatchIntoStartUp(t *testing.T) {
+	forBackends(t, testReverseWatchIntoStartUp)
+}
+
+func testReverseWatchIntoStartUp(t *testing.T, backend string) {
+	ts := gdbSession(t, "ctor_sum", backend)
+	first := fixtureLineOf(t, "ctor_sum.cpp", "first")
+	sum := fixtureLineOf(t, "ctor_sum.cpp", "sum")
+	ts.do(fmt.Sprintf("break %d", fixtureLineOf(t, "ctor_sum.cpp", "end")))
+	ts.must("run", `(?s)fred: snapshot 1 taken at the program's start, main at ctor_sum.cpp:\d+ \(.*\); snapshot 0 is before its constructors, at _start.*Breakpoint 1, main`)
+	ts.must("fred-history", `(?s)\(0\) snapshot 0, the start
+?
+\s+\|  inside 'run': the start-up to main
+?
+\s+\(1\) snapshot 1
+?
+\s+\|  run
+?
+`)
+	ts.must("fred-reverse-watch uses", `'uses' is 2 here; the next step makes it 3`)
+	// The sum is the same from main's first line on: its last change
+	// lies in the constructor.
+	ts.must("fred-reverse-watch table.sum", fmt.Sprintf(`(?s)Table::Table.*%d\s+sum \+= values\[i\];.*'table.sum' is 91 here; the next step makes it 140`, sum))
+	if v := ts.value("i"); v != "7" {
+		t.Fatalf("the sum's last change is at i = %s, want 7", v)
+	}
+	ts.must("next", ``)
+	if v := ts.value("table.sum"); v != "140" {
+		t.Fatalf("one step after the landing the sum is %s, want 140", v)
+	}
+	// The reverse commands stop at main's first line.
+	ts.must("fred-restart 1", fmt.Sprintf(`(?m)^%d\s+int uses = 0;`, first))
+	ts.must("fred-reverse-step", `already at main's first line, where the reverse commands stop: before it lies the program's start-up \(its constructors\), snapshot 0; 'fred-restart 0' goes there`)
+	ts.must("fred-restart 0", `_start`)
+	if v := ts.value("table.sum"); v != "0" {
+		t.Fatalf("at the program's entry the sum is %s, want 0", v)
+	}
+	// A value main's first line already had, that the start-up did not
+	// give either: nothing to find, and the start-up was looked at.
+	ts.must("fred-restart 1", `int uses = 0;`)
+	ts.must("next", ``)
+	ts.must("fred-reverse-watch sizeof(table)", `'sizeof\(table\)' is 36 both at the start of the search \(main's first line, at .*\) and now, and at the \d+ moments? fred looked at in between: no change to find`)
+}
+
+// gdb's `start` is its temporary breakpoint at main and a run: under fred
+// the run goes by the entry point too, so the start-up has its snapshot.
+func TestStartHasItsStartUp(t *testing.T) {
+	ts := gdbSession(t, "ctor_sum", "fork")
+	ts.must("start", `(?s)Temporary breakpoint 1 at 0x[0-9a-f]+: file .*ctor_sum.cpp, line \d+\..*Temporary breakpoint 1, main \(\).*snapshot 1 taken at the program's start, main at ctor_sum.cpp:\d+ .*snapshot 0 is before its constructors`)
+	ts.must("info breakpoints", `No breakpoints or watchpoints`)
+	ts.must("fred-reverse-step", `already at main's first line`)
+	ts.must("fred-restart 0", `_start`)
+	if v := ts.value("table.sum"); v != "0" {
+		t.Fatalf("at the program's entry the sum is %s, want 0", v)
 	}
 }
 

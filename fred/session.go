@@ -659,7 +659,7 @@ func (s *Session) Exec(line string) (err error) {
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
 	s.quitting = cmd.Kind == P.Quit
-	if cmd.Op == P.OpRun && s.p.EarlyStart != nil && s.snap != nil && !s.running {
+	if es := s.p.EarlyStart; es != nil && s.snap != nil && !s.running && (cmd.Op == P.OpRun || cmd.Op == P.OpStart && es.MainBreak != "") {
 		_, err = s.runFromStart(cmd)
 		return err
 	}

@@ -280,13 +280,21 @@ func (s *Session) closeSnapshots() {
 
 // Checkpoint takes a snapshot of the program now.
 func (s *Session) Checkpoint(auto bool) (*snap, error) {
+	return s.checkpointAs(auto, s.nextSnap+1)
+}
+
+// entrySnap is the number of the snapshot at the executable's entry point,
+// the run's start-up behind it: the same for every run.
+const entrySnap = 0
+
+// checkpointAs takes snapshot id of the program now.
+func (s *Session) checkpointAs(auto bool, id int) (*snap, error) {
 	if s.snap == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
 	}
 	if !s.running || s.pid == 0 {
 		return nil, &NeedsProgramError{Cmd: "fred-checkpoint", Hint: s.startHint()}
 	}
-	id := s.nextSnap + 1
 	pid := s.pid
 	start := time.Now()
 	lwp := 0
@@ -334,9 +342,11 @@ func (s *Session) Checkpoint(auto bool) (*snap, error) {
 	return sn, nil
 }
 
-// addSnap records a snapshot taken (or adopted) with the next id.
+// addSnap records a snapshot taken (or adopted).
 func (s *Session) addSnap(sn *snap) {
-	s.nextSnap = sn.ID
+	if sn.ID > s.nextSnap {
+		s.nextSnap = sn.ID
+	}
 	s.snaps[sn.ID] = sn
 	s.order = append(s.order, sn.ID)
 }
@@ -600,7 +610,7 @@ func (s *Session) prune() {
 	var off, on, anchors []int
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		if !sn.Auto || first[sn.run] == id {
+		if !sn.Auto || first[sn.run] == id || startUpOnly(sn.Steps) {
 			continue
 		}
 		switch {
@@ -642,6 +652,12 @@ func (s *Session) drop(id int) {
 		}
 	}
 	s.standAt(s.Timeline.Steps()) // the marks anew
+}
+
+// startUpOnly reports whether steps is a run's start-up and nothing more:
+// a snapshot there is where the reverse commands stop.
+func startUpOnly(steps []history.Step) bool {
+	return len(steps) == 1 && steps[0].Origin == history.StartUp
 }
 
 // markStood notes the snapshots of the moment the person is at.

@@ -12,6 +12,7 @@ import (
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
 	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/replaylog"
 	"github.com/fred-debugger/fred/watch"
@@ -31,6 +32,9 @@ func (m moment) String() string {
 		return "the start"
 	}
 	last := m.steps[len(m.steps)-1]
+	if len(m.steps) == 1 && last.Origin == history.StartUp {
+		return "main's first line" + atString(last)
+	}
 	return fmt.Sprintf("after %s%s", history.Position(m.steps), atString(last))
 }
 
@@ -494,7 +498,7 @@ func (s *Session) hadThreads() bool {
 
 func (s *Session) reverseWatchTry(text string, last bool) error {
 	const usage = "fred-reverse-watch [--from N] EXPR"
-	from, expr := 0, strings.TrimSpace(text)
+	from, expr := -1, strings.TrimSpace(text)
 	if w, rest := cutField(expr); w == "--from" {
 		num, rest := cutField(rest)
 		n, err := strconv.Atoi(num)
@@ -513,7 +517,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		return errors.New("the program has ended, so the expression has no value now; go back first (fred-reverse-step) and watch from there")
 	}
 	start := s.firstIndex()
-	if from != 0 {
+	if from >= 0 {
 		sn, ok := s.snaps[from]
 		if !ok || sn.run != s.run || !s.Timeline.Extends(sn.Steps) {
 			return &NoSnapshotError{ID: from}
@@ -550,6 +554,26 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		err = lerr
 	}
 	var nt *watch.NoTransitionError
+	if errors.As(err, &nt) && from < 0 && start == 1 && s.startUp() {
+		// The present value from main on, as far as fred looked: the
+		// change may be in the start-up (a constructor). Its snapshot
+		// is at the entry point, without source: no lean attaches.
+		// Only another value there counts: names that do not exist
+		// before main (main's locals) are no change.
+		looked, value := nt.Looked, nt.Value
+		var nv *watch.NoValueError
+		switch v, eerr := w.Eval(ctx, moment{}); {
+		case eerr == nil && v != value:
+			start = 0
+			if res, err = watch.Search(ctx, w, moment{}, moment{steps: orig}); errors.As(err, &nt) {
+				nt.Looked += looked
+			}
+		case eerr == nil || errors.As(eerr, &nv):
+			nt.Looked++
+		default:
+			err = eerr
+		}
+	}
 	const name = "fred-reverse-watch"
 	if err != nil {
 		if gerr := s.goBack(err, orig, st, &lost); gerr != nil {
@@ -559,7 +583,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 			return &againError{err}
 		}
 		if errors.As(err, &nt) {
-			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %d moments fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, nt.Looked)
+			return fmt.Errorf("'%s' is %s both at the start of the search (%s) and now, and at the %s fred looked at in between: no change to find; try 'fred-reverse-watch --from N' from a snapshot where it differs", expr, nt.Value, moment{steps: orig[:start]}, words.Plural(nt.Looked, "moment"))
 		}
 		return backError(ctx, name, err)
 	}

@@ -62,6 +62,7 @@ var GDB = &Personality{
 		AtMain:     "Temporary breakpoint -",
 		Continue:   "continue",
 		Continuing: "Continuing.",
+		MainBreak:  "tbreak main",
 	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
 		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked( running)?\r?$`),
@@ -197,7 +198,7 @@ var GDB = &Personality{
 	Delete:           "python fred_bp.pop(%s).delete()",
 	BreakAt:          `python fred_break(%q)`,
 	ParseNewBreakpoint: func(out string) string {
-		if m := regexp.MustCompile(`Breakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
+		if m := regexp.MustCompile(`[Bb]reakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
 			return m[1]
 		}
 		return ""

@@ -603,4 +603,8 @@ type EarlyStart struct {
 	// Continue runs on; the line it prints first, Continuing, is not
 	// shown (the person typed run).
 	Continue, Continuing string
+	// MainBreak is the person's `start` before it runs as a `run`: a
+	// temporary breakpoint of theirs at main, as the debugger's own
+	// `start` makes (empty: `start` is not run from the entry point).
+	MainBreak string
 }

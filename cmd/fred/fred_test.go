@@ -100,7 +100,7 @@ func TestBreakRunNextStepPrint(t *testing.T) {
 	s.do("step", `square \(x=1\)\s+at .*steps.c:8`)
 	s.do("info locals", `r = `)
 	out := s.do("fred-history", `timeline of run 1: 7 commands`)
-	if !regexp.MustCompile(`\(1\) snapshot 1, the start\s+\|  run\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
+	if !regexp.MustCompile(`\(0\) snapshot 0, the start\s+\|  inside 'run': the start-up to main\s+\(1\) snapshot 1\s+\|  run\s+\|  next\s+\|  finish\s+\|  next x2\s+\|  step x2\s`).MatchString(out) {
 		t.Errorf("history lacks the forward commands in order:\n%s", out)
 	}
 	if strings.Contains(out, "print") || strings.Contains(out, "info") {
@@ -231,7 +231,7 @@ func TestBatchScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("batch run failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Breakpoint 1, square (x=0)", "(1) snapshot 1, the start\n   |  run\n   |  next\n", "snapshot 1 taken at the program's start", "$1 = 1"} {
+	for _, want := range []string{"Breakpoint 1, square (x=0)", "(0) snapshot 0, the start\n   |  inside 'run': the start-up to main\n  (1) snapshot 1\n   |  run\n   |  next\n", "snapshot 1 taken at the program's start", "$1 = 1"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("batch output lacks %q:\n%s", want, out)
 		}

@@ -49,6 +49,10 @@ const (
 	ThreadTurn                // the thread search: select a thread, one statement of it alone
 	Interrupted               // where an interrupted command stopped
 	Watched                   // a stop of fred's watchpoint on a watched expression inside a command
+	// StartUp is a run's way from the executable's entry point to main's
+	// first line (its constructors): the first step of a run that has a
+	// snapshot at the entry. The reverse commands stop at its end.
+	StartUp
 )
 
 // Synth reports whether fred made the step (refining the history).
@@ -163,6 +167,9 @@ func (t *Timeline) Is(p []Step) bool { return Equal(p, t.steps) }
 // Len is the number of steps.
 func (t *Timeline) Len() int { return len(t.steps) }
 
+// Step is step i (0 is the first).
+func (t *Timeline) Step(i int) Step { return t.steps[i] }
+
 // Steps is a copy of the steps, in order.
 func (t *Timeline) Steps() []Step { return append([]Step(nil), t.steps...) }
 
@@ -218,7 +225,7 @@ func Position(steps []Step) string {
 		return fmt.Sprintf("%s ('%s')", words.Plural(typed, "command"), steps[n-1].Label())
 	}
 	i := n - 1
-	for i > 0 && steps[i-1].Synth() {
+	for i > 0 && steps[i-1].Synth() && steps[i-1].Origin != StartUp {
 		i--
 	}
 	if typed == 0 {
@@ -285,6 +292,8 @@ func Describe(steps []Step, at map[uint64]P.Location) string {
 			parts = append(parts, "interrupted")
 		case Watched:
 			parts = append(parts, words.Plural(n, "change seen by a watchpoint", "changes seen by a watchpoint"))
+		case StartUp:
+			parts = append(parts, "the start-up to main")
 		default:
 			parts = append(parts, a.Cmd.String())
 		}

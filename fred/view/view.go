@@ -30,12 +30,13 @@ type Picture struct {
 // item is one entry on a line: a command (run count times in a row) or a
 // snapshot.
 type item struct {
-	cmd   string
-	count int // shown as "x3"
-	steps int // of the history it stands for
-	snap  int // > 0: a snapshot, with its label
-	label string
-	via   []int // snapshots taken part way through a counted command
+	cmd    string
+	count  int // shown as "x3"
+	steps  int // of the history it stands for
+	snap   int // isSnap: a snapshot, with its label
+	isSnap bool
+	label  string
+	via    []int // snapshots taken part way through a counted command
 }
 
 // side is a line that leaves the current one after `at` of its commands:
@@ -184,7 +185,7 @@ func (l *lay) lineItems(steps []history.Step, from int, current bool) []item {
 			if !l.snaps[id].Auto {
 				label += ", yours"
 			}
-			out = append(out, item{snap: id, label: label})
+			out = append(out, item{snap: id, isSnap: true, label: label})
 		}
 		if i == len(steps) {
 			break
@@ -196,7 +197,7 @@ func (l *lay) lineItems(steps []history.Step, from int, current bool) []item {
 			// a piece of its neighbour's)
 			of := steps[i].Of
 			j := i + 1
-			for j < len(steps) && steps[j].Synth() && (steps[j].Of == "" || of == "" || steps[j].Of == of) && len(at[j]) == 0 {
+			for j < len(steps) && steps[i].Origin != history.StartUp && steps[j].Synth() && (steps[j].Of == "" || of == "" || steps[j].Of == of) && len(at[j]) == 0 {
 				if of == "" {
 					of = steps[j].Of
 				}
@@ -209,13 +210,17 @@ func (l *lay) lineItems(steps []history.Step, from int, current bool) []item {
 			if named == nil {
 				named = history.Places(steps) // once a line
 			}
-			out = append(out, item{cmd: history.Describe(steps[i:j], named), count: 1, steps: j - i, via: via})
+			n := 1
+			if steps[i].Origin == history.StartUp {
+				n = 0 // no command of the person's
+			}
+			out = append(out, item{cmd: history.Describe(steps[i:j], named), count: n, steps: j - i, via: via})
 			i = j - 1
 			continue
 		}
 		c := steps[i].Label()
 		via := l.onTheWay(steps, i)
-		if n := len(out); n > 0 && out[n-1].snap == 0 && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
+		if n := len(out); n > 0 && !out[n-1].isSnap && out[n-1].cmd == c && len(via) == 0 && len(out[n-1].via) == 0 {
 			out[n-1].count++
 			out[n-1].steps++
 			continue
@@ -245,7 +250,7 @@ func (l *lay) onTheWay(steps []history.Step, i int) []int {
 }
 
 func (it item) text() string {
-	if it.snap > 0 {
+	if it.isSnap {
 		return "[" + it.label + "]"
 	}
 	s := it.cmd
@@ -302,7 +307,7 @@ func (pic Picture) WriteText(w io.Writer, colour bool) {
 	}
 	n := 0
 	for _, it := range pic.items {
-		if it.snap > 0 {
+		if it.isSnap {
 			fmt.Fprintf(w, "  %s\n", paint(cSnap, fmt.Sprintf("(%d) %s", it.snap, it.label)))
 			continue
 		}
@@ -340,7 +345,7 @@ func (pic Picture) WriteSVG(w io.Writer) error {
 	}
 	n := 0
 	for _, it := range pic.items {
-		if it.snap > 0 {
+		if it.isSnap {
 			rows = append(rows, row{y, "snap", it.label})
 		} else {
 			addSides(n, n+it.steps)

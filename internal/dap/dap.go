@@ -879,8 +879,8 @@ func (a *adapter) reverse(resp godap.ResponseMessage, cmd, reason string) {
 	}
 	before := a.sess.Timeline.Len()
 	a.do(cmd, false, func(out string, err error) {
-		if err == nil && a.sess.Timeline.Len() == before && strings.Contains(out, fred.ErrAtStart.Error()) {
-			err = fred.ErrAtStart // nothing behind: the program did not move
+		if err == nil && a.sess.Timeline.Len() == before {
+			err = fred.SaidAtStart(out) // nothing behind: the program did not move
 		}
 		if err != nil {
 			a.fail(r.RequestSeq, r.Command, err)
