@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fred-debugger/fred/internal/proc"
 )
 
 // The fork backend for in-process debuggers (pdb, perl -d): unprivileged
@@ -190,7 +192,7 @@ func (f *InterpFork) Restore(s *Snapshot) (int, error) {
 	}
 	// The byte waits in the FIFO for a copy that has not opened it yet;
 	// one that is gone never will.
-	if st, err := ProcState(sn.pid); err != nil || st == 'Z' || st == 'X' {
+	if !proc.Alive(sn.pid) {
 		return 0, fmt.Errorf("fork snapshots: the copy of snapshot %d (pid %d) is not waiting", s.ID, sn.pid)
 	}
 	if _, err := sn.w.Write([]byte{'g'}); err != nil {

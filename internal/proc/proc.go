@@ -252,10 +252,31 @@ func Parent(pid int) int {
 	return 0
 }
 
-// Alive reports whether pid exists and is not a zombie.
+// Alive reports whether pid exists, is not a zombie and is not about to
+// be one (a SIGKILL pending: on a loaded machine the killed process may
+// wait a while for the CPU that ends it).
 func Alive(pid int) bool {
 	st := State(pid)
-	return st != 0 && st != 'Z' && st != 'X'
+	return st != 0 && st != 'Z' && st != 'X' && !Killed(pid)
+}
+
+// Killed reports whether a SIGKILL is pending for pid.
+func Killed(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	const sigkill = 1 << (9 - 1)
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k != "SigPnd" && k != "ShdPnd" {
+			continue
+		}
+		if m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && m&sigkill != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Stopped reports whether every thread of pid is stopped (by a tracer
