@@ -162,7 +162,9 @@ func init() {
 						return nil, ErrAtStart
 					}
 					b, ok := r.LastBreakpoint(t)
-					if !ok {
+					if !ok && s.startUp() {
+						s.Printf("no breakpoint was hit since main's first line; going there")
+					} else if !ok {
 						s.Printf("no breakpoint was hit since the first snapshot; going there")
 					}
 					return b, nil

@@ -29,6 +29,26 @@ import (
 // from main on.
 func (s *Session) runFromStart(cmd P.Command) (string, error) {
 	es := s.p.EarlyStart
+	if cmd.Op == P.OpStart {
+		// The debugger's start is its temporary breakpoint at main,
+		// then a run: the same here, the run from the entry point. A
+		// main without debug information (another language's, or none)
+		// is the debugger's own start's to find.
+		q, err := s.query(es.HasMain)
+		if err != nil {
+			return "", err
+		}
+		if !strings.Contains(q, "@fred main") {
+			return s.passThrough(cmd)
+		}
+		out, err := s.passThrough(s.p.Classify(es.MainBreak))
+		if err != nil {
+			return out, err
+		}
+		if s.p.ParseNewBreakpoint(out) == "" {
+			return out, nil // it said why
+		}
+	}
 	var all strings.Builder
 	s.setPassing(true)
 	passing := true
@@ -86,17 +106,6 @@ func (s *Session) runFromStart(cmd P.Command) (string, error) {
 		return all.String(), s.afterShown(s.p.Classify(es.Continue), cmd.Line, out, took)
 	}
 
-	if cmd.Op == P.OpStart {
-		// The debugger's start is its temporary breakpoint at main,
-		// then a run: the same here, the run from the entry point.
-		out, err := s.passThrough(s.p.Classify(es.MainBreak))
-		if err != nil {
-			return out, err
-		}
-		if s.p.ParseNewBreakpoint(out) == "" {
-			return s.passThrough(cmd) // no main: the debugger's own start says so
-		}
-	}
 	start := time.Now()
 	out, err := send(es.Starti(cmd.Args), &conn.HideLines{W: s.opt.Out, From: []string{es.Stopped}})
 	if err != nil {
@@ -224,16 +233,19 @@ func (s *Session) startedUp(cmd P.Command, took time.Duration) error {
 	}
 	d, _ := s.depth()
 	// Replayed as a continue to main's address, with the person's
-	// breakpoints as they were at the run.
+	// breakpoints as they were at the run (a temporary one at main, as
+	// start's, is gone now).
+	s.refreshBreakpoints()
 	bps := append([]string(nil), s.bps...)
 	if t := s.p.Tracer; t != nil && loc.PC != 0 {
 		bps = append(bps, t.AtAddress(loc.PC))
 	}
 	s.Timeline.Add(history.Step{Cmd: s.p.Classify(s.p.EarlyStart.Continue), At: loc, Depth: d, Stop: P.StopBreakpoint,
-		Bps: bps, Took: took, Origin: history.StartUp, Of: cmd.Line})
+		Bps: bps, Took: took, Origin: history.StartUp, Of: cmd.Op})
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		debugf("snapshot at main: %v", err)
+		// As the first snapshot's would be: said, and tried again later.
+		s.maybeAutoSnapshot()
 		return nil
 	}
 	s.Printf("snapshot %d taken at the program's start, %s (%.3f s); snapshot %d is before its constructors, at %s", sn.ID, words.Where(loc), sn.Took.Seconds(),

@@ -14,7 +14,7 @@ var (
 	ErrSessionOver = errors.New("the debugging session ended")
 	// ErrOutermost means reverse-finish in the outermost frame (as gdb's
 	// finish there).
-	ErrOutermost = errors.New("'fred-reverse-finish' is not meaningful in the outermost frame: nothing called it; use fred-reverse-next or fred-restart 1")
+	ErrOutermost = errors.New("'fred-reverse-finish' is not meaningful in the outermost frame: nothing called it; use fred-reverse-next, or fred-restart N to a snapshot")
 	// ErrNoInstructions means a debugger without machine instructions
 	// (pdb, perl) was asked to go back one.
 	ErrNoInstructions = errors.New("this debugger does not step machine instructions; use fred-reverse-step")

@@ -79,10 +79,18 @@ func (s *Session) startUp() bool {
 	return s.Timeline.Len() > 0 && s.Timeline.Step(0).Origin == history.StartUp
 }
 
+// entryKept reports whether this run's snapshot 0, at the entry point
+// before the start-up, is there (a later run takes its number; a copy
+// that died is dropped).
+func (s *Session) entryKept() bool {
+	sn := s.snaps[entrySnap]
+	return sn != nil && sn.run == s.run && len(sn.Steps) == 0
+}
+
 // atStart says that a reverse command got to the first moment it can
 // reach, ErrAtStart, and where the start-up is if it lies behind.
 func (s *Session) atStart() error {
-	if s.firstIndex() == 1 && s.startUp() {
+	if s.firstIndex() == 1 && s.startUp() && s.entryKept() {
 		return atMainError{}
 	}
 	return ErrAtStart

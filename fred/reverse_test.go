@@ -525,6 +525,8 @@ func testReverseWatchIntoStartUp(t *testing.T, backend string) {
 	if v := ts.value("i"); v != "7" {
 		t.Fatalf("the sum's last change is at i = %s, want 7", v)
 	}
+	// Snapshot 1 is off this line now, and said for what it is.
+	ts.must("fred-history", `\|\\_ main's first line: inside 'run': the start-up to main, \[snapshot 1\]`)
 	ts.must("next", ``)
 	if v := ts.value("table.sum"); v != "140" {
 		t.Fatalf("one step after the landing the sum is %s, want 140", v)

@@ -704,9 +704,8 @@ func (s *Session) keepPresent() int {
 }
 
 // dropUnseen drops a snapshot the person never had a use for
-// (keepPresent's, once the command went well; the one at the entry point,
-// once main is reached): the latest gives its number back, so the
-// person's pictures and numbers stay as they were.
+// (keepPresent's, once the command went well): the latest gives its
+// number back, so the person's pictures and numbers stay as they were.
 func (s *Session) dropUnseen(id int) {
 	if id == 0 || s.snaps[id] == nil {
 		return

@@ -546,7 +546,11 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, watchKind: s.hardwareWatch(scope, expr), st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
-	leave := s.enterLeanFor(orig)
+	leave := func() error { return nil }
+	if start > 0 || !s.startUp() {
+		// (from the entry point, without source: no lean attaches)
+		leave = s.enterLeanFor(orig)
+	}
 	w.leave = leave
 	defer s.copiesForTimedRuns()()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
@@ -554,7 +558,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		err = lerr
 	}
 	var nt *watch.NoTransitionError
-	if errors.As(err, &nt) && from < 0 && start == 1 && s.startUp() {
+	if errors.As(err, &nt) && from < 0 && start == 1 && s.startUp() && s.entryKept() {
 		// The present value from main on, as far as fred looked: the
 		// change may be in the start-up (a constructor). Its snapshot
 		// is at the entry point, without source: no lean attaches.
@@ -569,9 +573,11 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 				nt.Looked += looked
 			}
 		case eerr == nil || errors.As(eerr, &nv):
-			nt.Looked++
-		default:
+		case errors.Is(eerr, context.Canceled) || errors.Is(eerr, ErrSessionOver):
 			err = eerr
+		default:
+			// The answer from main on stands.
+			debugf("reverse-watch: at snapshot %d: %v", entrySnap, eerr)
 		}
 	}
 	const name = "fred-reverse-watch"

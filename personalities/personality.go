@@ -606,5 +606,7 @@ type EarlyStart struct {
 	// MainBreak is the person's `start` before it runs as a `run`: a
 	// temporary breakpoint of theirs at main, as the debugger's own
 	// `start` makes (empty: `start` is not run from the entry point).
-	MainBreak string
+	// HasMain prints "@fred main" if the program's main has debug
+	// information: otherwise `start` is the debugger's own.
+	MainBreak, HasMain string
 }
