@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -329,26 +328,8 @@ func TestServerTCPBindReplayed(t *testing.T) {
 // connected already): the replay from the program's start binds and
 // connects anew, and reads what the server answered from the log.
 func TestBoundClientReplayed(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-					fmt.Fprintf(c, "yo\n")
-				}
-			}()
-		}
-	}()
-	ts, _ := pdbSessionArgs(t, "bound_client.py", "fork", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	addr, _ := tcpServer(t) // answers "req N" with "ans N"
+	ts, _ := pdbSessionArgs(t, "bound_client.py", "fork", strings.TrimPrefix(addr, "tcp:"))
 	at := fmt.Sprintf(`bound_client.py\(%d\)`, fixtureLineOf(t, "bound_client.py", "got"))
 	ts.must(fmt.Sprintf("break %d", fixtureLineOf(t, "bound_client.py", "got")), `Breakpoint 1`)
 	ts.must("continue", at)
@@ -358,8 +339,8 @@ func TestBoundClientReplayed(t *testing.T) {
 	if out := ts.must("continue", at); strings.Contains(out, "Traceback") || strings.Contains(out, "left its recording") {
 		t.Fatalf("the replay did not get there as recorded:\n%s", out)
 	}
-	if v := ts.value("got"); v != `b'yo\n'` {
-		t.Errorf("got = %s in the replay, want b'yo\\n'", v)
+	if v := ts.value("got"); v != `b'ans 7'` {
+		t.Errorf("got = %s in the replay, want b'ans 7'", v)
 	}
 }
 

@@ -74,7 +74,6 @@ type Session struct {
 	last     P.Command // last person command sent to the debugger, for empty-line repeat
 	failed   int       // fred commands that failed (for --batch)
 	overSaid bool      // why the session ended has been said
-	quitting bool      // the person's last command was the debugger's quit
 
 	snap ckpt.Snapshotter // nil when snapshots are unavailable
 	// copies, when not nil, takes the snapshots of a single-threaded
@@ -486,7 +485,7 @@ func (s *Session) debuggerEnd() string {
 		return ""
 	case ws.Signaled():
 		return fmt.Sprintf("the process of %s (pid %d) was killed by %s, so the session ends", what, pid, unix.SignalName(ws.Signal()))
-	case ws.Exited() && ws.ExitStatus() != 0 && !s.quitting:
+	case ws.Exited() && ws.ExitStatus() != 0 && s.last.Kind != P.Quit:
 		// (after a quit, pdb and perl exit with the program's status)
 		return fmt.Sprintf("the process of %s (pid %d) exited with status %d, so the session ends", what, pid, ws.ExitStatus())
 	}
@@ -658,7 +657,6 @@ func (s *Session) Exec(line string) (err error) {
 	}
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
-	s.quitting = cmd.Kind == P.Quit
 	if es := s.p.EarlyStart; es != nil && s.snap != nil && !s.running && (cmd.Op == P.OpRun || cmd.Op == P.OpStart && es.MainBreak != "") {
 		_, err = s.runFromStart(cmd)
 		return err

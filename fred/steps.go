@@ -41,9 +41,7 @@ func (s *Session) countSteps(max int, mode P.StepsMode, took time.Duration) (P.N
 	limit := s.opt.Timeout + 3*took + time.Duration(max/stepsPerSecond)*time.Second
 	cmd := s.p.Stepper.Steps(max, mode)
 	out, err := s.queryFor(cmd, limit)
-	if debugProbes {
-		debugf("count %q: %q %v", cmd, lastLine(out), err)
-	}
+	debugf("count %q: %q %v", cmd, lastLine(out), err)
 	if err != nil {
 		return P.NextsResult{}, err
 	}

@@ -9,7 +9,7 @@ port = int(sys.argv[1])
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.connect(("127.0.0.1", port))
-s.sendall(b"hi\n")
+s.sendall(b"req 7\n")
 got = s.recv(64)
 n = 1  # LINE:got
 s.close()

@@ -1349,6 +1349,7 @@ EXPORT int pipe2(int fd[2], int fl)
 static void set_own_sock(int fd, int v);
 static void copy_sock(int a, int b);
 static void drop_standin(int fd);
+static struct standin *standin(int fd);
 static int sock_kind(int fd);
 EXPORT int close(int fd)
 {
@@ -1730,7 +1731,7 @@ static int late_data(int k, int fd, size_t max, void *buf, int64_t *res)
 EXPORT ssize_t read(int fd, void *buf, size_t n) { READY(); DATA_CALL(K_READ, fd, -1, n, buf, real_read(fd, buf, n)); }
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, off, n, buf, real_pread(fd, buf, n, off)); }
 EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) { READY(); DATA_CALL(K_PREAD, fd, off, n, buf, real_pread(fd, buf, n, off)); }
-EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, -1, n, buf, real_recv(fd, buf, n, fl)); }
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl) { READY(); DATA_CALL(K_RECV, fd, -1, n, buf, standin(fd) ? 0 : real_recv(fd, buf, n, fl)); }
 EXPORT ssize_t getrandom(void *buf, size_t n, unsigned fl) { READY(); DATA_CALL(K_RANDOM, -1, -1, n, buf, real_getrandom(buf, n, fl)); }
 
 /* readv, preadv: logged as read and pread of the bytes gathered (a
@@ -1799,7 +1800,7 @@ EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off) { R
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a, socklen_t *al)
 {
 	READY();
-	DATA_CALL(K_RECV, fd, -1, n, buf, real_recvfrom(fd, buf, n, fl, a, al));
+	DATA_CALL(K_RECV, fd, -1, n, buf, standin(fd) ? 0 : real_recvfrom(fd, buf, n, fl, a, al));
 }
 
 /* recvmsg: the data of the iovecs, gathered; control messages are not
@@ -1822,7 +1823,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 	int rep = start(K_RECV, &e) && rep_data(&e, K_RECV, fd, max, tmp, &res);
 	unlock();
 	if (!rep) {
-		res = real_recvmsg(fd, m, fl);
+		res = standin(fd) ? 0 : real_recvmsg(fd, m, fl);
 		int sv = errno;
 		size_t off = 0;
 		for (size_t i = 0; res > 0 && i < m->msg_iovlen && off < (size_t)res; i++) {
@@ -2168,8 +2169,9 @@ static void drop_standin(int fd)
 		x->fd1 = 0;
 }
 /* keep_standin notes fd as the stand-in of a connection accepted on
- * listener, or as a duplicate of the stand-in from (listener < 0). */
-static void keep_standin(int fd, int listener, const struct standin *from)
+ * listener from the client at peer (plen bytes), or as a duplicate of the
+ * stand-in from (listener < 0). */
+static void keep_standin(int fd, int listener, const struct standin *from, const void *peer, socklen_t plen)
 {
 	struct standin *x = standin_slot(fd);
 	for (int i = 0; !x && i < MAXSTANDINS; i++)
@@ -2192,6 +2194,8 @@ static void keep_standin(int fd, int listener, const struct standin *from)
 		l = sizeof(int);
 		real_getsockopt(listener, SOL_SOCKET, SO_PROTOCOL, &x->proto, &l);
 		errno = sv;
+		x->plen = plen;
+		memcpy(&x->peer, peer, plen);
 	}
 	x->fd1 = fd + 1;
 }
@@ -2220,7 +2224,7 @@ static void copy_sock(int a, int b)
 	struct standin *x = sock_kind(a) == 2 ? standin_slot(a) : NULL;
 	if (x) {
 		struct standin c = *x;
-		keep_standin(b, -1, &c);
+		keep_standin(b, -1, &c, NULL, 0);
 	}
 }
 static int is_sock(int fd)
@@ -2267,7 +2271,7 @@ static int64_t call_send(void *p)
 	/* Past its recording, a program that sends on a replayed connection
 	 * (a stand-in, whose client fred let go) sends to nobody, as its
 	 * replayed sends did: it goes on as it did then, and reads the end of
-	 * the file when it waits for the client. */
+	 * the file when it waits for the client (recv, recvfrom, recvmsg). */
 	if (standin(x->fd)) {
 		switch (x->how) {
 		case S_WRITEV:
@@ -2421,12 +2425,7 @@ static int accept_common(struct acc *x)
 			close(nul);
 		}
 		set_own_sock((int)r, 2);
-		keep_standin((int)r, x->fd, NULL);
-		struct standin *st = standin_slot((int)r);
-		if (st) {
-			st->plen = (socklen_t)pl;
-			memcpy(&st->peer, &ss, (size_t)pl);
-		}
+		keep_standin((int)r, x->fd, NULL, &ss, (socklen_t)pl);
 	}
 	errno = sv;
 	return (int)r;
