@@ -543,6 +543,16 @@ func testReverseWatchIntoStartUp(t *testing.T, backend string) {
 	ts.must("fred-restart 1", `int uses = 0;`)
 	ts.must("next", ``)
 	ts.must("fred-reverse-watch sizeof(table)", `'sizeof\(table\)' is 36 both at the start of the search \(main's first line, at .*\) and now, and at the \d+ moments? fred looked at in between: no change to find`)
+	// Memory fred cannot read at the entry point (a pointer a call
+	// before main sets) is another value: the last change is the store.
+	out := ts.must("fred-reverse-watch heap->sum", `'heap->sum' is .* here; the next step makes it 140`)
+	if v := ts.value("heap == 0"); v != "true" {
+		t.Fatalf("at the landing heap == 0 is %s, want true (before the store):\n%s", v, out)
+	}
+	ts.must("step", ``)
+	if v := ts.value("heap->sum"); v != "140" {
+		t.Fatalf("one step after the landing heap->sum is %s, want 140", v)
+	}
 }
 
 // gdb's `start` is its temporary breakpoint at main and a run: under fred

@@ -562,12 +562,13 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		// The present value from main on, as far as fred looked: the
 		// change may be in the start-up (a constructor). Its snapshot
 		// is at the entry point, without source: no lean attaches.
-		// Only another value there counts: names that do not exist
-		// before main (main's locals) are no change.
+		// Another value there counts, and memory it cannot read yet (a
+		// pointer a constructor sets); names that do not exist before
+		// main (main's locals) are no change.
 		looked, value := nt.Looked, nt.Value
 		var nv *watch.NoValueError
 		switch v, eerr := w.Eval(ctx, moment{}); {
-		case eerr == nil && v != value:
+		case eerr == nil && v != value, errors.As(eerr, &nv) && s.p.NoName != nil && !s.p.NoName.MatchString(nv.Error()):
 			start = 0
 			if res, err = watch.Search(ctx, w, moment{}, moment{steps: orig}); errors.As(err, &nt) {
 				nt.Looked += looked

@@ -211,6 +211,7 @@ var GDB = &Personality{
 		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
 	},
 	ScopeCmd:    "python fred_scope_here()",
+	NoName:      regexp.MustCompile(`No symbol .* in current context`),
 	ScopeWhere:  func(string) string { return "python fred_scope_where()" },
 	ScopeSelect: "'frame %d' selects it",
 	ScopedEvalCmd: func(expr, _ string) string {

@@ -218,6 +218,10 @@ type Personality struct {
 	// raised (pdb, perl): a value, so that a search counts it as another
 	// one, but not one to watch for.
 	EvalFailed *regexp.Regexp
+	// NoName matches the debugger's answer to an expression with a name
+	// not defined where it is evaluated (gdb: a local of main's at the
+	// program's entry point), as opposed to one it could not read.
+	NoName *regexp.Regexp
 	// Native maps the debugger's own reverse commands to fred's, for a
 	// hint when the debugger refuses them; NativeRefused matches that.
 	Native        map[string]string

@@ -1,7 +1,8 @@
 /* ctor_sum: a static object's constructor fills its table and sums it
  * before main; main only reads the sum. The sum's last change lies in the
  * program's start-up, behind main's first line: a reverse-watch from a
- * stop in main must look there. */
+ * stop in main must look there. A second table, on the heap, is made by a
+ * call before main too. */
 #include <cstdio>
 
 struct Table {
@@ -17,6 +18,15 @@ struct Table {
 };
 
 Table table;
+
+static Table *make_table()
+{
+	return new Table();
+}
+
+/* A pointer a constructor call sets: NULL at the entry point, where
+ * heap->sum cannot be read. */
+Table *heap = make_table(); /* LINE:heap */
 
 int main()
 {
