@@ -62,7 +62,7 @@ func init() {
 				}
 				leave := func() error { return nil }
 				if _, copy := s.backendFor(s.pid).(ckpt.ThroughDebugger); s.snap != nil && !copy {
-					leave = s.enterLeanFor(s.Timeline.Steps()) // for the attach after the dump
+					leave = s.enterLeanFor(s.Timeline.Steps(), s.firstIndex()) // for the attach after the dump
 				}
 				sn, err := s.Checkpoint(false)
 				if lerr := leave(); err == nil {
@@ -162,10 +162,11 @@ func init() {
 						return nil, ErrAtStart
 					}
 					b, ok := r.LastBreakpoint(t)
-					if !ok && s.startUp() {
-						s.Printf("no breakpoint was hit since main's first line; going there")
-					} else if !ok {
-						s.Printf("no breakpoint was hit since the first snapshot; going there")
+					if since := "the first snapshot"; !ok {
+						if s.startUpBehind() {
+							since = "main's first line"
+						}
+						s.Printf("no breakpoint was hit since %s; going there", since)
 					}
 					return b, nil
 				})
@@ -203,7 +204,7 @@ func init() {
 				}
 				s.branches[args[0]] = s.Timeline.Steps()
 				n := s.Timeline.Len()
-				if s.startUp() {
+				if s.startUpBehind() {
 					n-- // not a command of the person's
 				}
 				s.Printf("branch '%s' keeps %d commands", args[0], n)

@@ -244,8 +244,7 @@ func (s *Session) startedUp(cmd P.Command, took time.Duration) error {
 		Bps: bps, Took: took, Origin: history.StartUp, Of: cmd.Op})
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		// As the first snapshot's would be: said, and tried again later.
-		s.maybeAutoSnapshot()
+		s.refusedSnapshot(err)
 		return nil
 	}
 	s.Printf("snapshot %d taken at the program's start, %s (%.3f s); snapshot %d is before its constructors, at %s", sn.ID, words.Where(loc), sn.Took.Seconds(),

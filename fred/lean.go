@@ -20,16 +20,15 @@ import (
 
 var quotedRe = regexp.MustCompile(`"(.*)"`)
 
-// enterLeanFor is enterLean for a reverse command over the history steps:
-// only when every stop in it is in code with source. A stop in a library
-// (a breakpoint on malloc) has another location without the library's
-// debug information, and its replay would look diverged.
-func (s *Session) enterLeanFor(steps []history.Step) (leave func() error) {
+// enterLeanFor is enterLean for a reverse command over the history steps
+// from step from on: only when every stop in it is in code with source. A
+// stop in a library (a breakpoint on malloc) has another location without
+// the library's debug information, and its replay would look diverged.
+func (s *Session) enterLeanFor(steps []history.Step, from int) (leave func() error) {
 	noop := func() error { return nil }
-	// The run's start too: a run that starts at the program's entry point
-	// (no source) steps from there, unless its start-up is behind the
-	// reverse commands (reverse-watch looks there without lean attaches).
-	if st := s.Timeline.Start(); st.Known() && !hasSource(st) && s.firstIndex() == 0 {
+	// The run's start too, if the command may go there: a run that starts
+	// at the program's entry point (no source) steps from there.
+	if st := s.Timeline.Start(); from == 0 && st.Known() && !hasSource(st) {
 		return noop
 	}
 	for _, st := range steps {

@@ -56,11 +56,10 @@ func (s *Session) startHint() string {
 // the entry point to main) is behind them: its snapshot is reached by
 // fred-restart and by reverse-watch's search (startIndex).
 func (s *Session) firstIndex() int {
-	first := s.startIndex()
-	if first == 0 && s.startUp() {
+	if s.startUpBehind() {
 		return 1
 	}
-	return first
+	return s.startIndex()
 }
 
 // startIndex is the history length at the run's first snapshot.
@@ -74,23 +73,17 @@ func (s *Session) startIndex() int {
 	return first
 }
 
-// startUp reports whether the run's history begins with its start-up.
-func (s *Session) startUp() bool {
-	return s.Timeline.Len() > 0 && s.Timeline.Step(0).Origin == history.StartUp
-}
-
-// entryKept reports whether this run's snapshot 0, at the entry point
-// before the start-up, is there (a later run takes its number; a copy
-// that died is dropped).
-func (s *Session) entryKept() bool {
-	sn := s.snaps[entrySnap]
-	return sn != nil && sn.run == s.run && len(sn.Steps) == 0
+// startUpBehind reports whether the run's history begins with its
+// start-up and this run's snapshot 0 is before it: main's first line is
+// then where the reverse commands stop.
+func (s *Session) startUpBehind() bool {
+	return s.Timeline.Len() > 0 && s.Timeline.Step(0).Origin == history.StartUp && s.startIndex() == 0
 }
 
 // atStart says that a reverse command got to the first moment it can
 // reach, ErrAtStart, and where the start-up is if it lies behind.
 func (s *Session) atStart() error {
-	if s.firstIndex() == 1 && s.startUp() && s.entryKept() {
+	if s.startUpBehind() {
 		return atMainError{}
 	}
 	return ErrAtStart
@@ -611,7 +604,7 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t
 	rw := s.rewriter(ctx, st)
 	target := func(t []history.Step, _ *revStats) ([]history.Step, error) { return pick(rw, t) }
 	orig := s.Timeline.Steps()
-	leave := s.enterLeanFor(orig)
+	leave := s.enterLeanFor(orig, s.firstIndex())
 	defer func() { _ = leave() }() // symbols come back after any error too
 	t := orig
 	var err error

@@ -610,7 +610,7 @@ func (s *Session) prune() {
 	var off, on, anchors []int
 	for _, id := range s.order {
 		sn := s.snaps[id]
-		if !sn.Auto || first[sn.run] == id || startUpOnly(sn.Steps) {
+		if !sn.Auto || first[sn.run] == id || history.StartUpOnly(sn.Steps) {
 			continue
 		}
 		switch {
@@ -652,12 +652,6 @@ func (s *Session) drop(id int) {
 		}
 	}
 	s.standAt(s.Timeline.Steps()) // the marks anew
-}
-
-// startUpOnly reports whether steps is a run's start-up and nothing more:
-// a snapshot there is where the reverse commands stop.
-func startUpOnly(steps []history.Step) bool {
-	return len(steps) == 1 && steps[0].Origin == history.StartUp
 }
 
 // markStood notes the snapshots of the moment the person is at.
@@ -735,6 +729,27 @@ func (s *Session) refusedNow() bool {
 	return r.run == s.run+1 && s.Timeline.Len() < r.retryAt
 }
 
+// refusedSnapshot notes that an automatic snapshot failed with err: said
+// once a run (fred-checkpoint still tries when asked), tried again after
+// twice as many commands each time.
+func (s *Session) refusedSnapshot(err error) {
+	r := &s.refused
+	if r.run != s.run+1 {
+		kept := ""
+		switch n := len(s.snaps); {
+		case n == 1:
+			kept = "keeps its snapshot and "
+		case n > 1:
+			kept = fmt.Sprintf("keeps its %d snapshots and ", n)
+		}
+		s.Printf("could not take a snapshot: %v; fred %stries again after the program moves, without saying so", err, kept)
+		*r = refusal{run: s.run + 1, gap: 1}
+	} else if r.gap < maxRetryGap {
+		r.gap *= 2
+	}
+	r.retryAt = s.Timeline.Len() + r.gap
+}
+
 // maybeAutoSnapshot takes the first snapshot of a run when the program
 // first stops, and later ones as the history grows.
 func (s *Session) maybeAutoSnapshot() {
@@ -759,21 +774,7 @@ func (s *Session) maybeAutoSnapshot() {
 	}
 	sn, err := s.Checkpoint(true)
 	if err != nil {
-		if r.run != s.run+1 {
-			// Said once a run; fred-checkpoint still tries when asked.
-			kept := ""
-			switch n := len(s.snaps); {
-			case n == 1:
-				kept = "keeps its snapshot and "
-			case n > 1:
-				kept = fmt.Sprintf("keeps its %d snapshots and ", n)
-			}
-			s.Printf("could not take a snapshot: %v; fred %stries again after the program moves, without saying so", err, kept)
-			*r = refusal{run: s.run + 1, gap: 1}
-		} else if r.gap < maxRetryGap {
-			r.gap *= 2
-		}
-		r.retryAt = s.Timeline.Len() + r.gap
+		s.refusedSnapshot(err)
 		return
 	}
 	*r = refusal{}

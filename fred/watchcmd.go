@@ -32,7 +32,7 @@ func (m moment) String() string {
 		return "the start"
 	}
 	last := m.steps[len(m.steps)-1]
-	if len(m.steps) == 1 && last.Origin == history.StartUp {
+	if history.StartUpOnly(m.steps) {
 		return "main's first line" + atString(last)
 	}
 	return fmt.Sprintf("after %s%s", history.Position(m.steps), atString(last))
@@ -546,11 +546,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, watchKind: s.hardwareWatch(scope, expr), st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()
-	leave := func() error { return nil }
-	if start > 0 || !s.startUp() {
-		// (from the entry point, without source: no lean attaches)
-		leave = s.enterLeanFor(orig)
-	}
+	leave := s.enterLeanFor(orig, start)
 	w.leave = leave
 	defer s.copiesForTimedRuns()()
 	res, err := watch.Search(ctx, w, moment{steps: orig[:start]}, moment{steps: orig})
@@ -558,7 +554,7 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		err = lerr
 	}
 	var nt *watch.NoTransitionError
-	if errors.As(err, &nt) && from < 0 && start == 1 && s.startUp() && s.entryKept() {
+	if errors.As(err, &nt) && from < 0 && start == 1 && s.startUpBehind() {
 		// The present value from main on, as far as fred looked: the
 		// change may be in the start-up (a constructor). Its snapshot
 		// is at the entry point, without source: no lean attaches.

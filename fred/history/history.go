@@ -55,6 +55,10 @@ const (
 	StartUp
 )
 
+// StartUpOnly reports whether steps is a run's start-up and nothing more:
+// main's first line, where the reverse commands stop.
+func StartUpOnly(steps []Step) bool { return len(steps) == 1 && steps[0].Origin == StartUp }
+
 // Synth reports whether fred made the step (refining the history).
 func (a Step) Synth() bool { return a.Origin != Typed }
 

@@ -118,7 +118,7 @@ func Lay(in Input) Picture {
 		if onLine[sn.ID] || sn.Run != in.Run || history.Within(sn.Steps, lines) {
 			continue
 		}
-		if len(sn.Steps) == 1 && sn.Steps[0].Origin == history.StartUp {
+		if history.StartUpOnly(sn.Steps) {
 			// main's first line, off this line (it went back into the
 			// start-up): no future of the person's, no search's.
 			pic.sides = append(pic.sides, side{name: "main's first line", at: 0, items: l.lineItems(sn.Steps, 0, false)})
