@@ -255,6 +255,32 @@ static void say(const char *fmt, ...)
 	(void)!syscall(SYS_write, 2, "\n", 1);
 }
 
+/* trace: FREDLOG_TRACE=FILE has every thread append what it records,
+ * replays and waits for there, with the time and its tid (to find why a
+ * replay left its log; each line opens the file, so it is slow). */
+static char *trace_path;
+static void trace(const char *fmt, ...)
+{
+	if (!trace_path)
+		return;
+	char b[400];
+	struct timespec now;
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+	int n = snprintf(b, sizeof b, "%ld.%06ld %d ", (long)now.tv_sec, now.tv_nsec / 1000, (int)syscall(SYS_gettid));
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(b + n, sizeof b - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof b - 2)
+		n = sizeof b - 2;
+	b[n++] = '\n';
+	int fd = syscall(SYS_open, trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)!syscall(SYS_write, fd, b, n);
+		syscall(SYS_close, fd);
+	}
+}
+
 /* mine: this thread holds the lock (a signal handler must not wait for it) */
 static __thread __attribute__((tls_model("initial-exec"))) int mine;
 static void lock(void)
@@ -555,6 +581,7 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		memcpy(fredlog_base + fredlog_pos + hn, payload, pn);
 	fredlog_pos += hn + pn;
 	fredlog_seq++;
+	trace("T%d REC seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(h[0]));
 	fredlog_ctl->end = fredlog_pos;
 	fredlog_ctl->count = fredlog_seq;
 }
@@ -633,6 +660,7 @@ static int wait_turn(int k, int owner)
 {
 	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
 	int64_t slept = 0; /* ms */
+	trace("T%d WAIT seq=%llu for %s, owner T%d nheld=%d win=%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner, nheld, in_window());
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
 		if (fredlog_left) {
 			stay();
@@ -652,6 +680,7 @@ static int wait_turn(int k, int owner)
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
 			fredlog_ctl->divergences++;
+			trace("T%d TURNFAIL seq=%llu %s owner T%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner);
 			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
 			    "whose turn it is, %s; recording a new branch of history from here",
 			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
@@ -778,6 +807,7 @@ static int begin(int k, struct ent *e)
 			continue;
 		}
 		if (got == k || (got == K_FILE && (k == K_READ || k == K_PREAD))) {
+			trace("T%d REP seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(k));
 			e->kind = got;
 			e->at = at;
 			return 1;
@@ -789,10 +819,11 @@ static int begin(int k, struct ent *e)
 /* diverge reports a mismatch once and cuts the log here. */
 static void diverge(int k, int logged, const char *detail)
 {
+	trace("T%d DIVERGE seq=%llu called %s log %s", mythr, (unsigned long long)fredlog_seq, call_name(k), call_name(logged));
 	fredlog_ctl->divergences++;
-	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s; "
+	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s (thread %d); "
 	    "recording a new branch of history from here",
-	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged));
+	    (unsigned long long)fredlog_seq, call_name(k), detail ? detail : "", call_name(logged), mythr);
 	if (!strict_left())
 		cut(fredlog_pos);
 }
@@ -3019,6 +3050,11 @@ static void debugger_opens(void)
 		inlib = 1;
 		lock();
 		sync_cuts();
+		/* The window opens before the log moves past its entry: a
+		 * thread whose turn that move brings must see it and wait, as it
+		 * did when recorded (it ran on in the window, out of order). */
+		mydbg++;
+		__atomic_add_fetch(&fredlog_debugger, 1, __ATOMIC_RELEASE);
 		if (fredlog_pos >= fredlog_ctl->end) {
 			unsigned char h = K_DEBUGGER;
 			append(&h, 1, NULL, 0);
@@ -3039,6 +3075,7 @@ static void debugger_opens(void)
 		}
 		unlock();
 		inlib = 0;
+		return;
 	}
 	mydbg++;
 	__atomic_add_fetch(&fredlog_debugger, 1, __ATOMIC_RELEASE);
@@ -3064,6 +3101,7 @@ EXPORT long syscall(long n, ...)
 	/* compared as ints: ctypes passes Python ints as C ints, whose upper
 	 * register halves are not defined */
 	if ((int)n == FREDLOG_SYSCALL) {
+		trace("T%d DEBUGGER %d seq=%llu", mythr, (int)a[0], (unsigned long long)fredlog_seq);
 		if ((int)a[0] == 1) {
 			debugger_opens();
 		} else if ((int)a[0] == 2) {
@@ -3802,6 +3840,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	}
 	(void)envp;
 	unsetenv("FREDLOG_ASLR");
+	trace_path = getenv("FREDLOG_TRACE");
 	fredlog_quiet = getenv("FREDLOG_QUIET") && !strcmp(getenv("FREDLOG_QUIET"), "1");
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
