@@ -785,6 +785,27 @@ func TestReverseWatchScope(t *testing.T) {
 	}
 }
 
+// TestPDBTimeTurnsSaid: two threads that both compute pass CPython's lock
+// by time, which the replay log gives back as the same turns but not the
+// same work in each: going back, fred says so once (the values the worker
+// computed may differ, or the replay may leave the log).
+func TestPDBTimeTurnsSaid(t *testing.T) {
+	const caveat = `took turns at the interpreter's lock by time, which a replay cannot repeat exactly`
+	line := fixtureLineOf(t, "busy_worker.py", "stop")
+	ts, _ := pdbSession(t, "busy_worker.py", "fork")
+	ts.must(fmt.Sprintf("b %d", line), `Breakpoint 1`)
+	ts.must("c", `busy_worker.py\(\d+\)<module>\(\)`)
+	ts.must("c", `busy_worker.py\(\d+\)<module>\(\)`)
+	// (the replay itself may leave the log here: the caveat comes first)
+	out := ts.do("fred-reverse-continue")
+	if strings.Count(out, caveat) != 1 {
+		t.Fatalf("going back over threads that took turns by time, fred said:\n%s", out)
+	}
+	if out := ts.do("fred-reverse-continue"); strings.Contains(out, caveat) {
+		t.Fatalf("said twice:\n%s", out)
+	}
+}
+
 // TestPDBThreadsReverseWatch: workers that take a lock in turns while
 // the main thread starts and joins them (mt_last.py). The search replays
 // the main thread by steps and stops where the recorded `continue` went

@@ -25,6 +25,9 @@ type replayLog struct {
 	lib  string // the preload library
 	why  string // why there is no log, when path is ""
 	seen uint64 // the library's notices already shown
+	// saidTurns: the person was told that a replay may not repeat what
+	// threads taking turns by time did (once a session)
+	saidTurns bool
 }
 
 // logFile is the log's name in the session directory.
@@ -110,6 +113,20 @@ func (s *Session) replayLogNotice() {
 		s.Printf("replay log: %s", h.Notice)
 	}
 	s.rlog.seen = h.Notices
+}
+
+// timeTurnsCaveat says, once a session, when the person goes back in a
+// program whose interpreter switched threads by time, that what is run
+// again is only as exact as the log can make it: the untraced threads'
+// work may differ, or the replay may leave the log.
+func (s *Session) timeTurnsCaveat() {
+	if s.rlog == nil || s.rlog.path == "" || s.rlog.saidTurns {
+		return
+	}
+	if h, err := replaylog.ReadHeader(s.rlog.path); err == nil && h.TimeTurns {
+		s.rlog.saidTurns = true
+		s.Printf("replay log: this program's threads took turns at the interpreter's lock by time, which a replay cannot repeat exactly: from here, what the threads the debugger does not trace compute may differ from the first run, or a replay may leave its recording")
+	}
 }
 
 // closeReplayLog removes the log unless the session keeps its files.

@@ -450,6 +450,7 @@ func (s *Session) restore(sn *snap) error {
 		s.drop(sn.ID)
 		return fmt.Errorf("snapshot %d is gone: its copy (pid %d) has exited; fred goes on without it", sn.ID, sn.Pid)
 	}
+	s.timeTurnsCaveat()
 	if s.ip != nil {
 		return s.restoreInProcess(sn)
 	}

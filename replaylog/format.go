@@ -196,6 +196,10 @@ type Header struct {
 	// a full log); Notice is the latest.
 	Notices uint64
 	Notice  string
+	// TimeTurns: an interpreter's threads took turns at its lock by
+	// time (CPython's GIL asks the holder to let go after 5 ms): a replay
+	// gives them the same turns, not the same amount done in each.
+	TimeTurns bool
 }
 
 // Entry is one decoded entry.
@@ -277,6 +281,9 @@ func ParseHeader(b []byte) (Header, error) {
 		n = n[:i]
 	}
 	h.Notice = string(n)
+	if len(b) >= headerUsed+16 {
+		h.TimeTurns = le.Uint64(b[headerUsed+8:]) != 0
+	}
 	if h.End < HeaderSize || h.End > h.Size {
 		return h, &FormatError{24, fmt.Sprintf("end %d outside the log (%d to %d)", h.End, HeaderSize, h.Size)}
 	}
@@ -295,6 +302,9 @@ func putHeader(b []byte, h Header) {
 	le.PutUint64(b[48:], h.Divergences)
 	le.PutUint64(b[noticeAt:], h.Notices)
 	copy(b[noticeAt+8:noticeAt+8+255], h.Notice)
+	if h.TimeTurns && len(b) >= headerUsed+16 {
+		le.PutUint64(b[headerUsed+8:], 1)
+	}
 }
 
 // decoder walks entries, keeping the delta bases and the current thread
