@@ -3,6 +3,7 @@ package fred
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,6 +57,12 @@ func (s *Session) openReplayLog() []string {
 		}
 	}
 	s.rlog.lib, s.rlog.path = lib, filepath.Join(dir, logFile)
+	if s.opt.Recording != "" {
+		if err := copyLog(s.rlog.path, s.opt.Recording); err != nil {
+			s.rlog.why, s.rlog.path = fmt.Sprintf("no replay log: the recording's: %v", err), ""
+			return nil
+		}
+	}
 	if !s.p.InProcess {
 		return nil
 	}
@@ -76,7 +83,11 @@ func (s *Session) gdbReplayLog() {
 		return
 	}
 	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", joinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
-	for _, kv := range replaylog.Env(s.rlog.path, false) {
+	env := replaylog.Env(s.rlog.path, false)
+	if s.opt.Recording != "" {
+		env = append(env, "FREDLOG_REPLAY=1") // every run is the recorded one
+	}
+	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		cmds = append(cmds, fmt.Sprintf(t.SetEnv, k, v))
 	}
@@ -87,6 +98,31 @@ func (s *Session) gdbReplayLog() {
 		}
 	}
 }
+
+// copyLog puts a recorded log where the session's goes, with room after
+// its end for what the program does past the recording (a sparse file).
+func copyLog(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, in)
+	if err == nil && n < replaylogRoom {
+		err = out.Truncate(replaylogRoom)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// replaylogRoom is the library's own default size of a new log.
+const replaylogRoom = 256 << 20
 
 func joinPreload(lib, old string) string {
 	if old == "" {

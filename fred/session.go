@@ -58,6 +58,9 @@ type Options struct {
 	// MaxMemory bounds fred's own memory in a reverse command (bytes;
 	// 0: half the machine's memory).
 	MaxMemory uint64
+	// Recording is a recorded replay log (fred replay): every run of the
+	// program replays it from its first entry instead of recording anew.
+	Recording string
 }
 
 // Session is one debugger and the history of the program it runs.

@@ -1,6 +1,6 @@
 /* nondet: prints values from the outside world, for the replay log tests.
- * Usage: nondet FILE PORT (PORT 0: no socket). Each value differs from run
- * to run unless fred's replay log gives the recorded one back. */
+ * Usage: nondet FILE PORT [EXIT] (PORT 0: no socket). Each value differs
+ * from run to run unless fred's replay log gives the recorded one back. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -85,5 +85,5 @@ int main(int argc, char **argv)
 	else
 		printf("usual path: urandom=%lx\n", from_urandom());
 	fflush(stdout);
-	return 0;
+	return argc > 3 ? atoi(argv[3]) : 0;
 }

@@ -43,6 +43,11 @@ func usage(w io.Writer, fs *flag.FlagSet) {
   fred gdb ./prog            gdb, with fred's commands
   fred python3 -m pdb x.py   pdb, with fred's commands
   fred perl -d x.pl          perl's debugger, with fred's commands
+  fred record [-o DIR] PROG [ARGS]
+                             run a C or C++ program without a debugger and keep
+                             its run in DIR, to debug here or elsewhere
+  fred [fred flags] replay DIR [gdb options]
+                             gdb on a recorded run: every run is that run
   fred replaylog dump FILE   show a replay log (the session directory's replay.log)
   fred dap [--listen ADDR]   a debug adapter for editors (docs/editors.md)
 
@@ -70,6 +75,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == "dap" {
 		return dapCmd(args[1:])
+	}
+	if len(args) > 0 && args[0] == "record" {
+		return recordCmd(args[1:])
 	}
 	fs := flag.NewFlagSet("fred", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -112,6 +120,21 @@ func run(args []string) int {
 	}
 	var p *P.Personality
 	var err error
+	var recorded string
+	if argv[0] == "replay" {
+		if *noLog {
+			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
+			return 2
+		}
+		r, err := prepareReplay(argv[1:], func(f string, a ...any) { fmt.Fprintf(os.Stderr, "fred: "+f+"\n", a...) })
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fred replay: %v\n", err)
+			return 2
+		}
+		defer r.cleanup()
+		argv, recorded = r.argv, r.log
+		*personality = "gdb"
+	}
 	if *personality != "" {
 		p, err = P.ByName(*personality)
 	} else {
@@ -126,7 +149,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws

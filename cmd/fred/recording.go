@@ -1,0 +1,175 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/fred-debugger/fred/internal/recording"
+)
+
+// recordCmd is `fred record [-o DIR] PROG [ARGS]`: the program runs
+// without a debugger, as fast as the replay log lets it, and leaves a
+// recording that `fred replay DIR` debugs. fred's status is the program's.
+func recordCmd(args []string) int {
+	fs := flag.NewFlagSet("fred record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "the recording's `DIR` (default: PROG.fred, PROG.fred-2, ... here)")
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fred record: %v\n", err)
+		}
+		fmt.Fprintln(os.Stderr, "usage: fred record [-o DIR] PROGRAM [ARGS]")
+		return 2
+	}
+	argv := fs.Args()
+	switch base := filepath.Base(argv[0]); {
+	case strings.HasPrefix(base, "python"), strings.HasPrefix(base, "perl"):
+		fmt.Fprintf(os.Stderr, "fred record: recording %s programs is not done yet: fred record runs C and C++ programs\n", base)
+		return 2
+	}
+	dir := *out
+	if dir == "" {
+		dir = freeName(filepath.Base(argv[0]) + ".fred")
+	}
+	res, err := recording.Record(recording.Options{Dir: dir, Argv: argv, Fred: version})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred record: %v\n", err)
+		return 1
+	}
+	m := res.Manifest
+	ended := fmt.Sprintf("exit status %d", m.Exit.Status)
+	if m.Exit.Signal != "" {
+		ended = "killed by " + m.Exit.Signal
+	}
+	if res.Notice != "" {
+		fmt.Fprintf(os.Stderr, "fred: replay log: %s\n", res.Notice)
+	}
+	fmt.Fprintf(os.Stderr, "fred: recorded %s (%s) in %s: %d entries, %d files; 'fred replay %s' debugs this run\n",
+		strings.Join(argv, " "), ended, dir, m.LogCounts, len(m.Parts), dir)
+	return m.Exit.Status
+}
+
+// freeName is name, or name-2, name-3, ... whichever does not exist yet.
+func freeName(name string) string {
+	for i := 1; ; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		if _, err := os.Lstat(n); errors.Is(err, os.ErrNotExist) {
+			return n
+		}
+	}
+}
+
+// replaying is a recording made ready for a gdb session.
+type replaying struct {
+	argv    []string // the debugger's command line
+	log     string   // the recorded log
+	cleanup func()
+}
+
+// prepareReplay checks the recording at args[0], puts the recorded
+// environment and directory in place for the session, and returns gdb's
+// command line (the rest of args are gdb's options). A recorded file
+// that differs here (the executable, a library) is run from the
+// recording's copy instead, said.
+func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) {
+	if len(args) == 0 {
+		return nil, errors.New("usage: fred replay DIR [gdb options]")
+	}
+	dir := args[0]
+	m, err := recording.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	missing, err := m.Fits()
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		say("the recording's CPU had flags this one lacks (%s): a program that used those instructions fails here", strings.Join(missing, " "))
+	}
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		return nil, fmt.Errorf("gdb is not installed: run 'make deps' (as root): %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "fred-replay-")
+	if err != nil {
+		return nil, err
+	}
+	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }}
+	fail := func(err error) (*replaying, error) { r.cleanup(); return nil, err }
+
+	// The executable and libraries: the ones here when they are the
+	// recorded ones, else the recording's copies.
+	exe, prog := m.Exe, m.Argv[0]
+	var libDir string
+	for _, p := range m.Parts {
+		if p.Role != recording.RoleExecutable && p.Role != recording.RoleLibrary {
+			continue
+		}
+		if same, _ := recording.Same(p); same {
+			continue
+		}
+		base := filepath.Base(p.Path)
+		if p.Role == recording.RoleLibrary && strings.HasPrefix(base, "ld-linux") {
+			return fail(&recording.UnfitError{Why: fmt.Sprintf("the dynamic loader %s is not the one recorded, and a program cannot be given another", p.Path)})
+		}
+		dst := filepath.Join(tmp, base)
+		if p.Role == recording.RoleLibrary {
+			libDir = filepath.Join(tmp, "lib")
+			dst = filepath.Join(libDir, base)
+		}
+		if err := recording.Extract(dir, p, dst); err != nil {
+			return fail(err)
+		}
+		say("%s is not the %s recorded: the recording's copy runs instead", p.Path, p.Role)
+		if p.Role == recording.RoleExecutable {
+			exe, prog = dst, dst
+		}
+	}
+
+	// The recorded environment and directory (what the program reads of
+	// them is not in the log), with this terminal's own settings.
+	keep := map[string]string{}
+	for _, k := range []string{"TERM", "COLUMNS", "LINES", "FRED_CRIU", "FRED_TRACE", "FREDLOG_TRACE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			keep[k] = v
+		}
+	}
+	os.Clearenv()
+	for _, kv := range m.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			os.Setenv(k, v)
+		}
+	}
+	for k, v := range keep {
+		os.Setenv(k, v)
+	}
+	if libDir != "" {
+		os.Setenv("LD_LIBRARY_PATH", strings.TrimSuffix(libDir+":"+os.Getenv("LD_LIBRARY_PATH"), ":"))
+	}
+	if err := os.Chdir(m.Cwd); err != nil {
+		wd, _ := os.Getwd()
+		say("the recorded directory %s is not here (%v): the program runs in %s", m.Cwd, err, wd)
+		if prog == m.Argv[0] {
+			prog = exe
+		}
+	}
+	ended := fmt.Sprintf("exit status %d", m.Exit.Status)
+	if m.Exit.Signal != "" {
+		ended = "killed by " + m.Exit.Signal
+	}
+	say("replaying %s: '%s', recorded on %s at %s (%s); 'run' runs that run again, exactly, and the reverse commands work in it",
+		dir, strings.Join(m.Argv, " "), m.Host, m.Recorded, ended)
+	r.argv = append(append([]string{gdb}, args[1:]...), "--args", prog)
+	r.argv = append(r.argv, m.Argv[1:]...)
+	return r, nil
+}

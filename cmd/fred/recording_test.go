@@ -1,0 +1,222 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fred-debugger/fred/internal/recording"
+	"github.com/fred-debugger/fred/internal/testutil"
+)
+
+// fredRun runs the fred binary in dir and returns its output (both
+// streams) and exit status.
+func fredRun(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	c := exec.Command(testutil.Fred(t), args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "TERM=dumb")
+	out, err := c.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("fred %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.ReplaceAll(string(out), "\r\n", "\n"), code
+}
+
+// record makes a recording of nondet reading input (content first) and
+// exiting with status 3, and returns its directory and what it printed.
+func record(t *testing.T) (dir, input, printed string) {
+	t.Helper()
+	testutil.Require(t, "gdb", "gcc")
+	prog := testutil.Fixture(t, "nondet")
+	work := t.TempDir()
+	input = filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("first content\n"), 0o644)
+	dir = filepath.Join(work, "rec")
+	out, code := fredRun(t, work, "record", "-o", dir, prog, input, "0", "3")
+	if code != 3 {
+		t.Fatalf("fred record: status %d, want the program's 3:\n%s", code, out)
+	}
+	if !regexp.MustCompile(`fred: recorded .*nondet .* \(exit status 3\) in .*rec: \d+ entries, \d+ files; 'fred replay .*rec' debugs this run`).MatchString(out) {
+		t.Fatalf("fred record said:\n%s", out)
+	}
+	m := regexp.MustCompile(`time=\d+ .*random=-?\d+\nfile=first content socket=-`).FindString(out)
+	if m == "" {
+		t.Fatalf("the program's own output is not there:\n%s", out)
+	}
+	return dir, input, m
+}
+
+// `fred record` runs a program without a debugger and keeps its run: the
+// replay log, the executable and the libraries it mapped, each with its
+// checksum in the manifest. `fred replay` runs gdb on that run: its
+// values (time, random numbers, a file that changed since) are the
+// recorded ones, every time, and the reverse commands work in it.
+func TestRecordAndReplay(t *testing.T) {
+	dir, input, printed := record(t)
+	b, err := os.ReadFile(filepath.Join(dir, recording.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m recording.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]int{}
+	for _, p := range m.Parts {
+		roles[p.Role]++
+		if strings.Contains(p.Path, "libc.so") {
+			roles["libc"]++
+		}
+	}
+	if roles[recording.RoleLog] != 1 || roles[recording.RoleExecutable] != 1 || roles["libc"] != 1 || m.Exit.Status != 3 || m.Arch == "" || len(m.CPUFlags) == 0 {
+		t.Fatalf("the manifest: %s", b)
+	}
+	if _, err := recording.Read(dir); err != nil {
+		t.Fatalf("the recording does not check: %v", err)
+	}
+
+	// The input changes, the clock moves on; the replay runs elsewhere.
+	os.WriteFile(input, []byte("second content\n"), 0o644)
+	script := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(script, []byte(strings.Join([]string{
+		"break 79", "run", "print r", "print line",
+		"fred-reverse-step", "print r", "delete", "continue",
+		"break 79", "run", "print r",
+	}, "\n")+"\n"), 0o644)
+	for i := 0; i < 2; i++ {
+		out, code := fredRun(t, t.TempDir(), "--batch", "-x", script, "replay", dir)
+		if code != 0 {
+			t.Fatalf("fred replay: status %d:\n%s", code, out)
+		}
+		r := regexp.MustCompile(` random=(-?\d+)`).FindStringSubmatch(printed)[1]
+		vals := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`).FindAllStringSubmatch(out, -1)
+		if len(vals) != 4 || vals[0][1] != r || !strings.HasPrefix(vals[1][1], `"first content"`) || vals[2][1] != r || vals[3][1] != r {
+			t.Fatalf("replay %d: the values are not the recorded ones (random=%s, file first content):\n%s", i, r, out)
+		}
+		if !strings.Contains(out, printed) || !strings.Contains(out, "exited with code 03") {
+			t.Fatalf("replay %d: the program's output is not the recorded one:\n%s\nrecorded:\n%s", i, out, printed)
+		}
+		if !regexp.MustCompile(`fred: replaying .*rec: '.*nondet .*', recorded on .* \(exit status 3\)`).MatchString(out) {
+			t.Fatalf("replay %d: no word on what is replayed:\n%s", i, out)
+		}
+		if strings.Contains(out, "diverged") {
+			t.Fatalf("replay %d left its recording:\n%s", i, out)
+		}
+	}
+}
+
+// A recording that is damaged or cannot be replayed gets one message
+// naming what is wrong, status 2, and no debugger.
+func TestReplayDamaged(t *testing.T) {
+	dir, _, _ := record(t)
+	b, _ := os.ReadFile(filepath.Join(dir, recording.ManifestFile))
+	var m recording.Manifest
+	json.Unmarshal(b, &m)
+	libc, _ := m.Part(recording.RoleLibrary, "")
+	for _, p := range m.Parts {
+		if strings.Contains(p.Path, "libc.so") {
+			libc = p
+		}
+	}
+	copyRec := func() string {
+		t.Helper()
+		c := filepath.Join(t.TempDir(), "rec")
+		if out, err := exec.Command("cp", "-a", dir, c).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v\n%s", err, out)
+		}
+		return c
+	}
+	cases := []struct {
+		name  string
+		harm  func(c string)
+		wants string
+	}{
+		{"a byte of the log", func(c string) {
+			f, _ := os.OpenFile(filepath.Join(c, recording.LogFile), os.O_RDWR, 0)
+			f.WriteAt([]byte{0x5a}, 4100) // an entry's byte, past the 4096-byte header
+			f.Close()
+		}, `replay\.log differs from what was recorded`},
+		{"a library cut short", func(c string) {
+			p := filepath.Join(c, libc.File)
+			os.Chmod(p, 0o644)
+			os.Truncate(p, 1000)
+		}, `files/[0-9a-f]+ \(the shared library .*libc\.so\.6\) has 1000 bytes where the manifest says \d+ \(cut short or grown\)`},
+		{"no manifest", func(c string) { os.Remove(filepath.Join(c, recording.ManifestFile)) }, `manifest\.json is missing`},
+		{"another machine", func(c string) {
+			var mm recording.Manifest
+			json.Unmarshal(b, &mm)
+			mm.Arch = "riscv64"
+			nb, _ := json.Marshal(mm)
+			os.WriteFile(filepath.Join(c, recording.ManifestFile), nb, 0o644)
+		}, `this recording cannot be replayed here: it was recorded on riscv64, this machine is`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := copyRec()
+			c.harm(rec)
+			out, code := fredRun(t, t.TempDir(), "replay", rec)
+			if code != 2 || !regexp.MustCompile(`^fred replay: .*`+c.wants).MatchString(out) || strings.Count(out, "\n") != 1 {
+				t.Fatalf("fred replay: status %d:\n%s\nwant status 2 and one line matching %q", code, out, c.wants)
+			}
+		})
+	}
+	if out, code := fredRun(t, t.TempDir(), "replay", filepath.Join(t.TempDir(), "none")); code != 2 || !strings.Contains(out, "no recording at") {
+		t.Fatalf("no recording: status %d:\n%s", code, out)
+	}
+}
+
+// A recorded executable that has changed since runs from the recording's
+// copy, said; the run is the recorded one.
+func TestReplayRecordedExecutable(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	work := t.TempDir()
+	prog := filepath.Join(work, "nondet")
+	if out, err := exec.Command("cp", testutil.Fixture(t, "nondet"), prog).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	input := filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("kept\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	out, code := fredRun(t, work, "record", "-o", rec, "./nondet", input)
+	if code != 0 {
+		t.Fatalf("fred record: %d\n%s", code, out)
+	}
+	printed := regexp.MustCompile(`time=.*\nfile=kept socket=-`).FindString(out)
+	// Another program where it was.
+	if out, err := exec.Command("cp", "/bin/true", prog).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	script := filepath.Join(work, "cmds")
+	os.WriteFile(script, []byte("run\n"), 0o644)
+	out, code = fredRun(t, work, "--batch", "-x", script, "replay", rec)
+	if code != 0 || printed == "" || !strings.Contains(out, printed) ||
+		!regexp.MustCompile(`fred: .*/nondet is not the executable recorded: the recording's copy runs instead`).MatchString(out) {
+		t.Fatalf("fred replay: status %d:\n%s\nwant a word on the copy and:\n%s", code, out, printed)
+	}
+}
+
+// Interpreters' programs are not recorded yet: said, status 2; a bad
+// command line gets the usage.
+func TestRecordRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record", "python3", "x.py"}, "fred record: recording python3 programs is not done yet"},
+		{[]string{"record"}, "usage: fred record [-o DIR] PROGRAM [ARGS]"},
+		{[]string{"record", "-o", "/dev/null/x", "/bin/true"}, "fred record: "},
+	} {
+		out, code := fredRun(t, t.TempDir(), c.args...)
+		if code == 0 || !strings.Contains(out, c.want) {
+			t.Errorf("fred %s: status %d:\n%s\nwant %q", strings.Join(c.args, " "), code, out, c.want)
+		}
+	}
+}

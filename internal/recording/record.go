@@ -1,0 +1,273 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fred-debugger/fred/replaylog"
+)
+
+// Options is what Record needs.
+type Options struct {
+	Dir  string   // the recording's directory: made, must not hold anything
+	Argv []string // the program and its arguments, argv[0] as given
+	Fred string   // fred's version, for the manifest
+	// Stdin, Stdout and Stderr are the program's (nil: fred's own).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Result is a recorded run.
+type Result struct {
+	Manifest *Manifest
+	Notice   string // the replay log's latest message, if any
+}
+
+// logRoom is the log file's room while the program runs (a sparse file:
+// only what is written takes space); the recording keeps what was used.
+const logRoom = 1 << 30
+
+// Record runs the program without a debugger under the replay log, file
+// reads stored in the log, and writes the recording. The program's exit
+// status is in the manifest; an error is a recording that could not be
+// made (the program may have run).
+func Record(o Options) (*Result, error) {
+	if len(o.Argv) == 0 {
+		return nil, errors.New("no program to record")
+	}
+	exe, err := exec.LookPath(o.Argv[0])
+	if err != nil {
+		return nil, err
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return nil, err
+	}
+	if err := isELF(exe); err != nil {
+		return nil, err
+	}
+	if err := makeDir(o.Dir); err != nil {
+		return nil, err
+	}
+	lib, err := replaylog.Preload("")
+	if err != nil {
+		return nil, err
+	}
+	cwd, _ := os.Getwd()
+	env := os.Environ()
+	needed := neededLibraries(exe, env)
+
+	tmp := filepath.Join(o.Dir, LogFile+".recording")
+	defer os.Remove(tmp)
+	runEnv := append(append([]string{}, env...), replaylog.Env(tmp, false)...)
+	runEnv = append(runEnv, "FREDLOG_STORE=-1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	cmd := exec.Command(exe, o.Argv[1:]...)
+	cmd.Args[0] = o.Argv[0]
+	cmd.Env = runEnv
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if cmd.Stdin == nil {
+		cmd.Stdin = os.Stdin
+	}
+	if cmd.Stdout == nil {
+		cmd.Stdout = os.Stdout
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	// Ctrl-C and its kin are the program's: fred waits for it to end. (A
+	// handler, not SIG_IGN, which the program would inherit.)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
+	defer signal.Stop(sigs)
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// The libraries it maps, dlopen'ed ones too: looked at while it runs.
+	mapped := map[string]bool{}
+	done := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			mappedFiles(cmd.Process.Pid, mapped)
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	werr := cmd.Wait()
+	close(done)
+	<-polled
+	var exit Exit
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		exit = Exit{Status: 128 + int(ws.Signal()), Signal: signalName(ws.Signal())}
+	} else if cmd.ProcessState != nil {
+		exit.Status = cmd.ProcessState.ExitCode()
+	} else {
+		return nil, werr
+	}
+
+	h, err := replaylog.ReadHeader(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("the replay log of the run: %w", err)
+	}
+	if err := copyPrefix(filepath.Join(o.Dir, LogFile), tmp, int64(h.End)); err != nil {
+		return nil, err
+	}
+	host, kernel, arch, flags := Machine()
+	m := &Manifest{Fred: o.Fred, Recorded: started.UTC().Format(time.RFC3339), Host: host, Kernel: kernel,
+		Arch: arch, CPUFlags: flags, Debugger: "gdb", Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
+		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count}
+	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
+	if err != nil {
+		return nil, err
+	}
+	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
+	p, err := store(o.Dir, RoleExecutable, exe)
+	if err != nil {
+		return nil, fmt.Errorf("storing the executable: %w", err)
+	}
+	m.Parts = append(m.Parts, p)
+	for _, l := range needed {
+		mapped[l] = true
+	}
+	delete(mapped, exe)
+	delete(mapped, lib)
+	libs := make([]string, 0, len(mapped))
+	for l := range mapped {
+		libs = append(libs, l)
+	}
+	sort.Strings(libs)
+	for _, l := range libs {
+		p, err := store(o.Dir, RoleLibrary, l)
+		if err != nil {
+			continue // gone since (a temporary file it mapped): not needed to replay
+		}
+		m.Parts = append(m.Parts, p)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(o.Dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return &Result{Manifest: m, Notice: h.Notice}, nil
+}
+
+func joinPreload(lib, old string) string {
+	if old == "" {
+		return lib
+	}
+	return lib + ":" + old
+}
+
+// isELF: fred records compiled programs for now; an interpreter's script
+// is refused by the caller before this.
+func isELF(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(f, b); err != nil || string(b) != "\x7fELF" {
+		return fmt.Errorf("%s is not a compiled program (an ELF file): fred record runs C and C++ programs", path)
+	}
+	return nil
+}
+
+// makeDir makes the recording's directory; one that exists must be empty.
+func makeDir(dir string) error {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return fmt.Errorf("%s already holds files: give a new directory with -o", dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, filesDir), 0o755); err != nil {
+		return err
+	}
+	return nil
+}
+
+// neededLibraries are the libraries the dynamic loader loads for exe at
+// start (LD_TRACE_LOADED_OBJECTS, what ldd asks for), the loader too: a
+// program that ends before fred looks at its mappings still has them.
+func neededLibraries(exe string, env []string) []string {
+	c := exec.Command(exe)
+	c.Env = append(append([]string{}, env...), "LD_TRACE_LOADED_OBJECTS=1")
+	out, err := c.Output()
+	if err != nil {
+		return nil
+	}
+	re := regexp.MustCompile(`(?m)^\s*(?:\S+ => )?(/\S+) \(0x[0-9a-f]+\)$`)
+	var libs []string
+	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+		if p, err := filepath.EvalSymlinks(m[1]); err == nil {
+			libs = append(libs, p)
+		}
+	}
+	return libs
+}
+
+// mappedFiles adds the regular files pid maps to seen.
+func mappedFiles(pid int, seen map[string]bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 6 || !strings.HasPrefix(f[5], "/") || len(f) > 6 {
+			continue // anonymous, [heap], or "(deleted)"
+		}
+		p := f[5]
+		if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/memfd:") {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			seen[p] = true
+		}
+	}
+}
+
+// copyPrefix copies the first n bytes of src to a new file dst.
+func copyPrefix(dst, src string, n int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(out, in, n); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return s.String()
+}

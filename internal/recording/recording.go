@@ -1,0 +1,300 @@
+// Package recording writes and checks a recording: a program's run under
+// the replay log, without a debugger, kept in a directory that
+// `fred replay` debugs later, here or on another machine (issue 24).
+//
+// A recording directory holds:
+//
+//	manifest.json   what was run (argv, environment, directory), where
+//	                (kernel, architecture, CPU flags), with which fred, how
+//	                it ended, and one part per file with its SHA-256
+//	replay.log      the replay log from the first instruction, file reads
+//	                stored in it (FREDLOG_STORE=-1), cut at its end
+//	files/SHA256    the executable and the shared libraries it mapped,
+//	                each stored once by content
+//
+// Every part is checked against the manifest before a replay: a truncated
+// or altered recording gets one error naming the part, never a replay
+// that quietly differs.
+package recording
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ManifestFile and LogFile are the recording's fixed names.
+const (
+	ManifestFile = "manifest.json"
+	LogFile      = "replay.log"
+	filesDir     = "files"
+)
+
+// Part roles.
+const (
+	RoleLog        = "replay log"
+	RoleExecutable = "executable"
+	RoleLibrary    = "shared library"
+)
+
+// Part is one file of the recording.
+type Part struct {
+	Role   string `json:"role"`
+	Path   string `json:"path,omitempty"` // where it was on the recording machine
+	File   string `json:"file"`           // in the recording directory
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Mode   uint32 `json:"mode,omitempty"`
+}
+
+// Exit is how the recorded run ended.
+type Exit struct {
+	Status int    `json:"status"`           // the exit status, or 128+signal
+	Signal string `json:"signal,omitempty"` // the signal that ended it
+}
+
+// Manifest says what a recording holds.
+type Manifest struct {
+	Fred      string   `json:"fred"`
+	Recorded  string   `json:"recorded"` // RFC 3339
+	Host      string   `json:"host"`
+	Kernel    string   `json:"kernel"`
+	Arch      string   `json:"arch"` // uname -m
+	CPUFlags  []string `json:"cpu_flags"`
+	Debugger  string   `json:"debugger"` // the personality that fits it
+	Argv      []string `json:"argv"`     // argv[0] as given
+	Exe       string   `json:"exe"`      // the executable's absolute path
+	Env       []string `json:"env"`
+	Cwd       string   `json:"cwd"`
+	Exit      Exit     `json:"exit"`
+	LogBytes  uint64   `json:"log_bytes"`
+	LogCounts uint64   `json:"log_entries"`
+	Parts     []Part   `json:"parts"`
+}
+
+// DamagedError is a recording whose part is missing or differs from what
+// the manifest says.
+type DamagedError struct {
+	Dir, Part, Why string
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("the recording %s is damaged: %s %s; it cannot be replayed", e.Dir, e.Part, e.Why)
+}
+
+// ErrDamaged matches every DamagedError.
+var ErrDamaged = errors.New("damaged recording")
+
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// UnfitError is a recording that this machine cannot replay.
+type UnfitError struct{ Why string }
+
+func (e *UnfitError) Error() string { return "this recording cannot be replayed here: " + e.Why }
+
+// Machine describes this machine as a manifest does.
+func Machine() (host, kernel, arch string, flags []string) {
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		host, kernel, arch = unix.ByteSliceToString(u.Nodename[:]), unix.ByteSliceToString(u.Release[:]), unix.ByteSliceToString(u.Machine[:])
+	} else {
+		arch = runtime.GOARCH
+	}
+	return host, kernel, arch, cpuFlags()
+}
+
+// cpuFlags are /proc/cpuinfo's first "flags" line, sorted.
+func cpuFlags() []string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "flags" {
+			fl := strings.Fields(v)
+			sort.Strings(fl)
+			return fl
+		}
+	}
+	return nil
+}
+
+// store copies the file at path into dir/files/SHA256 (once per content)
+// and returns its part.
+func store(dir, role, path string) (Part, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return Part{}, err
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		return Part{}, err
+	}
+	tmp, err := os.CreateTemp(filepath.Join(dir, filesDir), ".part-*")
+	if err != nil {
+		return Part{}, err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Part{}, err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	rel := filepath.Join(filesDir, sum)
+	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		if err := os.Rename(tmp.Name(), filepath.Join(dir, rel)); err != nil {
+			return Part{}, err
+		}
+		os.Chmod(filepath.Join(dir, rel), 0o444)
+	}
+	return Part{Role: role, Path: path, File: rel, SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm())}, nil
+}
+
+// hashFile is a file's SHA-256 and size.
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", n, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// Read reads a recording's manifest and checks every part: each must be
+// there with the size and SHA-256 the manifest gives.
+func Read(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if _, derr := os.Stat(dir); derr != nil {
+				return nil, fmt.Errorf("no recording at %s: %w", dir, derr)
+			}
+			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: "is missing"}
+		}
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("is not a manifest (%v)", err)}
+	}
+	if len(m.Argv) == 0 || m.Exe == "" {
+		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: "names no program"}
+	}
+	hasLog := false
+	for _, p := range m.Parts {
+		name := p.File
+		if p.Path != "" {
+			name = fmt.Sprintf("%s (the %s %s)", p.File, p.Role, p.Path)
+		}
+		if p.File == "" || filepath.IsAbs(p.File) || strings.Contains(p.File, "..") {
+			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a part outside the recording: %q", p.File)}
+		}
+		sum, n, err := hashFile(filepath.Join(dir, p.File))
+		switch {
+		case err != nil && errors.Is(err, os.ErrNotExist):
+			return nil, &DamagedError{Dir: dir, Part: name, Why: "is missing"}
+		case err != nil:
+			return nil, &DamagedError{Dir: dir, Part: name, Why: fmt.Sprintf("cannot be read: %v", err)}
+		case n != p.Size:
+			return nil, &DamagedError{Dir: dir, Part: name, Why: fmt.Sprintf("has %d bytes where the manifest says %d (cut short or grown)", n, p.Size)}
+		case sum != p.SHA256:
+			return nil, &DamagedError{Dir: dir, Part: name, Why: "differs from what was recorded (its SHA-256 is not the manifest's)"}
+		}
+		if p.Role == RoleLog {
+			hasLog = true
+		}
+	}
+	if !hasLog {
+		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: "lists no replay log"}
+	}
+	return &m, nil
+}
+
+// Fits says why this machine cannot replay m (nil: it can), and which
+// CPU flags the recording machine had that this one lacks (the program
+// may not have used them: said, not refused).
+func (m *Manifest) Fits() (missing []string, err error) {
+	_, _, arch, flags := Machine()
+	if m.Arch != "" && arch != m.Arch {
+		return nil, &UnfitError{Why: fmt.Sprintf("it was recorded on %s, this machine is %s", m.Arch, arch)}
+	}
+	have := map[string]bool{}
+	for _, f := range flags {
+		have[f] = true
+	}
+	for _, f := range m.CPUFlags {
+		if !have[f] {
+			missing = append(missing, f)
+		}
+	}
+	return missing, nil
+}
+
+// Part returns the recording's part of a role and original path.
+func (m *Manifest) Part(role, path string) (Part, bool) {
+	for _, p := range m.Parts {
+		if p.Role == role && (path == "" || p.Path == path) {
+			return p, true
+		}
+	}
+	return Part{}, false
+}
+
+// Same says whether the file at p's original path is the recorded one.
+func Same(p Part) (bool, error) {
+	sum, n, err := hashFile(p.Path)
+	if err != nil {
+		return false, err
+	}
+	return n == p.Size && sum == p.SHA256, nil
+}
+
+// Extract copies part p of the recording at dir to dst, with its mode.
+func Extract(dir string, p Part, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(filepath.Join(dir, p.File))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	mode := os.FileMode(p.Mode)
+	if mode == 0 {
+		mode = 0o644
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode|0o200)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
