@@ -345,6 +345,36 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+// A replayed read gives its bytes from the log: the file's offset and the
+// stream's position still move as the recorded read moved them, so that
+// what the program reads through the stream's buffer (a macro the library
+// does not see), ftell and lseek give what they gave when recorded. (A
+// script read by fread and then through its buffer came back to Python as
+// "iimport time": a SyntaxError on replay.)
+func TestLibraryReplayMovesTheOffset(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "readpos")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.WriteFile(data, []byte("import time\n"), 0o600)
+	// stored in the log (FREDLOG_STORE=-1), as fred record keeps a run
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STORE=-1"}
+	first := runProg(t, with, prog, data)
+	want := `fread 2 "im" at 2; fgetc 'i' then "mport time` + "\n" + `"; read 4, offset 4` + "\n"
+	if first != want {
+		t.Fatalf("recorded run printed %q, want %q", first, want)
+	}
+	for i := 0; i < 2; i++ {
+		if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data); again != first {
+			t.Fatalf("replay %d printed %q; recorded %q", i, again, first)
+		}
+	}
+}
+
 // The library, in a real program without a debugger: a recorded run
 // replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
 // same values although the world changed; without the library they differ.

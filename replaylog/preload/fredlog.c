@@ -1003,6 +1003,25 @@ static void log_data(int k, int fd, int64_t res, const void *buf)
 }
 
 /* rep_data: 1 replayed (*res set), 0 diverged (record instead). */
+/* moved: a replayed read gives its bytes from the log without reading, so
+ * a regular file's offset (and a stream's position, f) is moved as the
+ * read moved it when recorded: what the program then reads, seeks or
+ * tells outside the log (a getc the macro serves from the stream's
+ * buffer, an ftell) is what it was. (Python read a script's first
+ * bytes with fread and the rest through its buffer: "iimport".) */
+static void moved(int fd, FILE *f, int64_t n)
+{
+	struct stat st;
+	int sv = errno;
+	if (n > 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (f)
+			fseeko(f, (off_t)n, SEEK_CUR);
+		else
+			lseek(fd, (off_t)n, SEEK_CUR);
+	}
+	errno = sv;
+}
+
 static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t *res)
 {
 	uint64_t at = e->at;
@@ -1019,6 +1038,8 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 	e->at = at + (r > 0 ? r : 0);
 	done(e);
 	*res = r;
+	if (k == K_READ)
+		moved(fd, NULL, r);
 	return 1;
 }
 
@@ -1923,6 +1944,8 @@ EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, sz * nm, buf, &res);
 	unlock();
+	if (rep)
+		moved(fd, f, res);
 	if (!rep) {
 		size_t got = real_fread(buf, sz, nm, f);
 		res = (int64_t)(got * sz);
@@ -1946,6 +1969,8 @@ EXPORT char *fgets(char *s, int size, FILE *f)
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, size - 1, s, &res);
 	unlock();
+	if (rep)
+		moved(fd, f, res);
 	if (!rep) {
 		char *r = real_fgets(s, size, f);
 		res = r ? (int64_t)strlen(s) : 0;
@@ -1996,6 +2021,7 @@ EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 		res = -1;
 	} else {
 		(*lp)[res] = 0;
+		moved(fd, f, res);
 	}
 	inlib = 0;
 	return res <= 0 ? -1 : res;
@@ -2015,6 +2041,8 @@ static int getc_common(FILE *f, int (*real)(FILE *))
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, 1, &c, &res);
 	unlock();
+	if (rep)
+		moved(fd, f, res);
 	if (!rep) {
 		int v = real(f);
 		c = (unsigned char)v;
