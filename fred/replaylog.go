@@ -66,7 +66,11 @@ func (s *Session) openReplayLog() []string {
 	if !s.p.InProcess {
 		return nil
 	}
-	return append(replaylog.Env(s.rlog.path, true), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	env := replaylog.Env(s.rlog.path, true)
+	if s.opt.Recording != "" {
+		env = append(env, "FREDLOG_REPLAY=1") // the recorded run, from its start
+	}
+	return append(env, "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
 }
 
 // gdbReplayLog puts the library into the environment gdb gives the

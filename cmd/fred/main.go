@@ -133,7 +133,7 @@ func run(args []string) int {
 		}
 		defer r.cleanup()
 		argv, recorded = r.argv, r.log
-		*personality = "gdb"
+		*personality = r.personality
 	}
 	if *personality != "" {
 		p, err = P.ByName(*personality)

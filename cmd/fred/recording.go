@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fred-debugger/fred/internal/recording"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // recordCmd is `fred record [-o DIR] PROG [ARGS]`: the program runs
@@ -28,16 +29,37 @@ func recordCmd(args []string) int {
 		return 2
 	}
 	argv := fs.Args()
-	switch base := filepath.Base(argv[0]); {
-	case strings.HasPrefix(base, "python"), strings.HasPrefix(base, "perl"):
-		fmt.Fprintf(os.Stderr, "fred record: recording %s programs is not done yet: fred record runs C and C++ programs\n", base)
+	o := recording.Options{Argv: argv, Fred: version}
+	name := filepath.Base(argv[0])
+	switch {
+	case strings.HasPrefix(name, "python"):
+		// Recorded after pdb's own start, which replays it.
+		script := pdbScript(argv)
+		if script == "" {
+			fmt.Fprintf(os.Stderr, "fred record: give the script: fred record %s SCRIPT [ARGS] (a module, -m, is not recorded yet)\n", name)
+			return 2
+		}
+		// The interpreter itself, not a wrapper script (pyenv's shims):
+		// its path is the one the replay runs.
+		real, err := exec.Command(argv[0], "-c", "import sys; print(sys.executable)").Output()
+		if err != nil || strings.TrimSpace(string(real)) == "" {
+			fmt.Fprintf(os.Stderr, "fred record: %s does not say where its interpreter is: %v\n", argv[0], err)
+			return 1
+		}
+		argv = append([]string{strings.TrimSpace(string(real))}, argv[1:]...)
+		o.Argv = argv
+		o.Run, o.Debugger, o.InProcess, o.Env = P.PDB.Argv(argv, "(Pdb) ", ""), "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
+		name = filepath.Base(script)
+	case strings.HasPrefix(name, "perl"):
+		fmt.Fprintf(os.Stderr, "fred record: recording %s programs is not done yet: fred record runs C, C++ and Python programs\n", name)
 		return 2
 	}
 	dir := *out
 	if dir == "" {
-		dir = freeName(filepath.Base(argv[0]) + ".fred")
+		dir = freeName(name + ".fred")
 	}
-	res, err := recording.Record(recording.Options{Dir: dir, Argv: argv, Fred: version})
+	o.Dir = dir
+	res, err := recording.Record(o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fred record: %v\n", err)
 		return 1
@@ -55,6 +77,25 @@ func recordCmd(args []string) int {
 	return m.Exit.Status
 }
 
+// pdbScript is the script of `python3 [-m pdb] [OPTS] SCRIPT ARGS`, ""
+// when there is none (a module, -c).
+func pdbScript(argv []string) string {
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-m" && i+1 < len(args) && args[i+1] == "pdb":
+			i++
+		case a == "-m" || a == "-c" || a == "-":
+			return ""
+		case a == "-X" || a == "-W":
+			i++
+		case !strings.HasPrefix(a, "-"):
+			return a
+		}
+	}
+	return ""
+}
+
 // freeName is name, or name-2, name-3, ... whichever does not exist yet.
 func freeName(name string) string {
 	for i := 1; ; i++ {
@@ -70,9 +111,10 @@ func freeName(name string) string {
 
 // replaying is a recording made ready for a gdb session.
 type replaying struct {
-	argv    []string // the debugger's command line
-	log     string   // the recorded log
-	cleanup func()
+	argv        []string // the debugger's command line
+	personality string
+	log         string // the recorded log
+	cleanup     func()
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -96,9 +138,13 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if len(missing) > 0 {
 		say("the recording's CPU had flags this one lacks (%s): a program that used those instructions fails here", strings.Join(missing, " "))
 	}
-	gdb, err := exec.LookPath("gdb")
-	if err != nil {
-		return nil, fmt.Errorf("gdb is not installed: run 'make deps' (as root): %w", err)
+	var gdb string
+	if m.Debugger == "gdb" {
+		if gdb, err = exec.LookPath("gdb"); err != nil {
+			return nil, fmt.Errorf("gdb is not installed: run 'make deps' (as root): %w", err)
+		}
+	} else if m.Debugger != "pdb" {
+		return nil, &recording.UnfitError{Why: fmt.Sprintf("it is for %s, which this fred does not replay", m.Debugger)}
 	}
 	tmp, err := os.MkdirTemp("", "fred-replay-")
 	if err != nil {
@@ -169,6 +215,18 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 	say("replaying %s: '%s', recorded on %s at %s (%s); 'run' runs that run again, exactly, and the reverse commands work in it",
 		dir, strings.Join(m.Argv, " "), m.Host, m.Recorded, ended)
+	r.personality = m.Debugger
+	if m.Debugger == "pdb" {
+		// the interpreter, under pdb, with the recorded script and
+		// arguments (pdb's options, the rest of args, first)
+		r.argv = append([]string{exe, "-m", "pdb"}, args[1:]...)
+		rest := m.Argv[1:]
+		if len(rest) > 1 && rest[0] == "-m" && rest[1] == "pdb" {
+			rest = rest[2:]
+		}
+		r.argv = append(r.argv, rest...)
+		return r, nil
+	}
 	r.argv = append(append([]string{gdb}, args[1:]...), "--args", prog)
 	r.argv = append(r.argv, m.Argv[1:]...)
 	return r, nil

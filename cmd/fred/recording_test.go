@@ -203,14 +203,15 @@ func TestReplayRecordedExecutable(t *testing.T) {
 	}
 }
 
-// Interpreters' programs are not recorded yet: said, status 2; a bad
-// command line gets the usage.
+// Perl programs and Python modules are not recorded yet: said, status 2;
+// a bad command line gets the usage.
 func TestRecordRefuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"record", "python3", "x.py"}, "fred record: recording python3 programs is not done yet"},
+		{[]string{"record", "perl", "x.pl"}, "fred record: recording perl programs is not done yet"},
+		{[]string{"record", "python3", "-m", "http.server"}, "fred record: give the script: fred record python3 SCRIPT [ARGS] (a module, -m, is not recorded yet)"},
 		{[]string{"record"}, "usage: fred record [-o DIR] PROGRAM [ARGS]"},
 		{[]string{"record", "-o", "/dev/null/x", "/bin/true"}, "fred record: "},
 	} {
@@ -218,5 +219,38 @@ func TestRecordRefuses(t *testing.T) {
 		if code == 0 || !strings.Contains(out, c.want) {
 			t.Errorf("fred %s: status %d:\n%s\nwant %q", strings.Join(c.args, " "), code, out, c.want)
 		}
+	}
+}
+
+// A Python program is recorded after the start pdb makes (the same
+// modules imported, the same hash seed), without pdb stopping or tracing,
+// and `fred replay` runs it under pdb: the recorded values again, a
+// reverse command in it. (The input keeps its size: what fstat says is
+// not in the log yet.)
+func TestRecordAndReplayPython(t *testing.T) {
+	testutil.Require(t, "python3")
+	work := t.TempDir()
+	input := filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("first content\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	script := filepath.Join(testutil.Root(), "testdata", "nondet.py")
+	out, code := fredRun(t, work, "record", "-o", rec, "python3", script, input, "0")
+	if code != 0 {
+		t.Fatalf("fred record: status %d\n%s", code, out)
+	}
+	printed := regexp.MustCompile(`time=.* random=(\S+) .*\nfile=first content socket=-`).FindStringSubmatch(out)
+	if printed == nil || !regexp.MustCompile(`fred: recorded .*python3.* .*nondet\.py .* \(exit status 0\) in .*rec`).MatchString(out) {
+		t.Fatalf("fred record:\n%s", out)
+	}
+	os.WriteFile(input, []byte("other content\n"), 0o644)
+	cmds := filepath.Join(work, "cmds")
+	os.WriteFile(cmds, []byte("b 22\nc\np r\np line\nfred-reverse-step\np r\nc\nc\n"), 0o644)
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
+	// (pdb then runs the program again in the same process, past the
+	// recording's end, which was the interpreter's exit: not checked)
+	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
+	if code != 0 || strings.Contains(out, "diverged") || !strings.Contains(out, printed[0]) ||
+		strings.Count(out, "\n"+printed[1]+"\n") != 2 || !strings.Contains(out, "\n'first content'\n") {
+		t.Fatalf("fred replay: status %d:\n%s\nwant the recorded values (random %s, the first content) and output:\n%s", code, out, printed[1], printed[0])
 	}
 }

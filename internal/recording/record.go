@@ -27,6 +27,16 @@ type Options struct {
 	Dir  string   // the recording's directory: made, must not hold anything
 	Argv []string // the program and its arguments, argv[0] as given
 	Fred string   // fred's version, for the manifest
+	// Run is the command line run, when it is not Argv: an interpreter
+	// with the bootstrap of the debugger that replays it (whose start the
+	// log then skips as it does under the debugger). Its Run[0] is the
+	// executable stored.
+	Run []string
+	// Debugger is the personality that replays it (default gdb);
+	// InProcess says it runs inside the program (the log's settings).
+	Debugger  string
+	InProcess bool
+	Env       []string // added to the program's environment, not kept
 	// Stdin, Stdout and Stderr are the program's (nil: fred's own).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -50,7 +60,14 @@ func Record(o Options) (*Result, error) {
 	if len(o.Argv) == 0 {
 		return nil, errors.New("no program to record")
 	}
-	exe, err := exec.LookPath(o.Argv[0])
+	run := o.Run
+	if run == nil {
+		run = o.Argv
+	}
+	if o.Debugger == "" {
+		o.Debugger = "gdb"
+	}
+	exe, err := exec.LookPath(run[0])
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +90,10 @@ func Record(o Options) (*Result, error) {
 
 	tmp := filepath.Join(o.Dir, LogFile+".recording")
 	defer os.Remove(tmp)
-	runEnv := append(append([]string{}, env...), replaylog.Env(tmp, false)...)
+	runEnv := append(append(append([]string{}, env...), o.Env...), replaylog.Env(tmp, o.InProcess)...)
 	runEnv = append(runEnv, "FREDLOG_STORE=-1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
-	cmd := exec.Command(exe, o.Argv[1:]...)
-	cmd.Args[0] = o.Argv[0]
+	cmd := exec.Command(exe, run[1:]...)
+	cmd.Args[0] = run[0]
 	cmd.Env = runEnv
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	if cmd.Stdin == nil {
@@ -133,7 +150,7 @@ func Record(o Options) (*Result, error) {
 	}
 	host, kernel, arch, flags := Machine()
 	m := &Manifest{Fred: o.Fred, Recorded: started.UTC().Format(time.RFC3339), Host: host, Kernel: kernel,
-		Arch: arch, CPUFlags: flags, Debugger: "gdb", Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
+		Arch: arch, CPUFlags: flags, Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
 		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count}
 	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
 	if err != nil {
@@ -150,6 +167,7 @@ func Record(o Options) (*Result, error) {
 	}
 	delete(mapped, exe)
 	delete(mapped, lib)
+	delete(mapped, tmp) // the log itself, mapped by the library
 	libs := make([]string, 0, len(mapped))
 	for l := range mapped {
 		libs = append(libs, l)

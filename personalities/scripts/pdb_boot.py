@@ -1,3 +1,13 @@
+# pdb's own start (its imports, the person's .pdbrc) is not the program's:
+# fred's replay log skips it (the call does nothing without the log's
+# library), so that a run recorded without pdb (fred record) replays under
+# it. The skip ends where the program's code starts (bdb's run).
+try:
+    import ctypes
+    _fred_log = ctypes.PyDLL(None).syscall
+except Exception:
+    _fred_log = lambda *a: 0
+_fred_log(0x46524544, 1)
 import pdb, types
 def _fred(prompt):
     import os, sys, bdb, ast, dis, inspect, traceback
@@ -642,4 +652,37 @@ def _fred(prompt):
     names = P.get_names
     P.get_names = lambda self: [n for n in names(self) if 'fred_' not in n]
 types.FunctionType(_fred.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(FRED_PROMPT)
-pdb.main()
+def _fred_started(run, log):
+    def started(self, *a, **k):
+        if log:
+            log.pop()(0x46524544, 0)
+        return run(self, *a, **k)
+    return started
+pdb.Pdb.run = _fred_started(pdb.Pdb.run, [_fred_log])
+# fred record: the program runs as pdb would run it, without stopping and
+# without tracing, after the same start (the same modules imported), so
+# that its log replays under pdb.
+def _fred_record(log):
+    import io, os, sys, traceback, __main__, getopt
+    p = pdb.Pdb()
+    main = os.path.realpath(sys.argv[1])
+    sys.argv[:] = sys.argv[1:]
+    sys.path[0] = os.path.dirname(main)
+    __main__.__dict__.clear()
+    __main__.__dict__.update({'__name__': '__main__', '__file__': main, '__builtins__': __builtins__})
+    with io.open_code(main) as fp:
+        code = compile(fp.read(), p.canonic(main), 'exec')
+    log(0x46524544, 0)
+    try:
+        exec(code, __main__.__dict__)
+    except SystemExit:
+        raise
+    except BaseException:
+        t, v, tb = sys.exc_info()
+        traceback.print_exception(t, v, tb.tb_next)
+        sys.exit(1)
+import os as _fred_os
+if _fred_os.environ.pop('FRED_RECORD', None) == '1':
+    types.FunctionType(_fred_record.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(_fred_log)
+else:
+    pdb.main()
