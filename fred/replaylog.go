@@ -68,7 +68,7 @@ func (s *Session) openReplayLog() []string {
 	}
 	env := replaylog.Env(s.rlog.path, true)
 	if s.opt.Recording != "" {
-		env = append(env, "FREDLOG_REPLAY=1") // the recorded run, from its start
+		env = append(env, recordingEnv...) // the recorded run, from its start
 	}
 	return append(env, "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
 }
@@ -89,7 +89,7 @@ func (s *Session) gdbReplayLog() {
 	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", joinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
 	env := replaylog.Env(s.rlog.path, false)
 	if s.opt.Recording != "" {
-		env = append(env, "FREDLOG_REPLAY=1") // every run is the recorded one
+		env = append(env, recordingEnv...) // every run is the recorded one
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -102,6 +102,10 @@ func (s *Session) gdbReplayLog() {
 		}
 	}
 }
+
+// recordingEnv: a recorded run (fred record) replays from its first entry,
+// with the file metadata it logged.
+var recordingEnv = []string{"FREDLOG_REPLAY=1", "FREDLOG_STAT=1"}
 
 // copyLog puts a recorded log where the session's goes, with room after
 // its end for what the program does past the recording (a sparse file).

@@ -142,7 +142,11 @@ const (
 	// Peer is the address of an accepted connection's client, right after
 	// its accept: uv fd+1 (the new fd), sv length, the sockaddr's bytes.
 	Peer
-	maxKind = Peer
+	// Stat is a stat, lstat, fstat or fstatat (FREDLOG_STAT=1): uv fd+1
+	// (a path's: 1<<24 plus 24 bits of its FNV-1a hash), sv length, then
+	// the struct stat; -errno when it failed.
+	Stat
+	maxKind = Stat
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -152,7 +156,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address"}
+	"debugger", "open for writing", "send", "bind", "peer address", "stat"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -168,7 +172,7 @@ func (k Kind) IsSync() bool { return k >= MutexLock && k <= Join }
 // hasData: entries of these kinds carry fd, result and the result's bytes.
 func (k Kind) hasData() bool {
 	switch k {
-	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll, Peer:
+	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll, Peer, Stat:
 		return true
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -387,6 +388,20 @@ func (e Entry) Describe() string {
 		return fmt.Sprintf("fd %d: %d bytes", e.Fd, e.Result)
 	case Peer:
 		return fmt.Sprintf("fd %d: %s", e.Fd, sockaddrString(e.Data))
+	case Stat:
+		on := fmt.Sprintf("fd %d", e.Fd)
+		if e.Fd >= 1<<24 {
+			on = fmt.Sprintf("a path (key %06x)", e.Fd-1<<24)
+		}
+		if e.Result < 0 {
+			return fmt.Sprintf("%s: %s", on, errno(e.Result))
+		}
+		var st unix.Stat_t
+		if len(e.Data) != int(unsafe.Sizeof(st)) {
+			return fmt.Sprintf("%s: %d bytes", on, len(e.Data))
+		}
+		st = *(*unix.Stat_t)(unsafe.Pointer(&e.Data[0]))
+		return fmt.Sprintf("%s: mode %#o, %d bytes, inode %d", on, st.Mode, st.Size, st.Ino)
 	case Bind:
 		if e.Result < 0 {
 			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))

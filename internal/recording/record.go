@@ -91,7 +91,8 @@ func Record(o Options) (*Result, error) {
 	tmp := filepath.Join(o.Dir, LogFile+".recording")
 	defer os.Remove(tmp)
 	runEnv := append(append(append([]string{}, env...), o.Env...), replaylog.Env(tmp, o.InProcess)...)
-	runEnv = append(runEnv, "FREDLOG_STORE=-1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	// Reads and metadata kept whole: the replay does not need the files.
+	runEnv = append(runEnv, "FREDLOG_STORE=-1", "FREDLOG_STAT=1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
 	cmd := exec.Command(exe, run[1:]...)
 	cmd.Args[0] = run[0]
 	cmd.Env = runEnv

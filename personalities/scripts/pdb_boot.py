@@ -1,7 +1,7 @@
 # pdb's own start (its imports, the person's .pdbrc) is not the program's:
 # fred's replay log skips it (the call does nothing without the log's
 # library), so that a run recorded without pdb (fred record) replays under
-# it. The skip ends where the program's code starts (bdb's run).
+# it. The skip ends where the program's code starts (reset, in bdb's run).
 try:
     import ctypes
     _fred_log = ctypes.PyDLL(None).syscall
@@ -35,6 +35,13 @@ def _fred(prompt):
             # A count the program's end ended: the new run is pdb's, which
             # stops at its first line.
             self.__dict__.pop('trace_dispatch', None)
+            r = o(self)
+            # The program's code starts: pdb's own start (the bootstrap's
+            # window, and reset's linecache.checkcache) is over.
+            if P._fred_boot_window:
+                P._fred_boot_window = False
+                logsys(0x46524544, 0)
+            return r
         return o(self)
     def restart(o, self, arg):
         self._fred_restarting = True
@@ -652,26 +659,23 @@ def _fred(prompt):
     names = P.get_names
     P.get_names = lambda self: [n for n in names(self) if 'fred_' not in n]
 types.FunctionType(_fred.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(FRED_PROMPT)
-def _fred_started(run, log):
-    def started(self, *a, **k):
-        if log:
-            log.pop()(0x46524544, 0)
-        return run(self, *a, **k)
-    return started
-pdb.Pdb.run = _fred_started(pdb.Pdb.run, [_fred_log])
+pdb.Pdb._fred_boot_window = True  # closed by reset, in bdb's run
 # fred record: the program runs as pdb would run it, without stopping and
 # without tracing, after the same start (the same modules imported), so
 # that its log replays under pdb.
 def _fred_record(log):
     import io, os, sys, traceback, __main__, getopt
-    p = pdb.Pdb()
-    main = os.path.realpath(sys.argv[1])
+    # pdb.main's and Pdb._run's steps, in their order (which modules get
+    # imported and which directories looked at when), without the trace
+    target = pdb._ScriptTarget(sys.argv[1])
+    target.check()
     sys.argv[:] = sys.argv[1:]
-    sys.path[0] = os.path.dirname(main)
+    p = pdb.Pdb()
+    p.mainpyfile = p.canonic(target.filename)
     __main__.__dict__.clear()
-    __main__.__dict__.update({'__name__': '__main__', '__file__': main, '__builtins__': __builtins__})
-    with io.open_code(main) as fp:
-        code = compile(fp.read(), p.canonic(main), 'exec')
+    __main__.__dict__.update(target.namespace)
+    code = compile(target.code, '<string>', 'exec')
+    p.reset()
     log(0x46524544, 0)
     try:
         exec(code, __main__.__dict__)
@@ -679,7 +683,7 @@ def _fred_record(log):
         raise
     except BaseException:
         t, v, tb = sys.exc_info()
-        traceback.print_exception(t, v, tb.tb_next)
+        traceback.print_exception(t, v, tb.tb_next.tb_next)
         sys.exit(1)
 import os as _fred_os
 if _fred_os.environ.pop('FRED_RECORD', None) == '1':

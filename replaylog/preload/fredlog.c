@@ -81,7 +81,8 @@ enum {
 	K_SEND, /* a send on a socket: not sent again on replay */
 	K_BIND, /* a bind, and the bound socket's inode */
 	K_PEER, /* an accepted connection's peer address (after its accept) */
-	K_LAST = K_PEER,
+	K_STAT, /* stat, lstat, fstat, fstatat (FREDLOG_STAT=1): the struct; a path's by its key */
+	K_LAST = K_STAT,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -91,7 +92,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address"};
+	"debugger", "open for writing", "send", "bind", "peer address", "stat"};
 _Static_assert(sizeof kname / sizeof *kname == K_LAST + 1, "a name for every kind");
 
 #define HDR 4096
@@ -280,6 +281,10 @@ static void trace(const char *fmt, ...)
 		syscall(SYS_close, fd);
 	}
 }
+
+/* raw_fstat: the library's own look at a descriptor (the exported fstat
+ * is the program's, logged with FREDLOG_STAT) */
+static int raw_fstat(int fd, struct stat *st) { return (int)syscall(SYS_fstat, fd, st); }
 
 /* mine: this thread holds the lock (a signal handler must not wait for it) */
 static __thread __attribute__((tls_model("initial-exec"))) int mine;
@@ -1013,7 +1018,7 @@ static void moved(int fd, FILE *f, int64_t n)
 {
 	struct stat st;
 	int sv = errno;
-	if (n > 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (n > 0 && raw_fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		if (f)
 			fseeko(f, (off_t)n, SEEK_CUR);
 		else
@@ -1029,7 +1034,10 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 	int64_t r = get_sv(&at);
 	if (lfd != fd || r > (int64_t)max) {
 		char d[64];
-		snprintf(d, sizeof d, lfd != fd ? " (fd %d, the log has fd %lld)" : " (for fewer bytes)", fd, (long long)lfd);
+		if (k == K_STAT && fd >= (1 << 24))
+			snprintf(d, sizeof d, lfd != fd ? " (of another file)" : " (for fewer bytes)");
+		else
+			snprintf(d, sizeof d, lfd != fd ? " (fd %d, the log has fd %lld)" : " (for fewer bytes)", fd, (long long)lfd);
 		diverge(k, k, d);
 		return 0;
 	}
@@ -1137,7 +1145,7 @@ static int file_pre(int fd, int64_t off, size_t n, struct fid *id, int64_t *at)
 		return 0;
 	if (!fcache[fd].known || (seq && off != fcache[fd].next)) {
 		struct stat st;
-		if (fstat(fd, &st) != 0)
+		if (raw_fstat(fd, &st) != 0)
 			return 0;
 		fid_of(&st, &fcache[fd].id);
 		/* a file changed lately is stored */
@@ -1206,7 +1214,7 @@ static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, 
 	}
 	struct stat st;
 	struct fid now;
-	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int ok = raw_fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (ok) {
 		fid_of(&st, &now);
 		ok = !memcmp(&now, &id, sizeof id);
@@ -1247,7 +1255,7 @@ static int is_tty(int fd)
 	if (fredlog_tty)
 		return 0;
 	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd);
+	return raw_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd);
 }
 
 /* Pipes the program made itself pass data between its threads: on
@@ -1562,7 +1570,7 @@ static int opened(int fd, int flags)
 		return fd;
 	int sv = errno;
 	struct stat st;
-	if (OFF || (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
+	if (OFF || (fd >= 0 && (raw_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
 		errno = sv;
 		return fd;
 	}
@@ -1927,6 +1935,86 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct ti
 	return (int)i;
 }
 
+/* --- what a file's metadata says (FREDLOG_STAT=1: fred record) ---
+ *
+ * A program sizes its reads by what fstat says (Python reads a file whole
+ * in a buffer of st_size + 1 bytes), decides by an mtime whether a cache
+ * is fresh (a .pyc), or whether a file is there: a recording replayed
+ * after its files changed, or on another machine, must see what the
+ * recorded run saw. Each call is logged with its struct stat (-errno when
+ * it failed); a terminal's is not, as its reads are not. Off in sessions:
+ * their replays run where the run was recorded, and a program may stat
+ * far more often than it reads. */
+HIDDEN int fredlog_stat;
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_lstat)(const char *, struct stat *);
+static int (*real_fstat)(int, struct stat *);
+static int (*real_fstatat)(int, const char *, struct stat *, int);
+static void resolve_stat(void)
+{
+	if (!real_fstatat) {
+		real_stat = dlsym(RTLD_NEXT, "stat");
+		real_lstat = dlsym(RTLD_NEXT, "lstat");
+		real_fstat = dlsym(RTLD_NEXT, "fstat");
+		real_fstatat = dlsym(RTLD_NEXT, "fstatat");
+	}
+}
+#define STAT_CALL(FD, ST, CALL)                                                      \
+	do {                                                                         \
+		resolve_stat();                                                      \
+		if (OFF || !fredlog_stat)                                            \
+			return CALL;                                                 \
+		int fd_ = (FD);                                                      \
+		if (fd_ < (1 << 24) && is_tty(fd_))                                  \
+			return CALL;                                                 \
+		struct ent e;                                                        \
+		int64_t res;                                                         \
+		inlib = 1;                                                           \
+		lock();                                                              \
+		int rep = start(K_STAT, &e) && rep_data(&e, K_STAT, fd_, sizeof(struct stat), ST, &res); \
+		unlock();                                                            \
+		if (!rep) {                                                          \
+			int r = CALL;                                                \
+			int sv = errno;                                              \
+			res = r == 0 ? (int64_t)sizeof(struct stat) : -sv;           \
+			lock();                                                      \
+			log_data(K_STAT, fd_, res, ST);                              \
+			unlock();                                                    \
+		}                                                                    \
+		inlib = 0;                                                           \
+		if (res < 0) {                                                       \
+			errno = (int)-res;                                           \
+			return -1;                                                   \
+		}                                                                    \
+		return 0;                                                            \
+	} while (0)
+/* A call on a path is logged under a number made from the path (past any
+ * descriptor), so that a replay that asks about another file than the
+ * recorded run did at that point is a divergence, not the other's answer. */
+#define STAT_PATHS (1 << 24)
+static int path_key(const char *p)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	trace("T%d path %s", mythr, p ? p : "(null)");
+	for (; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return STAT_PATHS + (int)(h & 0xffffff);
+}
+EXPORT int stat(const char *p, struct stat *st) { READY(); STAT_CALL(path_key(p), st, real_stat(p, st)); }
+/* (the 64 variants share struct stat's layout on 64-bit machines) */
+EXPORT int stat64(const char *p, struct stat64 *st) { return stat(p, (struct stat *)st); }
+EXPORT int lstat(const char *p, struct stat *st) { READY(); STAT_CALL(path_key(p), st, real_lstat(p, st)); }
+EXPORT int lstat64(const char *p, struct stat64 *st) { return lstat(p, (struct stat *)st); }
+EXPORT int fstat(int fd, struct stat *st) { READY(); STAT_CALL(fd, st, real_fstat(fd, st)); }
+EXPORT int fstat64(int fd, struct stat64 *st) { return fstat(fd, (struct stat *)st); }
+EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
+{
+	READY();
+	STAT_CALL(((fl & AT_EMPTY_PATH) && !*p) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
+}
+EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return fstatat(dfd, p, (struct stat *)st, fl); }
+_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout");
+
 /* stdio reads go to libc's internal read, which LD_PRELOAD cannot see:
  * the usual ones are wrapped here. The FILE's own buffer is not replayed,
  * so a replayed stretch must read a stream only through these. */
@@ -2266,7 +2354,7 @@ static struct standin *standin(int fd)
 		return NULL;
 	struct stat st;
 	int sv = errno;
-	int isnull = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+	int isnull = raw_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
 	errno = sv;
 	if (!isnull) {
 		set_own_sock(fd, 0);
@@ -2294,7 +2382,7 @@ static int is_sock(int fd)
 		return 0;
 	int sv = errno;
 	struct stat st;
-	int r = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+	int r = raw_fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 	errno = sv;
 	return r;
 }
@@ -2521,7 +2609,7 @@ static int64_t call_bind(void *p)
 	if (real_bind(x->fd, x->a, x->l) != 0)
 		return -1;
 	struct stat st;
-	return fstat(x->fd, &st) == 0 ? (int64_t)st.st_ino : 0;
+	return raw_fstat(x->fd, &st) == 0 ? (int64_t)st.st_ino : 0;
 }
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -3877,6 +3965,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_sync = getenv("FREDLOG_SYNC") ? atoi(getenv("FREDLOG_SYNC")) : 1;
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
+	fredlog_stat = getenv("FREDLOG_STAT") && !strcmp(getenv("FREDLOG_STAT"), "1");
 	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
 		store_below = strtoll(getenv("FREDLOG_STORE"), NULL, 0);
 	{
@@ -3898,7 +3987,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	if (strlen(path) < sizeof logpath)
 		strcpy(logpath, path);
 	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_size >= HDR)
+	if (raw_fstat(fd, &st) == 0 && st.st_size >= HDR)
 		size = st.st_size; /* another run of the program in this session */
 	else if (ftruncate(fd, size) != 0) {
 		say("%s: %s; nothing is recorded", path, strerror(errno));
