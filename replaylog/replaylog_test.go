@@ -348,9 +348,10 @@ func TestBadFiles(t *testing.T) {
 // A replayed read gives its bytes from the log: the file's offset and the
 // stream's position still move as the recorded read moved them, so that
 // what the program reads through the stream's buffer (a macro the library
-// does not see), ftell and lseek give what they gave when recorded. (A
-// script read by fread and then through its buffer came back to Python as
-// "iimport time": a SyntaxError on replay.)
+// does not see), ftell and lseek give what they gave when recorded, and a
+// short read leaves the stream at its end (feof). (A script read by fread
+// and then through its buffer came back to Python as "iimport time": a
+// SyntaxError on replay; sort read again where feof said the end.)
 func TestLibraryReplayMovesTheOffset(t *testing.T) {
 	testutil.Require(t, "gcc")
 	lib, err := Preload(t.TempDir())
@@ -364,7 +365,7 @@ func TestLibraryReplayMovesTheOffset(t *testing.T) {
 	// stored in the log (FREDLOG_STORE=-1), as fred record keeps a run
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STORE=-1"}
 	first := runProg(t, with, prog, data)
-	want := `fread 2 "im" at 2; fgetc 'i' then "mport time` + "\n" + `"; read 4, offset 4` + "\n"
+	want := `fread 2 "im" at 2; fgetc 'i' then "mport time` + "\n" + `"; read 4, offset 4; fread 12, feof 1` + "\n"
 	if first != want {
 		t.Fatalf("recorded run printed %q, want %q", first, want)
 	}

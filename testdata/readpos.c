@@ -2,7 +2,9 @@
  * stream's own: two bytes by fread, the position (ftell), a rewind, one
  * byte by fgetc, the rest through the stream's buffer (getc_unlocked, a
  * macro the library does not see), then the descriptor's offset after a
- * read(2). A replay must print what the recorded run printed. */
+ * read(2), and whether a short fread left the stream at its end (feof, as
+ * sort asks before it reads again). A replay must print what the recorded
+ * run printed. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -28,6 +30,12 @@ int main(int argc, char **argv)
 	ssize_t r = read(fd, b, sizeof b);
 	off_t off = lseek(fd, 0, SEEK_CUR);
 	close(fd);
-	printf("fread %zu \"%s\" at %ld; fgetc '%c' then \"%s\"; read %zd, offset %ld\n", n, two, at, first, rest, r, (long)off);
+	f = fopen(argv[1], "r");
+	char all[256];
+	size_t got = fread(all, 1, sizeof all, f);
+	int end = feof(f);
+	fclose(f);
+	printf("fread %zu \"%s\" at %ld; fgetc '%c' then \"%s\"; read %zd, offset %ld; fread %zu, feof %d\n", n, two, at, first, rest, r,
+	       (long)off, got, end != 0);
 	return 0;
 }

@@ -77,6 +77,9 @@ func Record(o Options) (*Result, error) {
 	if err := isELF(exe); err != nil {
 		return nil, err
 	}
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return nil, err
+	}
 	if err := makeDir(o.Dir); err != nil {
 		return nil, err
 	}

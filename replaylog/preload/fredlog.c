@@ -181,6 +181,10 @@ static ssize_t (*real_getdelim)(char **, size_t *, int, FILE *);
 static ssize_t (*real_getline)(char **, size_t *, FILE *);
 static int (*real_fgetc)(FILE *);
 static int (*real_getc)(FILE *);
+static size_t (*real_fread_unlocked)(void *, size_t, size_t, FILE *);
+static char *(*real_fgets_unlocked)(char *, int, FILE *);
+static int (*real_fgetc_unlocked)(FILE *);
+static int (*real_getc_unlocked)(FILE *);
 static int (*real_getchar)(void);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
@@ -216,6 +220,7 @@ static void resolve(void)
 	REAL(accept); REAL(accept4); REAL(bind); REAL(getsockname); REAL(getpeername); REAL(getsockopt); REAL(setsockopt); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
+	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -2019,12 +2024,21 @@ _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout");
  * the usual ones are wrapped here. The FILE's own buffer is not replayed,
  * so a replayed stretch must read a stream only through these. */
 static int stdio_tty(FILE *f) { return is_tty(fileno(f)); }
+/* eof_seen: a replayed read that came short ended at the end of the file
+ * when recorded, which left the stream's end-of-file flag set (glibc's
+ * _IO_EOF_SEEN): so does the replay, for the feof that comes next. */
+static void eof_seen(FILE *f) { f->_flags |= 0x0010; }
 
-EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
+/* (the _unlocked ones too: coreutils, through gnulib's unlocked-io.h,
+ * reads with fread_unlocked; stdio.h may make them macros here) */
+#undef fread_unlocked
+#undef fgets_unlocked
+#undef fgetc_unlocked
+#undef getc_unlocked
+static size_t fread_common(void *buf, size_t sz, size_t nm, FILE *f, size_t (*real)(void *, size_t, size_t, FILE *))
 {
-	READY();
 	if (OFF || stdio_tty(f) || sz == 0)
-		return real_fread(buf, sz, nm, f);
+		return real(buf, sz, nm, f);
 	int fd = fileno(f);
 	struct ent e;
 	int64_t res;
@@ -2032,10 +2046,13 @@ EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, sz * nm, buf, &res);
 	unlock();
-	if (rep)
+	if (rep) {
 		moved(fd, f, res);
+		if (res < (int64_t)(sz * nm))
+			eof_seen(f);
+	}
 	if (!rep) {
-		size_t got = real_fread(buf, sz, nm, f);
+		size_t got = real(buf, sz, nm, f);
 		res = (int64_t)(got * sz);
 		lock();
 		log_data(K_STDIO, fd, res, buf);
@@ -2044,12 +2061,17 @@ EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f)
 	inlib = 0;
 	return res < 0 ? 0 : (size_t)res / sz;
 }
-
-EXPORT char *fgets(char *s, int size, FILE *f)
+EXPORT size_t fread(void *buf, size_t sz, size_t nm, FILE *f) { READY(); return fread_common(buf, sz, nm, f, real_fread); }
+EXPORT size_t fread_unlocked(void *buf, size_t sz, size_t nm, FILE *f)
 {
 	READY();
+	return fread_common(buf, sz, nm, f, real_fread_unlocked);
+}
+
+static char *fgets_common(char *s, int size, FILE *f, char *(*real)(char *, int, FILE *))
+{
 	if (OFF || stdio_tty(f) || size <= 0)
-		return real_fgets(s, size, f);
+		return real(s, size, f);
 	int fd = fileno(f);
 	struct ent e;
 	int64_t res;
@@ -2057,10 +2079,13 @@ EXPORT char *fgets(char *s, int size, FILE *f)
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, size - 1, s, &res);
 	unlock();
-	if (rep)
+	if (rep) {
 		moved(fd, f, res);
+		if (res <= 0 || (res < size - 1 && s[res - 1] != '\n'))
+			eof_seen(f);
+	}
 	if (!rep) {
-		char *r = real_fgets(s, size, f);
+		char *r = real(s, size, f);
 		res = r ? (int64_t)strlen(s) : 0;
 		lock();
 		log_data(K_STDIO, fd, res, s);
@@ -2072,6 +2097,8 @@ EXPORT char *fgets(char *s, int size, FILE *f)
 	s[res] = 0;
 	return s;
 }
+EXPORT char *fgets(char *s, int size, FILE *f) { READY(); return fgets_common(s, size, f, real_fgets); }
+EXPORT char *fgets_unlocked(char *s, int size, FILE *f) { READY(); return fgets_common(s, size, f, real_fgets_unlocked); }
 
 EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 {
@@ -2107,9 +2134,12 @@ EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 		unlock();
 	} else if (res <= 0) {
 		res = -1;
+		eof_seen(f);
 	} else {
 		(*lp)[res] = 0;
 		moved(fd, f, res);
+		if ((*lp)[res - 1] != (char)delim)
+			eof_seen(f);
 	}
 	inlib = 0;
 	return res <= 0 ? -1 : res;
@@ -2129,8 +2159,11 @@ static int getc_common(FILE *f, int (*real)(FILE *))
 	lock();
 	int rep = start(K_STDIO, &e) && rep_data(&e, K_STDIO, fd, 1, &c, &res);
 	unlock();
-	if (rep)
+	if (rep) {
 		moved(fd, f, res);
+		if (res < 1)
+			eof_seen(f);
+	}
 	if (!rep) {
 		int v = real(f);
 		c = (unsigned char)v;
@@ -2144,6 +2177,8 @@ static int getc_common(FILE *f, int (*real)(FILE *))
 }
 EXPORT int fgetc(FILE *f) { READY(); return getc_common(f, real_fgetc); }
 EXPORT int getc(FILE *f) { READY(); return getc_common(f, real_getc); }
+EXPORT int fgetc_unlocked(FILE *f) { READY(); return getc_common(f, real_fgetc_unlocked); }
+EXPORT int getc_unlocked(FILE *f) { READY(); return getc_common(f, real_getc_unlocked); }
 static int real_getchar_f(FILE *f)
 {
 	(void)f;
