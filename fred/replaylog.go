@@ -91,6 +91,7 @@ func (s *Session) gdbReplayLog() {
 	if s.opt.Recording != "" {
 		env = append(env, recordingEnv...) // every run is the recorded one
 	}
+	env = append(env, s.opt.ProgramEnv...)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		cmds = append(cmds, fmt.Sprintf(t.SetEnv, k, v))
@@ -120,8 +121,8 @@ func copyLog(dst, src string) error {
 		return err
 	}
 	n, err := io.Copy(out, in)
-	if err == nil && n < replaylogRoom {
-		err = out.Truncate(replaylogRoom)
+	if err == nil {
+		err = out.Truncate(n + replaylogRoom)
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
@@ -129,7 +130,8 @@ func copyLog(dst, src string) error {
 	return err
 }
 
-// replaylogRoom is the library's own default size of a new log.
+// replaylogRoom: room after a recorded log's end, the library's own
+// default size of a new log.
 const replaylogRoom = 256 << 20
 
 func joinPreload(lib, old string) string {

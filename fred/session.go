@@ -61,6 +61,9 @@ type Options struct {
 	// Recording is a recorded replay log (fred replay): every run of the
 	// program replays it from its first entry instead of recording anew.
 	Recording string
+	// ProgramEnv is set in the program's environment alone (under gdb:
+	// set environment), not the debugger's.
+	ProgramEnv []string
 }
 
 // Session is one debugger and the history of the program it runs.
@@ -330,6 +333,14 @@ func Start(opt Options) (*Session, error) {
 		}
 	}
 	env = append(env, s.openReplayLog()...)
+	if opt.Recording != "" && s.rlog.path == "" {
+		// a recording's run without its log would be another run
+		master.Close()
+		slave.Close()
+		s.keeper.Close()
+		s.closeSessionDir()
+		return nil, fmt.Errorf("the recording cannot be replayed: %s", s.rlog.why)
+	}
 	// Bracketed paste would wrap the person's pastes in escapes that fred's
 	// line editor and the debugger's echo do not expect. The debugger reads
 	// INPUTRC once at start, so the file goes as soon as the prompt shows.

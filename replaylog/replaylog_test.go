@@ -360,17 +360,19 @@ func TestLibraryReplayMovesTheOffset(t *testing.T) {
 	}
 	prog := testutil.Fixture(t, "readpos")
 	dir := t.TempDir()
-	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	data, data2, logf := filepath.Join(dir, "data"), filepath.Join(dir, "data2"), filepath.Join(dir, "log")
 	os.WriteFile(data, []byte("import time\n"), 0o600)
+	os.WriteFile(data2, []byte("second file\n"), 0o600)
 	// stored in the log (FREDLOG_STORE=-1), as fred record keeps a run
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STORE=-1"}
-	first := runProg(t, with, prog, data)
-	want := `fread 2 "im" at 2; fgetc 'i' then "mport time` + "\n" + `"; read 4, offset 4; fread 12, feof 1` + "\n"
+	first := runProg(t, with, prog, data, data2)
+	want := `fread 2 "im" at 2; fgetc 'i' then "mport time` + "\n" + `"; read 4, offset 4; fread_unlocked 12 "second file", feof 1` + "\n"
 	if first != want {
 		t.Fatalf("recorded run printed %q, want %q", first, want)
 	}
+	os.WriteFile(data2, []byte("changed since\n"), 0o600)
 	for i := 0; i < 2; i++ {
-		if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data); again != first {
+		if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data, data2); again != first {
 			t.Fatalf("replay %d printed %q; recorded %q", i, again, first)
 		}
 	}

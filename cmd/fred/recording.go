@@ -46,6 +46,11 @@ func recordCmd(args []string) int {
 			fmt.Fprintf(os.Stderr, "fred record: %s does not say where its interpreter is: %v\n", argv[0], err)
 			return 1
 		}
+		// pdb's own steps, which a recording follows (Python 3.11's pdb)
+		if err := exec.Command(argv[0], "-c", "import pdb; pdb._ScriptTarget.check").Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "fred record: this %s's pdb is not one fred records from (it needs pdb._ScriptTarget, as in Python 3.11)\n", name)
+			return 2
+		}
 		argv = append([]string{strings.TrimSpace(string(real))}, argv[1:]...)
 		o.Argv = argv
 		o.Run, o.Debugger, o.InProcess, o.Env = P.PDB.Argv(argv, "(Pdb) ", ""), "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
@@ -113,7 +118,8 @@ func freeName(name string) string {
 type replaying struct {
 	argv        []string // the debugger's command line
 	personality string
-	log         string // the recorded log
+	programEnv  []string // set for the program alone (gdb's set environment)
+	log         string   // the recorded log
 	cleanup     func()
 }
 
@@ -126,7 +132,10 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if len(args) == 0 {
 		return nil, errors.New("usage: fred replay DIR [gdb options]")
 	}
-	dir := args[0]
+	dir, err := filepath.Abs(args[0]) // the directory changes below
+	if err != nil {
+		return nil, err
+	}
 	m, err := recording.Read(dir)
 	if err != nil {
 		return nil, err
@@ -199,8 +208,19 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	for k, v := range keep {
 		os.Setenv(k, v)
 	}
+	if sh := os.Getenv("SHELL"); sh != "" {
+		if _, err := os.Stat(sh); err != nil {
+			os.Setenv("SHELL", "/bin/sh") // gdb starts the program through it
+		}
+	}
 	if libDir != "" {
-		os.Setenv("LD_LIBRARY_PATH", strings.TrimSuffix(libDir+":"+os.Getenv("LD_LIBRARY_PATH"), ":"))
+		lp := strings.TrimSuffix(libDir+":"+os.Getenv("LD_LIBRARY_PATH"), ":")
+		if m.Debugger == "gdb" {
+			// the program's, not gdb's own
+			r.programEnv = append(r.programEnv, "LD_LIBRARY_PATH="+lp)
+		} else {
+			os.Setenv("LD_LIBRARY_PATH", lp)
+		}
 	}
 	if err := os.Chdir(m.Cwd); err != nil {
 		wd, _ := os.Getwd()

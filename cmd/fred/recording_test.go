@@ -150,6 +150,23 @@ func TestReplayDamaged(t *testing.T) {
 			os.Truncate(p, 1000)
 		}, `files/[0-9a-f]+ \(the shared library .*libc\.so\.6\) has 1000 bytes where the manifest says \d+ \(cut short or grown\)`},
 		{"no manifest", func(c string) { os.Remove(filepath.Join(c, recording.ManifestFile)) }, `manifest\.json is missing`},
+		{"a part that is a link", func(c string) {
+			p := filepath.Join(c, libc.File)
+			os.Remove(p)
+			os.Symlink("/dev/zero", p)
+		}, `files/[0-9a-f]+ \(the shared library .*libc\.so\.6\) cannot be read: .* is not a regular file`},
+		{"the log named elsewhere", func(c string) {
+			var mm recording.Manifest
+			json.Unmarshal(b, &mm)
+			for i := range mm.Parts {
+				if mm.Parts[i].Role == recording.RoleLog {
+					mm.Parts[i].File = libc.File
+					mm.Parts[i].SHA256, mm.Parts[i].Size = libc.SHA256, libc.Size
+				}
+			}
+			nb, _ := json.Marshal(mm)
+			os.WriteFile(filepath.Join(c, recording.ManifestFile), nb, 0o644)
+		}, `manifest\.json names a replay log other than replay\.log`},
 		{"another machine", func(c string) {
 			var mm recording.Manifest
 			json.Unmarshal(b, &mm)
@@ -170,6 +187,34 @@ func TestReplayDamaged(t *testing.T) {
 	}
 	if out, code := fredRun(t, t.TempDir(), "replay", filepath.Join(t.TempDir(), "none")); code != 2 || !strings.Contains(out, "no recording at") {
 		t.Fatalf("no recording: status %d:\n%s", code, out)
+	}
+}
+
+// A recording named by a relative path replays (the program runs in the
+// recorded directory, elsewhere); a static program is refused before it
+// runs, since the replay log is a library it would not load, and leaves no
+// directory behind.
+func TestRecordPaths(t *testing.T) {
+	dir, _, printed := record(t)
+	script := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(script, []byte("run\n"), 0o644)
+	out, code := fredRun(t, filepath.Dir(dir), "--batch", "-x", script, "replay", filepath.Base(dir))
+	if code != 0 || !strings.Contains(out, printed) || strings.Contains(out, "diverged") {
+		t.Fatalf("fred replay %s (relative): status %d:\n%s\nwant:\n%s", filepath.Base(dir), code, out, printed)
+	}
+
+	work := t.TempDir()
+	src, static := filepath.Join(work, "s.c"), filepath.Join(work, "static")
+	os.WriteFile(src, []byte("#include <stdio.h>\nint main(void) { puts(\"ran\"); return 0; }\n"), 0o644)
+	if out, err := exec.Command("gcc", "-static", "-o", static, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc -static (libc6-dev has libc.a; make deps installs it): %v\n%s", err, out)
+	}
+	out, code = fredRun(t, work, "record", "-o", "rec", static)
+	if code != 1 || !strings.Contains(out, "is linked statically: the replay log is a library the dynamic loader preloads") || strings.Contains(out, "ran") {
+		t.Fatalf("fred record of a static program: status %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "rec")); err == nil {
+		t.Fatalf("a recording refused left its directory")
 	}
 }
 

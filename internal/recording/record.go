@@ -3,6 +3,7 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,7 +75,7 @@ func Record(o Options) (*Result, error) {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return nil, err
 	}
-	if err := isELF(exe); err != nil {
+	if err := dynamic(exe); err != nil {
 		return nil, err
 	}
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
@@ -83,6 +84,13 @@ func Record(o Options) (*Result, error) {
 	if err := makeDir(o.Dir); err != nil {
 		return nil, err
 	}
+	// A recording that could not be made leaves nothing behind.
+	made := false
+	defer func() {
+		if !made {
+			os.RemoveAll(o.Dir)
+		}
+	}()
 	lib, err := replaylog.Preload("")
 	if err != nil {
 		return nil, err
@@ -111,8 +119,9 @@ func Record(o Options) (*Result, error) {
 	}
 	// Ctrl-C and its kin are the program's: fred waits for it to end. (A
 	// handler, not SIG_IGN, which the program would inherit.)
+	// (Ctrl-Z is left alone: it stops fred and the program, as a shell's job)
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -137,17 +146,24 @@ func Record(o Options) (*Result, error) {
 	close(done)
 	<-polled
 	var exit Exit
+	if cmd.ProcessState == nil {
+		return nil, werr
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		exit = Exit{Status: 128 + int(ws.Signal()), Signal: signalName(ws.Signal())}
-	} else if cmd.ProcessState != nil {
-		exit.Status = cmd.ProcessState.ExitCode()
 	} else {
-		return nil, werr
+		exit.Status = cmd.ProcessState.ExitCode()
 	}
 
 	h, err := replaylog.ReadHeader(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("the replay log of the run: %w", err)
+	}
+	if h.Count == 0 && h.End <= replaylog.HeaderSize && h.Cuts == 0 {
+		return nil, errors.New("the program ran without the replay log's library (nothing was recorded)")
+	}
+	if strings.Contains(h.Notice, "the log is full") {
+		return nil, fmt.Errorf("the run did not fit in the log (%d bytes): nothing is kept", logRoom)
 	}
 	if err := copyPrefix(filepath.Join(o.Dir, LogFile), tmp, int64(h.End)); err != nil {
 		return nil, err
@@ -171,9 +187,13 @@ func Record(o Options) (*Result, error) {
 	}
 	delete(mapped, exe)
 	delete(mapped, lib)
-	delete(mapped, tmp) // the log itself, mapped by the library
+	logInfo, _ := os.Stat(tmp)
 	libs := make([]string, 0, len(mapped))
 	for l := range mapped {
+		// the log itself, which the library maps (by any of its names)
+		if st, err := os.Stat(l); err == nil && logInfo != nil && os.SameFile(st, logInfo) {
+			continue
+		}
 		libs = append(libs, l)
 	}
 	sort.Strings(libs)
@@ -191,6 +211,7 @@ func Record(o Options) (*Result, error) {
 	if err := os.WriteFile(filepath.Join(o.Dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
 		return nil, err
 	}
+	made = true
 	return &Result{Manifest: m, Notice: h.Notice}, nil
 }
 
@@ -201,19 +222,20 @@ func joinPreload(lib, old string) string {
 	return lib + ":" + old
 }
 
-// isELF: fred records compiled programs for now; an interpreter's script
-// is refused by the caller before this.
-func isELF(path string) error {
-	f, err := os.Open(path)
+// dynamic: the replay log is a preloaded library, which only a
+// dynamically linked program (one with an interpreter, PT_INTERP) loads.
+func dynamic(path string) error {
+	f, err := elf.Open(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s is not a compiled program (an ELF file): fred record runs C and C++ programs and Python scripts", path)
 	}
 	defer f.Close()
-	b := make([]byte, 4)
-	if _, err := io.ReadFull(f, b); err != nil || string(b) != "\x7fELF" {
-		return fmt.Errorf("%s is not a compiled program (an ELF file): fred record runs C and C++ programs", path)
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("%s is linked statically: the replay log is a library the dynamic loader preloads, which a static program does not load", path)
 }
 
 // makeDir makes the recording's directory; one that exists must be empty.

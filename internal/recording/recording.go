@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -170,13 +171,28 @@ func store(dir, role, path string) (Part, error) {
 	return Part{Role: role, Path: path, File: rel, SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm())}, nil
 }
 
-// hashFile is a file's SHA-256 and size.
+// hashPart is a part's SHA-256 and size: a regular file of the
+// recording's own (a link, a device or a pipe is an error).
+func hashPart(path string) (string, int64, error) {
+	if st, err := os.Lstat(path); err != nil {
+		return "", 0, err
+	} else if !st.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	return hashFile(path)
+}
+
+// hashFile is a regular file's SHA-256 and size, through links (the
+// program's own files: /usr/bin/python3 is one).
 func hashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path)
+	}
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
@@ -205,7 +221,7 @@ func Read(dir string) (*Manifest, error) {
 	if len(m.Argv) == 0 || m.Exe == "" {
 		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: "names no program"}
 	}
-	hasLog := false
+	logs, exes := 0, 0
 	for _, p := range m.Parts {
 		name := p.File
 		if p.Path != "" {
@@ -214,7 +230,7 @@ func Read(dir string) (*Manifest, error) {
 		if p.File == "" || filepath.IsAbs(p.File) || strings.Contains(p.File, "..") {
 			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a part outside the recording: %q", p.File)}
 		}
-		sum, n, err := hashFile(filepath.Join(dir, p.File))
+		sum, n, err := hashPart(filepath.Join(dir, p.File))
 		switch {
 		case err != nil && errors.Is(err, os.ErrNotExist):
 			return nil, &DamagedError{Dir: dir, Part: name, Why: "is missing"}
@@ -225,12 +241,20 @@ func Read(dir string) (*Manifest, error) {
 		case sum != p.SHA256:
 			return nil, &DamagedError{Dir: dir, Part: name, Why: "differs from what was recorded (its SHA-256 is not the manifest's)"}
 		}
-		if p.Role == RoleLog {
-			hasLog = true
+		switch {
+		case p.Role == RoleLog && p.File == LogFile:
+			logs++
+		case p.Role == RoleLog:
+			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a replay log other than %s", LogFile)}
+		case p.Role == RoleExecutable && p.Path == m.Exe:
+			exes++
 		}
 	}
-	if !hasLog {
-		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: "lists no replay log"}
+	if logs != 1 {
+		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("lists %d replay logs, not one", logs)}
+	}
+	if exes != 1 {
+		return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("does not list the executable %s once", m.Exe)}
 	}
 	return &m, nil
 }

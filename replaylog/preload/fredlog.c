@@ -186,6 +186,10 @@ static char *(*real_fgets_unlocked)(char *, int, FILE *);
 static int (*real_fgetc_unlocked)(FILE *);
 static int (*real_getc_unlocked)(FILE *);
 static int (*real_getchar)(void);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_lstat)(const char *, struct stat *);
+static int (*real_fstat)(int, struct stat *);
+static int (*real_fstatat)(int, const char *, struct stat *, int);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -221,6 +225,7 @@ static void resolve(void)
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
+	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -1633,7 +1638,7 @@ static void to_trunc(int dir, const char *p, int flags)
 		return;
 	int sv = errno;
 	struct stat st;
-	if (fstatat(dir, p, &st, 0) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (syscall(SYS_newfstatat, dir, p, &st, 0) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		keep_cut(dir, p, &st, 0);
 	errno = sv;
 }
@@ -1951,22 +1956,9 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct ti
  * their replays run where the run was recorded, and a program may stat
  * far more often than it reads. */
 HIDDEN int fredlog_stat;
-static int (*real_stat)(const char *, struct stat *);
-static int (*real_lstat)(const char *, struct stat *);
-static int (*real_fstat)(int, struct stat *);
-static int (*real_fstatat)(int, const char *, struct stat *, int);
-static void resolve_stat(void)
-{
-	if (!real_fstatat) {
-		real_stat = dlsym(RTLD_NEXT, "stat");
-		real_lstat = dlsym(RTLD_NEXT, "lstat");
-		real_fstat = dlsym(RTLD_NEXT, "fstat");
-		real_fstatat = dlsym(RTLD_NEXT, "fstatat");
-	}
-}
+
 #define STAT_CALL(FD, ST, CALL)                                                      \
 	do {                                                                         \
-		resolve_stat();                                                      \
 		if (OFF || !fredlog_stat)                                            \
 			return CALL;                                                 \
 		int fd_ = (FD);                                                      \
@@ -1978,9 +1970,11 @@ static void resolve_stat(void)
 		lock();                                                              \
 		int rep = start(K_STAT, &e) && rep_data(&e, K_STAT, fd_, sizeof(struct stat), ST, &res); \
 		unlock();                                                            \
+		int sv = errno;                                                      \
 		if (!rep) {                                                          \
 			int r = CALL;                                                \
-			int sv = errno;                                              \
+			if (r != 0)                                                  \
+				sv = errno;                                          \
 			res = r == 0 ? (int64_t)sizeof(struct stat) : -sv;           \
 			lock();                                                      \
 			log_data(K_STAT, fd_, res, ST);                              \
@@ -1991,6 +1985,7 @@ static void resolve_stat(void)
 			errno = (int)-res;                                           \
 			return -1;                                                   \
 		}                                                                    \
+		errno = sv;                                                          \
 		return 0;                                                            \
 	} while (0)
 /* A call on a path is logged under a number made from the path (past any
@@ -2012,10 +2007,13 @@ EXPORT int lstat(const char *p, struct stat *st) { READY(); STAT_CALL(path_key(p
 EXPORT int lstat64(const char *p, struct stat64 *st) { return lstat(p, (struct stat *)st); }
 EXPORT int fstat(int fd, struct stat *st) { READY(); STAT_CALL(fd, st, real_fstat(fd, st)); }
 EXPORT int fstat64(int fd, struct stat64 *st) { return fstat(fd, (struct stat *)st); }
+/* (not inlined: fstatat's path is declared non-null, and the kernel takes
+ * NULL with AT_EMPTY_PATH) */
+__attribute__((noinline)) static int no_path(const char *p) { return !p || !*p; }
 EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
 {
 	READY();
-	STAT_CALL(((fl & AT_EMPTY_PATH) && !*p) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
+	STAT_CALL(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
 }
 EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return fstatat(dfd, p, (struct stat *)st, fl); }
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout");
@@ -2067,6 +2065,21 @@ EXPORT size_t fread_unlocked(void *buf, size_t sz, size_t nm, FILE *f)
 	READY();
 	return fread_common(buf, sz, nm, f, real_fread_unlocked);
 }
+/* _FORTIFY_SOURCE's (Debian builds with it): the bounds are checked here */
+EXPORT size_t __fread_chk(void *buf, size_t len, size_t sz, size_t nm, FILE *f)
+{
+	READY();
+	if (sz && nm > len / sz)
+		abort();
+	return fread_common(buf, sz, nm, f, real_fread);
+}
+EXPORT size_t __fread_unlocked_chk(void *buf, size_t len, size_t sz, size_t nm, FILE *f)
+{
+	READY();
+	if (sz && nm > len / sz)
+		abort();
+	return fread_common(buf, sz, nm, f, real_fread_unlocked);
+}
 
 static char *fgets_common(char *s, int size, FILE *f, char *(*real)(char *, int, FILE *))
 {
@@ -2099,6 +2112,20 @@ static char *fgets_common(char *s, int size, FILE *f, char *(*real)(char *, int,
 }
 EXPORT char *fgets(char *s, int size, FILE *f) { READY(); return fgets_common(s, size, f, real_fgets); }
 EXPORT char *fgets_unlocked(char *s, int size, FILE *f) { READY(); return fgets_common(s, size, f, real_fgets_unlocked); }
+EXPORT char *__fgets_chk(char *s, size_t len, int size, FILE *f)
+{
+	READY();
+	if (size > 0 && (size_t)size > len)
+		abort();
+	return fgets_common(s, size, f, real_fgets);
+}
+EXPORT char *__fgets_unlocked_chk(char *s, size_t len, int size, FILE *f)
+{
+	READY();
+	if (size > 0 && (size_t)size > len)
+		abort();
+	return fgets_common(s, size, f, real_fgets_unlocked);
+}
 
 EXPORT ssize_t getdelim(char **lp, size_t *np, int delim, FILE *f)
 {
@@ -4054,6 +4081,9 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	fredlog_base = m;
 	fredlog_ctl = m;
 	struct ctl *c = fredlog_ctl;
+	/* the room is what is mapped: a recording's copy has the room fred
+	 * gave it, not the size its header was written with */
+	c->size = size;
 	if (memcmp(c->magic, MAGIC, 8) != 0) {
 		memset(c, 0, sizeof *c);
 		c->version = 1;
