@@ -104,6 +104,19 @@ func (s *Session) gdbReplayLog() {
 	}
 }
 
+// recordingAgain puts the recording's log back before a new run of its
+// program: a run that left it (the person changed a value) cut it and
+// recorded on, and every run of a recording is the recorded one. (A run
+// while the program runs is the debugger's to confirm: not then.)
+func (s *Session) recordingAgain() {
+	if s.opt.Recording == "" || s.rlog == nil || s.rlog.path == "" {
+		return
+	}
+	if err := copyLog(s.rlog.path, s.opt.Recording); err != nil {
+		s.Printf("the recording's replay log could not be put back: %v; this run may not be the recorded one", err)
+	}
+}
+
 // recordingEnv: a recorded run (fred record) replays from its first entry,
 // with the file metadata it logged.
 var recordingEnv = []string{"FREDLOG_REPLAY=1", "FREDLOG_STAT=1"}
@@ -116,7 +129,9 @@ func copyLog(dst, src string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// (written over, not truncated first: copies of an earlier run may
+	// have it mapped)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

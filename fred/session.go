@@ -671,6 +671,9 @@ func (s *Session) Exec(line string) (err error) {
 	}
 	cmd := s.p.Classify(trimmed)
 	s.last = cmd
+	if !s.running && (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == P.OpStarti) {
+		s.recordingAgain()
+	}
 	if es := s.p.EarlyStart; es != nil && s.snap != nil && !s.running && (cmd.Op == P.OpRun || cmd.Op == P.OpStart && es.MainBreak != "") {
 		_, err = s.runFromStart(cmd)
 		return err

@@ -113,6 +113,37 @@ func TestRecordAndReplay(t *testing.T) {
 	}
 }
 
+// Every run of a recording is the recorded one: a run the person made
+// leave it (a variable changed) records on from there, and the next run
+// replays the recording again, not that run.
+func TestReplayEveryRun(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	work := t.TempDir()
+	input := filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("first content\n"), 0o644)
+	dir := filepath.Join(work, "rec")
+	rout, code := fredRun(t, work, "record", "-o", dir, testutil.Fixture(t, "nondet"), input)
+	usual := regexp.MustCompile(`usual path: urandom=\w+`)
+	printed, recorded := regexp.MustCompile(`time=.*\nfile=first content socket=-`).FindString(rout), usual.FindString(rout)
+	if code != 0 || printed == "" || recorded == "" {
+		t.Fatalf("fred record: status %d:\n%s", code, rout)
+	}
+	script := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(script, []byte(strings.Join([]string{
+		"break 79", "run", "set var path_taken = 1", "delete", "continue",
+		"run",
+	}, "\n")+"\n"), 0o644)
+	out, code := fredRun(t, t.TempDir(), "--batch", "-x", script, "replay", dir)
+	first, second, ok := strings.Cut(out, "other path: time=")
+	if code != 0 || !ok || !strings.Contains(first, printed) {
+		t.Fatalf("fred replay: status %d:\n%s", code, out)
+	}
+	_, again, _ := strings.Cut(second, "Starting program")
+	if !strings.Contains(again, printed) || usual.FindString(again) != recorded || strings.Contains(again, "diverged") {
+		t.Fatalf("the run after one that left the recording is not the recorded one:\n%s", out)
+	}
+}
+
 // A recording that is damaged or cannot be replayed gets one message
 // naming what is wrong, status 2, and no debugger.
 func TestReplayDamaged(t *testing.T) {
