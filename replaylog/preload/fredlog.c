@@ -1574,9 +1574,13 @@ static int keep_cut(int dir, const char *name, const struct stat *st, off_t size
 /* opened logs or replays an open for writing whose result is fd; it
  * returns the result to give (-1 with errno: the open failed then; the
  * caller closes fd) */
-static int opened(int fd, int flags)
+/* device_path: a device's name (/dev/tty): whether it opens depends on the
+ * terminal the program runs on (a recording made without one, replayed on
+ * fred's), not on the run: neither its open nor its stat is logged */
+static int device_path(const char *p) { return p && !strncmp(p, "/dev/", 5); }
+static int opened(int fd, int flags, const char *path)
 {
-	if ((flags & O_ACCMODE) == O_RDONLY)
+	if ((flags & O_ACCMODE) == O_RDONLY || (fd < 0 && device_path(path)))
 		return fd;
 	int sv = errno;
 	struct stat st;
@@ -1642,9 +1646,9 @@ static void to_trunc(int dir, const char *p, int flags)
 		keep_cut(dir, p, &st, 0);
 	errno = sv;
 }
-static int open_result(int fd, int flags)
+static int open_result(int fd, int flags, const char *path)
 {
-	int r = opened(fd, flags);
+	int r = opened(fd, flags, path);
 	if (r < 0 && fd >= 0) {
 		int sv = errno;
 		real_close(fd);
@@ -1666,28 +1670,28 @@ EXPORT int open(const char *p, int fl, ...)
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(AT_FDCWD, p, fl);
-	return open_result(real_open(p, fl, mode), fl);
+	return open_result(real_open(p, fl, mode), fl, p);
 }
 EXPORT int open64(const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(AT_FDCWD, p, fl);
-	return open_result(real_open64(p, fl, mode), fl);
+	return open_result(real_open64(p, fl, mode), fl, p);
 }
 EXPORT int openat(int dir, const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(dir, p, fl);
-	return open_result(real_openat(dir, p, fl, mode), fl);
+	return open_result(real_openat(dir, p, fl, mode), fl, p);
 }
 EXPORT int openat64(int dir, const char *p, int fl, ...)
 {
 	READY();
 	OPEN_MODE(fl, fl);
 	to_trunc(dir, p, fl);
-	return open_result(real_openat64(dir, p, fl, mode), fl);
+	return open_result(real_openat64(dir, p, fl, mode), fl, p);
 }
 /* _FORTIFY_SOURCE's checked opens (no mode: they refuse O_CREAT without one) */
 EXPORT int __open_2(const char *p, int fl) { return open(p, fl); }
@@ -1708,10 +1712,10 @@ static int mode_flags(const char *m)
 	}
 	return O_RDONLY;
 }
-static FILE *fopened(FILE *f, const char *m)
+static FILE *fopened(FILE *f, const char *m, const char *p)
 {
 	int sv = errno;
-	if (opened(f ? fileno(f) : -1, mode_flags(m)) < 0 && f) {
+	if (opened(f ? fileno(f) : -1, mode_flags(m), p) < 0 && f) {
 		sv = errno;
 		fclose(f);
 		f = NULL;
@@ -1723,13 +1727,13 @@ EXPORT FILE *fopen(const char *p, const char *m)
 {
 	READY();
 	to_trunc(AT_FDCWD, p, mode_flags(m));
-	return fopened(real_fopen(p, m), m);
+	return fopened(real_fopen(p, m), m, p);
 }
 EXPORT FILE *fopen64(const char *p, const char *m)
 {
 	READY();
 	to_trunc(AT_FDCWD, p, mode_flags(m));
-	return fopened(real_fopen64(p, m), m);
+	return fopened(real_fopen64(p, m), m, p);
 }
 
 /* DATA_CALL wraps a call that returns data in buf: replay or record. */
@@ -2000,10 +2004,22 @@ static int path_key(const char *p)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	return STAT_PATHS + (int)(h & 0xffffff);
 }
-EXPORT int stat(const char *p, struct stat *st) { READY(); STAT_CALL(path_key(p), st, real_stat(p, st)); }
+EXPORT int stat(const char *p, struct stat *st)
+{
+	READY();
+	if (device_path(p))
+		return real_stat(p, st);
+	STAT_CALL(path_key(p), st, real_stat(p, st));
+}
 /* (the 64 variants share struct stat's layout on 64-bit machines) */
 EXPORT int stat64(const char *p, struct stat64 *st) { return stat(p, (struct stat *)st); }
-EXPORT int lstat(const char *p, struct stat *st) { READY(); STAT_CALL(path_key(p), st, real_lstat(p, st)); }
+EXPORT int lstat(const char *p, struct stat *st)
+{
+	READY();
+	if (device_path(p))
+		return real_lstat(p, st);
+	STAT_CALL(path_key(p), st, real_lstat(p, st));
+}
 EXPORT int lstat64(const char *p, struct stat64 *st) { return lstat(p, (struct stat *)st); }
 EXPORT int fstat(int fd, struct stat *st) { READY(); STAT_CALL(fd, st, real_fstat(fd, st)); }
 EXPORT int fstat64(int fd, struct stat64 *st) { return fstat(fd, (struct stat *)st); }
@@ -2013,6 +2029,8 @@ __attribute__((noinline)) static int no_path(const char *p) { return !p || !*p; 
 EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
 {
 	READY();
+	if (!no_path(p) && device_path(p))
+		return real_fstatat(dfd, p, st, fl);
 	STAT_CALL(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
 }
 EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return fstatat(dfd, p, (struct stat *)st, fl); }
