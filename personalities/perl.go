@@ -203,6 +203,11 @@ func perlArgv(argv []string, marker, tty string) []string {
 // once the program runs would be one the program finds loaded in some
 // runs of a stretch and loads itself (reading its file) in others, and a
 // replay of that stretch would leave its recording.
+// Under fred record (FRED_RECORD, with PERLDB_OPTS NonStop: no prompt)
+// the boot sets up, once the program is compiled (INIT) and out of the log
+// as a prompt is, the terminal the first prompt sets up under fred: the
+// modules it loads (Term::Cap keeps a descriptor open) are then there as
+// in the replay, and the program's own descriptors are the same numbers.
 // perlDB starts fred's own commands: compiled in package DB, their
 // statements are none of the debugger's business (no watch expression is
 // checked there, none stops there); fred_eval evaluates the person's

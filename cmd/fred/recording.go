@@ -56,8 +56,18 @@ func recordCmd(args []string) int {
 		o.Run, o.Debugger, o.InProcess, o.Env = P.PDB.Argv(argv, "(Pdb) ", ""), "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
 		name = filepath.Base(script)
 	case strings.HasPrefix(name, "perl"):
-		fmt.Fprintf(os.Stderr, "fred record: recording %s programs is not done yet: fred record runs C, C++ and Python programs\n", name)
-		return 2
+		// Recorded under perl -d with fred's start, not stopping
+		// (NonStop): perl -d's debugger is part of the run it replays;
+		// only what it does at its prompt is not logged.
+		run := P.Perl.Argv(argv, "(perl) ", "")
+		for len(run) > 0 && (run[0] == "env" || strings.Contains(run[0], "=")) {
+			if run[0] != "env" {
+				o.Env = append(o.Env, run[0])
+			}
+			run = run[1:]
+		}
+		o.Run, o.Debugger, o.InProcess = run, "perl", true
+		o.Env = append(append(o.Env, P.Perl.Env...), "PERLDB_OPTS=NonStop=1", "FRED_RECORD=1")
 	}
 	dir := *out
 	if dir == "" {
@@ -152,7 +162,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		if gdb, err = exec.LookPath("gdb"); err != nil {
 			return nil, fmt.Errorf("gdb is not installed: run 'make deps' (as root): %w", err)
 		}
-	} else if m.Debugger != "pdb" {
+	} else if m.Debugger != "pdb" && m.Debugger != "perl" {
 		return nil, &recording.UnfitError{Why: fmt.Sprintf("it is for %s, which this fred does not replay", m.Debugger)}
 	}
 	tmp, err := os.MkdirTemp("", "fred-replay-")
@@ -236,6 +246,11 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	say("replaying %s: '%s', recorded on %s at %s (%s); 'run' runs that run again, exactly, and the reverse commands work in it",
 		dir, strings.Join(m.Argv, " "), m.Host, m.Recorded, ended)
 	r.personality = m.Debugger
+	if m.Debugger == "perl" {
+		r.argv = append([]string{exe, "-d"}, args[1:]...)
+		r.argv = append(r.argv, m.Argv[1:]...)
+		return r, nil
+	}
 	if m.Debugger == "pdb" {
 		// the interpreter, under pdb, with the recorded script and
 		// arguments (pdb's options, the rest of args, first)

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,14 +280,55 @@ func TestReplayRecordedExecutable(t *testing.T) {
 	}
 }
 
-// Perl programs and Python modules are not recorded yet: said, status 2;
-// a bad command line gets the usage.
+// A Perl program is recorded under perl -d with fred's start, not
+// stopping (NonStop), and `fred replay` runs it under perl -d: the
+// recorded values again, the input as it was, a reverse command in it.
+func TestRecordAndReplayPerl(t *testing.T) {
+	testutil.Require(t, "perl")
+	work := t.TempDir()
+	input := filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("first content\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	script := filepath.Join(testutil.Root(), "testdata", "nondet.pl")
+	out, code := fredRun(t, work, "record", "-o", rec, "perl", script, input, "0")
+	printed := regexp.MustCompile(`time=\d+ hires=\S+ random=(\S+) dev=\w+\nfile=first content socket=-`).FindStringSubmatch(out)
+	if code != 0 || printed == nil {
+		t.Fatalf("fred record: status %d:\n%s", code, out)
+	}
+	os.WriteFile(input, []byte("other, longer content\n"), 0o644)
+	cmds := filepath.Join(work, "cmds")
+	line := fixtureLine(t, script, `print "time=`)
+	os.WriteFile(cmds, []byte(fmt.Sprintf("b %d\nc\np $r\np $line\nfred-reverse-step\np $r\nc\nc\n", line)), 0o644)
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
+	if code != 0 || strings.Contains(out, "diverged") || !strings.Contains(out, printed[0]) ||
+		strings.Count(out, "\n"+printed[1]) < 2 || !strings.Contains(out, "\nfirst content") {
+		t.Fatalf("fred replay: status %d:\n%s\nwant the recorded values (random %s, the first content) and output:\n%s", code, out, printed[1], printed[0])
+	}
+}
+
+// fixtureLine is the number of the first line of file that holds text.
+func fixtureLine(t *testing.T, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
+}
+
+// Python modules are not recorded yet: said, status 2; a bad command
+// line gets the usage.
 func TestRecordRefuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"record", "perl", "x.pl"}, "fred record: recording perl programs is not done yet"},
 		{[]string{"record", "python3", "-m", "http.server"}, "fred record: give the script: fred record python3 SCRIPT [ARGS] (a module, -m, is not recorded yet)"},
 		{[]string{"record"}, "usage: fred record [-o DIR] PROGRAM [ARGS]"},
 		{[]string{"record", "-o", "/dev/null/x", "/bin/true"}, "fred record: "},
