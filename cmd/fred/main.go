@@ -44,7 +44,7 @@ func usage(w io.Writer, fs *flag.FlagSet) {
   fred python3 -m pdb x.py   pdb, with fred's commands
   fred perl -d x.pl          perl's debugger, with fred's commands
   fred record [-o DIR] PROG [ARGS]
-                             run a C or C++ program without a debugger and keep
+                             run a C, C++, Python or Perl program without a debugger and keep
                              its run in DIR, to debug here or elsewhere
   fred [fred flags] replay DIR [gdb options]
                              gdb on a recorded run: every run is that run

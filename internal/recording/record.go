@@ -227,7 +227,7 @@ func joinPreload(lib, old string) string {
 func dynamic(path string) error {
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("%s is not a compiled program (an ELF file): fred record runs C and C++ programs and Python scripts", path)
+		return fmt.Errorf("%s is not a compiled program (an ELF file): fred record runs C and C++ programs, and Python and Perl scripts through their interpreter", path)
 	}
 	defer f.Close()
 	for _, p := range f.Progs {
