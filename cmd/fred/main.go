@@ -44,10 +44,10 @@ func usage(w io.Writer, fs *flag.FlagSet) {
   fred python3 -m pdb x.py   pdb, with fred's commands
   fred perl -d x.pl          perl's debugger, with fred's commands
   fred record [-o DIR] PROG [ARGS]
-                             run a C, C++, Python or Perl program without a debugger and keep
-                             its run in DIR, to debug here or elsewhere
-  fred [fred flags] replay DIR [gdb options]
-                             gdb on a recorded run: every run is that run
+                             run a C, C++, Python or Perl program without a
+                             debugger and keep its run in DIR
+  fred [fred flags] replay DIR [debugger options]
+                             its debugger on a recorded run: every run is that run
   fred replaylog dump FILE   show a replay log (the session directory's replay.log)
   fred dap [--listen ADDR]   a debug adapter for editors (docs/editors.md)
 
