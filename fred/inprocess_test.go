@@ -689,7 +689,7 @@ func TestPDBThreads(t *testing.T) {
 		// Each replay ends where pdb talks with the person while the
 		// worker may be between its calls (it once went on there, out of
 		// its recorded order, about one replay in twelve): many of them.
-		for k := 0; k < 4; k++ {
+		for k := 0; k < 2; k++ {
 			check("fred-reverse-continue", seen[0])
 			check("c", seen[1])
 			check("c", seen[2])
