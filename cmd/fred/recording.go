@@ -140,7 +140,7 @@ type replaying struct {
 // recording's copy instead, said.
 func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) {
 	if len(args) == 0 {
-		return nil, errors.New("usage: fred replay DIR [gdb options]")
+		return nil, errors.New("usage: fred replay DIR [debugger options]")
 	}
 	dir, err := filepath.Abs(args[0]) // the directory changes below
 	if err != nil {
