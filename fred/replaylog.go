@@ -26,9 +26,10 @@ type replayLog struct {
 	lib  string // the preload library
 	why  string // why there is no log, when path is ""
 	seen uint64 // the library's notices already shown
-	// saidTurns: the person was told that a replay may not repeat what
-	// threads taking turns by time did (once a session)
-	saidTurns bool
+	// timeTurns: the library said the program's threads took turns by
+	// time (seen with its notices, after each command); saidTurns: the
+	// person was told what that means for a replay (once a session)
+	timeTurns, saidTurns bool
 }
 
 // logFile is the log's name in the session directory.
@@ -70,7 +71,7 @@ func (s *Session) openReplayLog() []string {
 	if s.opt.Recording != "" {
 		env = append(env, recordingEnv...) // the recorded run, from its start
 	}
-	return append(env, "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	return append(env, "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
 }
 
 // gdbReplayLog puts the library into the environment gdb gives the
@@ -86,7 +87,7 @@ func (s *Session) gdbReplayLog() {
 		s.rlog.why, s.rlog.path = fmt.Sprintf("no replay log: %v", err), ""
 		return
 	}
-	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", joinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
+	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", replaylog.JoinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
 	env := replaylog.Env(s.rlog.path, false)
 	if s.opt.Recording != "" {
 		env = append(env, recordingEnv...) // every run is the recorded one
@@ -149,13 +150,6 @@ func copyLog(dst, src string) error {
 // default size of a new log.
 const replaylogRoom = 256 << 20
 
-func joinPreload(lib, old string) string {
-	if old == "" {
-		return lib
-	}
-	return lib + ":" + old
-}
-
 // replayLogNotice shows, once, what the library had to say since the last
 // command (the program diverged from the log, the log is full): it cannot
 // say so itself while fred replays, since fred hides the program's output
@@ -165,7 +159,11 @@ func (s *Session) replayLogNotice() {
 		return
 	}
 	h, err := replaylog.ReadHeader(s.rlog.path)
-	if err != nil || h.Notices == s.rlog.seen {
+	if err != nil {
+		return
+	}
+	s.rlog.timeTurns = h.TimeTurns
+	if h.Notices == s.rlog.seen {
 		return
 	}
 	if h.Notices > s.rlog.seen+1 {
@@ -181,13 +179,11 @@ func (s *Session) replayLogNotice() {
 // again is only as exact as the log can make it: the untraced threads'
 // work may differ, or the replay may leave the log.
 func (s *Session) timeTurnsCaveat() {
-	if s.rlog == nil || s.rlog.path == "" || s.rlog.saidTurns {
+	if s.rlog == nil || !s.rlog.timeTurns || s.rlog.saidTurns {
 		return
 	}
-	if h, err := replaylog.ReadHeader(s.rlog.path); err == nil && h.TimeTurns {
-		s.rlog.saidTurns = true
-		s.Printf("replay log: this program's threads took turns at the interpreter's lock by time, which a replay cannot repeat exactly: from here, what the threads the debugger does not trace compute may differ from the first run, or a replay may leave its recording")
-	}
+	s.rlog.saidTurns = true
+	s.Printf("replay log: this program's threads took turns at the interpreter's lock by time, which a replay cannot repeat exactly: from here, what the threads the debugger does not trace compute may differ from the first run, or a replay may leave its recording")
 }
 
 // closeReplayLog removes the log unless the session keeps its files.

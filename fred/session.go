@@ -316,8 +316,17 @@ func Start(opt Options) (*Session, error) {
 	_, _ = rand.Read(nonce)
 	// \032 (SUB) never appears in source text or normal program output.
 	s.marker = "\x1a\x1afred-" + hex.EncodeToString(nonce) + "\x1a\x1a"
+	logEnv := s.openReplayLog()
+	if opt.Recording != "" && s.rlog.path == "" {
+		// a recording's run without its log would be another run
+		s.keeper.Close()
+		s.closeSessionDir()
+		return nil, fmt.Errorf("the recording cannot be replayed: %s", s.rlog.why)
+	}
 	master, slave, err := proc.OpenPTY()
 	if err != nil {
+		s.keeper.Close()
+		s.closeSessionDir()
 		return nil, err
 	}
 	argv := s.p.Argv(opt.Argv, s.marker, slave.Name())
@@ -332,15 +341,7 @@ func Start(opt Options) (*Session, error) {
 			debugf("%v", err)
 		}
 	}
-	env = append(env, s.openReplayLog()...)
-	if opt.Recording != "" && s.rlog.path == "" {
-		// a recording's run without its log would be another run
-		master.Close()
-		slave.Close()
-		s.keeper.Close()
-		s.closeSessionDir()
-		return nil, fmt.Errorf("the recording cannot be replayed: %s", s.rlog.why)
-	}
+	env = append(env, logEnv...)
 	// Bracketed paste would wrap the person's pastes in escapes that fred's
 	// line editor and the debugger's echo do not expect. The debugger reads
 	// INPUTRC once at start, so the file goes as soon as the prompt shows.

@@ -45,3 +45,12 @@ func Env(path string, inProcess bool) []string {
 	}
 	return env
 }
+
+// JoinPreload is LD_PRELOAD's value with lib first and old (what was
+// there) after it.
+func JoinPreload(lib, old string) string {
+	if old == "" {
+		return lib
+	}
+	return lib + ":" + old
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fred-debugger/fred/internal/recording"
@@ -33,27 +34,28 @@ func recordCmd(args []string) int {
 	name := filepath.Base(argv[0])
 	switch {
 	case strings.HasPrefix(name, "python"):
-		// Recorded after pdb's own start, which replays it.
-		script := pdbScript(argv)
-		if script == "" {
+		// Recorded after pdb's own start, which replays it: the command
+		// line fred's pdb runs, whose arguments after its bootstrap are
+		// the script's.
+		run := P.PDB.Argv(argv, "(Pdb) ", "")
+		rest := run[slices.Index(run, "-c")+2:]
+		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			fmt.Fprintf(os.Stderr, "fred record: give the script: fred record %s SCRIPT [ARGS] (a module, -m, is not recorded yet)\n", name)
 			return 2
 		}
-		// The interpreter itself, not a wrapper script (pyenv's shims):
-		// its path is the one the replay runs.
-		real, err := exec.Command(argv[0], "-c", "import sys; print(sys.executable)").Output()
+		script := rest[0]
+		// The interpreter itself, not a wrapper script (pyenv's shims),
+		// is the one the replay runs; and fred follows its pdb's own
+		// steps (Python 3.11's, with _ScriptTarget).
+		real, err := exec.Command(argv[0], "-c", "import sys, pdb; pdb._ScriptTarget.check; print(sys.executable)").Output()
 		if err != nil || strings.TrimSpace(string(real)) == "" {
-			fmt.Fprintf(os.Stderr, "fred record: %s does not say where its interpreter is: %v\n", argv[0], err)
-			return 1
-		}
-		// pdb's own steps, which a recording follows (Python 3.11's pdb)
-		if err := exec.Command(argv[0], "-c", "import pdb; pdb._ScriptTarget.check").Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "fred record: this %s's pdb is not one fred records from (it needs pdb._ScriptTarget, as in Python 3.11)\n", name)
+			fmt.Fprintf(os.Stderr, "fred record: %s is not an interpreter fred records with (it needs pdb._ScriptTarget, as in Python 3.11): %v\n", argv[0], err)
 			return 2
 		}
 		argv = append([]string{strings.TrimSpace(string(real))}, argv[1:]...)
+		run[0] = argv[0]
 		o.Argv = argv
-		o.Run, o.Debugger, o.InProcess, o.Env = P.PDB.Argv(argv, "(Pdb) ", ""), "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
+		o.Run, o.Debugger, o.InProcess, o.Env = run, "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
 		name = filepath.Base(script)
 	case strings.HasPrefix(name, "perl"):
 		// Recorded under perl -d with fred's start, not stopping
@@ -90,25 +92,6 @@ func recordCmd(args []string) int {
 	fmt.Fprintf(os.Stderr, "fred: recorded %s (%s) in %s: %d entries, %d files; 'fred replay %s' debugs this run\n",
 		strings.Join(argv, " "), ended, dir, m.LogCounts, len(m.Parts), dir)
 	return m.Exit.Status
-}
-
-// pdbScript is the script of `python3 [-m pdb] [OPTS] SCRIPT ARGS`, ""
-// when there is none (a module, -c).
-func pdbScript(argv []string) string {
-	args := argv[1:]
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-m" && i+1 < len(args) && args[i+1] == "pdb":
-			i++
-		case a == "-m" || a == "-c" || a == "-":
-			return ""
-		case a == "-X" || a == "-W":
-			i++
-		case !strings.HasPrefix(a, "-"):
-			return a
-		}
-	}
-	return ""
 }
 
 // freeName is name, or name-2, name-3, ... whichever does not exist yet.

@@ -31,17 +31,31 @@ func fredRun(t *testing.T, dir string, args ...string) (string, int) {
 	return strings.ReplaceAll(string(out), "\r\n", "\n"), code
 }
 
+// recordRun writes an input file ("first content") and records argv, the
+// input's path in place of INPUT, into DIR/rec with fred record.
+func recordRun(t *testing.T, argv ...string) (dir, input, out string, code int) {
+	t.Helper()
+	work := t.TempDir()
+	input = filepath.Join(work, "input.txt")
+	os.WriteFile(input, []byte("first content\n"), 0o644)
+	dir = filepath.Join(work, "rec")
+	args := []string{"record", "-o", dir}
+	for _, a := range argv {
+		if a == "INPUT" {
+			a = input
+		}
+		args = append(args, a)
+	}
+	out, code = fredRun(t, work, args...)
+	return dir, input, out, code
+}
+
 // record makes a recording of nondet reading input (content first) and
 // exiting with status 3, and returns its directory and what it printed.
 func record(t *testing.T) (dir, input, printed string) {
 	t.Helper()
 	testutil.Require(t, "gdb", "gcc")
-	prog := testutil.Fixture(t, "nondet")
-	work := t.TempDir()
-	input = filepath.Join(work, "input.txt")
-	os.WriteFile(input, []byte("first content\n"), 0o644)
-	dir = filepath.Join(work, "rec")
-	out, code := fredRun(t, work, "record", "-o", dir, prog, input, "0", "3")
+	dir, input, out, code := recordRun(t, testutil.Fixture(t, "nondet"), "INPUT", "0", "3")
 	if code != 3 {
 		t.Fatalf("fred record: status %d, want the program's 3:\n%s", code, out)
 	}
@@ -119,11 +133,7 @@ func TestRecordAndReplay(t *testing.T) {
 // replays the recording again, not that run.
 func TestReplayEveryRun(t *testing.T) {
 	testutil.Require(t, "gdb", "gcc")
-	work := t.TempDir()
-	input := filepath.Join(work, "input.txt")
-	os.WriteFile(input, []byte("first content\n"), 0o644)
-	dir := filepath.Join(work, "rec")
-	rout, code := fredRun(t, work, "record", "-o", dir, testutil.Fixture(t, "nondet"), input)
+	dir, _, rout, code := recordRun(t, testutil.Fixture(t, "nondet"), "INPUT")
 	usual := regexp.MustCompile(`usual path: urandom=\w+`)
 	printed, recorded := regexp.MustCompile(`time=.*\nfile=first content socket=-`).FindString(rout), usual.FindString(rout)
 	if code != 0 || printed == "" || recorded == "" {
@@ -285,12 +295,9 @@ func TestReplayRecordedExecutable(t *testing.T) {
 // recorded values again, the input as it was, a reverse command in it.
 func TestRecordAndReplayPerl(t *testing.T) {
 	testutil.Require(t, "perl")
-	work := t.TempDir()
-	input := filepath.Join(work, "input.txt")
-	os.WriteFile(input, []byte("first content\n"), 0o644)
-	rec := filepath.Join(work, "rec")
 	script := filepath.Join(testutil.Root(), "testdata", "nondet.pl")
-	out, code := fredRun(t, work, "record", "-o", rec, "perl", script, input, "0")
+	rec, input, out, code := recordRun(t, "perl", script, "INPUT", "0")
+	work := t.TempDir()
 	printed := regexp.MustCompile(`time=\d+ hires=\S+ random=(\S+) dev=\w+\nfile=first content socket=-`).FindStringSubmatch(out)
 	if code != 0 || printed == nil {
 		t.Fatalf("fred record: status %d:\n%s", code, out)
@@ -347,12 +354,9 @@ func TestRecordRefuses(t *testing.T) {
 // read by what fstat says: the recorded size).
 func TestRecordAndReplayPython(t *testing.T) {
 	testutil.Require(t, "python3")
-	work := t.TempDir()
-	input := filepath.Join(work, "input.txt")
-	os.WriteFile(input, []byte("first content\n"), 0o644)
-	rec := filepath.Join(work, "rec")
 	script := filepath.Join(testutil.Root(), "testdata", "nondet.py")
-	out, code := fredRun(t, work, "record", "-o", rec, "python3", script, input, "0")
+	rec, input, out, code := recordRun(t, "python3", script, "INPUT", "0")
+	work := t.TempDir()
 	if code != 0 {
 		t.Fatalf("fred record: status %d\n%s", code, out)
 	}

@@ -103,7 +103,7 @@ func Record(o Options) (*Result, error) {
 	defer os.Remove(tmp)
 	runEnv := append(append(append([]string{}, env...), o.Env...), replaylog.Env(tmp, o.InProcess)...)
 	// Reads and metadata kept whole: the replay does not need the files.
-	runEnv = append(runEnv, "FREDLOG_STORE=-1", "FREDLOG_STAT=1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+joinPreload(lib, os.Getenv("LD_PRELOAD")))
+	runEnv = append(runEnv, "FREDLOG_STORE=-1", "FREDLOG_STAT=1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
 	cmd := exec.Command(exe, run[1:]...)
 	cmd.Args[0] = run[0]
 	cmd.Env = runEnv
@@ -213,13 +213,6 @@ func Record(o Options) (*Result, error) {
 	}
 	made = true
 	return &Result{Manifest: m, Notice: h.Notice}, nil
-}
-
-func joinPreload(lib, old string) string {
-	if old == "" {
-		return lib
-	}
-	return lib + ":" + old
 }
 
 // dynamic: the replay log is a preloaded library, which only a

@@ -270,10 +270,15 @@ static void say(const char *fmt, ...)
  * replays and waits for there, with the time and its tid (to find why a
  * replay left its log; each line opens the file, so it is slow). */
 static char *trace_path;
+/* (a macro: the replay's hot path pays one test, not a call and its
+ * arguments, when nobody traces) */
+#define TRACE(...)                          \
+	do {                                \
+		if (trace_path)             \
+			trace(__VA_ARGS__); \
+	} while (0)
 static void trace(const char *fmt, ...)
 {
-	if (!trace_path)
-		return;
 	char b[400];
 	struct timespec now;
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
@@ -596,7 +601,7 @@ static void append(const unsigned char *h, int hn, const void *payload, size_t p
 		memcpy(fredlog_base + fredlog_pos + hn, payload, pn);
 	fredlog_pos += hn + pn;
 	fredlog_seq++;
-	trace("T%d REC seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(h[0]));
+	TRACE("T%d REC seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(h[0]));
 	fredlog_ctl->end = fredlog_pos;
 	fredlog_ctl->count = fredlog_seq;
 }
@@ -675,7 +680,7 @@ static int wait_turn(int k, int owner)
 {
 	uint64_t pos = fredlog_pos, end = fredlog_ctl->end;
 	int64_t slept = 0; /* ms */
-	trace("T%d WAIT seq=%llu for %s, owner T%d nheld=%d win=%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner, nheld, in_window());
+	TRACE("T%d WAIT seq=%llu for %s, owner T%d nheld=%d win=%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner, nheld, in_window());
 	while (fredlog_pos == pos && fredlog_ctl->end == end) {
 		if (fredlog_left) {
 			stay();
@@ -695,7 +700,7 @@ static int wait_turn(int k, int owner)
 			slept = 0;
 		if ((owner > 0 && owner <= MAXTHR && ended[owner]) || slept >= turn_ms) {
 			fredlog_ctl->divergences++;
-			trace("T%d TURNFAIL seq=%llu %s owner T%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner);
+			TRACE("T%d TURNFAIL seq=%llu %s owner T%d", mythr, (unsigned long long)fredlog_seq, call_name(k), owner);
 			say("the program diverged from the log at entry %llu: thread %d waits to call %s, but thread %d, "
 			    "whose turn it is, %s; recording a new branch of history from here",
 			    (unsigned long long)fredlog_seq, mythr, call_name(k), owner,
@@ -822,7 +827,7 @@ static int begin(int k, struct ent *e)
 			continue;
 		}
 		if (got == k || (got == K_FILE && (k == K_READ || k == K_PREAD))) {
-			trace("T%d REP seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(k));
+			TRACE("T%d REP seq=%llu %s", mythr, (unsigned long long)fredlog_seq, call_name(k));
 			e->kind = got;
 			e->at = at;
 			return 1;
@@ -834,7 +839,7 @@ static int begin(int k, struct ent *e)
 /* diverge reports a mismatch once and cuts the log here. */
 static void diverge(int k, int logged, const char *detail)
 {
-	trace("T%d DIVERGE seq=%llu called %s log %s", mythr, (unsigned long long)fredlog_seq, call_name(k), call_name(logged));
+	TRACE("T%d DIVERGE seq=%llu called %s log %s", mythr, (unsigned long long)fredlog_seq, call_name(k), call_name(logged));
 	fredlog_ctl->divergences++;
 	say("the program diverged from the log at entry %llu: it called %s%s where the log has %s (thread %d); "
 	    "recording a new branch of history from here",
@@ -1028,12 +1033,12 @@ static void moved(int fd, FILE *f, int64_t n)
 {
 	struct stat st;
 	int sv = errno;
-	if (n > 0 && raw_fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (f)
-			fseeko(f, (off_t)n, SEEK_CUR);
-		else
-			lseek(fd, (off_t)n, SEEK_CUR);
-	}
+	if (n <= 0)
+		return;
+	if (!f)
+		lseek(fd, (off_t)n, SEEK_CUR); /* a pipe's or a socket's fails (ESPIPE): nothing moves */
+	else if (raw_fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		fseeko(f, (off_t)n, SEEK_CUR); /* (a stream on a pipe would drop what it buffered) */
 	errno = sv;
 }
 
@@ -1999,7 +2004,7 @@ HIDDEN int fredlog_stat;
 static int path_key(const char *p)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
-	trace("T%d path %s", mythr, p ? p : "(null)");
+	TRACE("T%d path %s", mythr, p ? p : "(null)");
 	for (; p && *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	return STAT_PATHS + (int)(h & 0xffffff);
@@ -3297,7 +3302,7 @@ EXPORT long syscall(long n, ...)
 	/* compared as ints: ctypes passes Python ints as C ints, whose upper
 	 * register halves are not defined */
 	if ((int)n == FREDLOG_SYSCALL) {
-		trace("T%d DEBUGGER %d seq=%llu", mythr, (int)a[0], (unsigned long long)fredlog_seq);
+		TRACE("T%d DEBUGGER %d seq=%llu", mythr, (int)a[0], (unsigned long long)fredlog_seq);
 		if ((int)a[0] == 1) {
 			debugger_opens();
 		} else if ((int)a[0] == 2) {
