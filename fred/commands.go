@@ -12,6 +12,7 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
+	"github.com/fred-debugger/fred/internal/words"
 	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -74,11 +75,16 @@ func init() {
 				s.Printf("snapshot %d taken (%.3f s, %s)", sn.ID, sn.Took.Seconds(), s.snapSize(sn))
 				return nil
 			}},
-		{Name: "fred-restart", Args: "[N]",
-			Help: "Go back to snapshot N (default: the latest).",
+		{Name: "fred-restart", Args: "[N|NAME]",
+			Help: "Go back to snapshot N (default: the latest), or to the moment bookmark NAME keeps (as fred-switch NAME).",
 			Run: func(s *Session, args []string) error {
 				if len(args) > 1 {
-					return &UsageError{Cmd: "fred-restart", Msg: "takes at most one snapshot number", Usage: "fred-restart [N]"}
+					return &UsageError{Cmd: "fred-restart", Msg: "takes at most one snapshot number or bookmark", Usage: "fred-restart [N|NAME]"}
+				}
+				if len(args) == 1 {
+					if _, ok := s.branches[args[0]]; ok {
+						return s.execFred("fred-switch " + args[0])
+					}
 				}
 				if s.snap == nil {
 					return fmt.Errorf("%w: %s", ErrNoSnapshots, s.snapWhy)
@@ -90,7 +96,7 @@ func init() {
 				if len(args) == 1 {
 					n, err := strconv.Atoi(args[0])
 					if err != nil {
-						return &UsageError{Cmd: "fred-restart", Msg: fmt.Sprintf("%q is not a snapshot number", args[0]), Usage: "fred-restart [N]"}
+						return &UsageError{Cmd: "fred-restart", Msg: fmt.Sprintf("%q is neither a snapshot number nor a bookmark", args[0]), Usage: "fred-restart [N|NAME]"}
 					}
 					id = n
 				}
@@ -193,8 +199,8 @@ func init() {
 					return r.Resolve(t[:len(t)-1])
 				})
 			}},
-		{Name: "fred-branch", Args: "NAME",
-			Help: "Keep the current line of history under NAME, to come back to with fred-switch.",
+		{Name: "fred-branch", Args: "NAME", Aliases: []string{"fred-bookmark"},
+			Help: "Keep the current line of history under NAME, a bookmark of this moment, to come back to with fred-switch NAME (or fred-restart NAME); fred-save keeps them.",
 			Run: func(s *Session, args []string) error {
 				if len(args) != 1 {
 					return &UsageError{Cmd: "fred-branch", Msg: "needs one name", Usage: "fred-branch NAME"}
@@ -207,7 +213,7 @@ func init() {
 				if s.startUpBehind() {
 					n-- // not a command of the person's
 				}
-				s.Printf("branch '%s' keeps %d commands", args[0], n)
+				s.Printf("branch '%s' keeps %s", args[0], words.Plural(n, "command"))
 				return nil
 			}},
 		{Name: "fred-switch", Args: "NAME", NeedsHistory: true,
@@ -221,6 +227,14 @@ func init() {
 					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
 				}
 				return s.reverse("fred-switch", 1, func(*rewrite.Rewriter, []history.Step) ([]history.Step, error) { return b, nil })
+			}},
+		{Name: "fred-save", Args: "DIR",
+			Help: "Save this session on a recording (fred replay) in DIR: the recording, the run's replay log as it is now, its history, snapshots' moments, bookmarks and where you are. 'fred replay DIR', here or on another machine, opens at this moment with the same fred-history.",
+			Run: func(s *Session, args []string) error {
+				if len(args) != 1 {
+					return &UsageError{Cmd: "fred-save", Msg: "needs one directory", Usage: "fred-save DIR"}
+				}
+				return s.save(args[0])
 			}},
 		{Name: "fred-log", Args: "[N|all]",
 			Help: "Show the replay log's last N entries (default 20): what the program got from the outside world (clocks, randomness, reads, polls), recorded the first time and given back when fred replays. Each line: sequence number, thread, call, result.",

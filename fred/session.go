@@ -64,6 +64,10 @@ type Options struct {
 	// ProgramEnv is set in the program's environment alone (under gdb:
 	// set environment), not the debugger's.
 	ProgramEnv []string
+	// Save writes a saved session (fred-save DIR): the recording with the
+	// session's replay log (log) and its history (session, JSON). Nil
+	// when the session does not replay a recording.
+	Save func(dir, log string, session []byte) error
 }
 
 // Session is one debugger and the history of the program it runs.

@@ -198,6 +198,7 @@ var GDB = &Personality{
 	Disable:          "disable %s",
 	Delete:           "python fred_bp.pop(%s).delete()",
 	BreakAt:          `python fred_break(%q)`,
+	Rebreak:          `python fred_break(%q, False)`,
 	ParseNewBreakpoint: func(out string) string {
 		if m := regexp.MustCompile(`[Bb]reakpoint (-?\d+) at`).FindStringSubmatch(out); m != nil {
 			return m[1]

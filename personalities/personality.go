@@ -196,6 +196,10 @@ type Personality struct {
 	// takes a Bp.Where and ParseNewBreakpoint reads the new number.
 	Enable, Disable, Delete, BreakAt string
 	ParseNewBreakpoint               func(out string) string
+	// Rebreak makes the person's breakpoint again from its Bp.Where, as
+	// one of theirs (a saved session opened, fred-save); "" when BreakAt's
+	// are theirs already.
+	Rebreak string
 	// EvalCmd asks for an expression's value; ParseEval reads it, with
 	// the debugger's error as an error.
 	EvalCmd   func(expr string) string

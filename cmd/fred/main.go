@@ -122,6 +122,8 @@ func run(args []string) int {
 	var err error
 	var recorded string
 	var programEnv []string
+	var saved []byte
+	var save func(dir, log string, session []byte) error
 	if argv[0] == "replay" {
 		if *noLog {
 			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
@@ -133,7 +135,7 @@ func run(args []string) int {
 			return 2
 		}
 		defer r.cleanup()
-		argv, recorded, programEnv = r.argv, r.log, r.programEnv
+		argv, recorded, programEnv, saved, save = r.argv, r.log, r.programEnv, r.session, r.save
 		*personality = r.personality
 	}
 	if *personality != "" {
@@ -150,7 +152,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, Save: save}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws
@@ -173,6 +175,14 @@ func run(args []string) int {
 	term.sess = s
 	term.start()
 	defer term.stop()
+	if saved != nil {
+		if err := s.Resume(saved); err != nil {
+			if errors.Is(err, fred.ErrSessionOver) {
+				return exitStatus(s)
+			}
+			fmt.Printf("fred: the saved session could not be opened at its moment: %v\n", err)
+		}
+	}
 
 	for _, f := range scripts {
 		if err := s.Source(f); err != nil {

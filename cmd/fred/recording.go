@@ -114,6 +114,10 @@ type replaying struct {
 	programEnv  []string // set for the program alone (gdb's set environment)
 	log         string   // the recorded log
 	cleanup     func()
+	// session is a saved session's history (fred-save), opened at its
+	// moment; save writes one (fred-save in this session).
+	session []byte
+	save    func(dir, log string, session []byte) error
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -154,6 +158,17 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }}
 	fail := func(err error) (*replaying, error) { r.cleanup(); return nil, err }
+	if r.session, err = m.Session(dir); err != nil {
+		return fail(err)
+	}
+	// fred-save's DIR is the person's, relative to where fred started.
+	wd, _ := os.Getwd()
+	r.save = func(to, log string, session []byte) error {
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(wd, to)
+		}
+		return recording.Save(dir, m, to, log, session, version)
+	}
 
 	// The executable and libraries: the ones here when they are the
 	// recorded ones, else the recording's copies.
@@ -228,6 +243,9 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 	say("replaying %s: '%s', recorded on %s at %s (%s); 'run' runs that run again, exactly, and the reverse commands work in it",
 		dir, strings.Join(m.Argv, " "), m.Host, m.Recorded, ended)
+	if r.session != nil {
+		say("a session saved at %s: it opens at the moment it was saved at", m.Saved)
+	}
 	r.personality = m.Debugger
 	if m.Debugger == "perl" {
 		r.argv = append([]string{exe, "-d"}, args[1:]...)

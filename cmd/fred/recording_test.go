@@ -376,3 +376,95 @@ func TestRecordAndReplayPython(t *testing.T) {
 		t.Fatalf("fred replay: status %d:\n%s\nwant the recorded values (random %s, the first content) and output:\n%s", code, out, printed[1], printed[0])
 	}
 }
+
+// fred-save keeps a session on a recording: its moment, its history
+// (a reverse-watch's stop by run time made a count first), its snapshots'
+// moments, bookmarks and the side line going back left. `fred replay` of
+// the saved directory, in a fresh process on a "machine" whose input
+// file, executable and hostname differ (a mount namespace with another
+// build bound over the program, another UTS name), opens at that moment
+// with the same fred-history, and every bookmark and reverse command
+// lands by the recorded values.
+func TestSaveAndOpen(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "unshare")
+	exe := testutil.Fixture(t, "travel")
+	work := t.TempDir()
+	input := filepath.Join(work, "n.txt")
+	os.WriteFile(input, []byte("12345\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	out, code := fredRun(t, work, "record", "-o", rec, exe, input)
+	if code != 0 || !strings.Contains(out, "bad=12345 ") || !strings.Contains(out, "flag=1") {
+		t.Fatalf("fred record: status %d:\n%s", code, out)
+	}
+	recorded := regexp.MustCompile(`bad=12345 time=\d+ rand=-?\d+`).FindString(out)
+	total := regexp.MustCompile(`total=(\d+)`).FindStringSubmatch(out)[1]
+
+	saved := filepath.Join(work, "saved")
+	script := filepath.Join(work, "cmds")
+	os.WriteFile(script, []byte(strings.Join([]string{
+		"break 38", "run", "fred-bookmark end",
+		"fred-reverse-watch flag", "fred-bookmark bug", "print i",
+		"fred-reverse-next", "finish", // a side line: the next going back left
+		"fred-save " + saved, "fred-history", "print i", "print bad",
+	}, "\n")+"\n"), 0o644)
+	out, code = fredRun(t, work, "--batch", "-x", script, "replay", rec)
+	if code != 0 || !strings.Contains(out, "fred: saved in "+saved) {
+		t.Fatalf("fred-save: status %d:\n%s", code, out)
+	}
+	history := regexp.MustCompile(`(?s)fred: timeline of run 1.*?>>> you are here[^\n]*\n(   :[^\n]*\n)*`)
+	before := history.FindAllString(out, -1)
+	vals := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`).FindAllStringSubmatch(out, -1)
+	if len(before) != 1 || !strings.Contains(before[0], "branch 'end'") || !strings.Contains(before[0], "branch 'bug'") ||
+		strings.Contains(before[0], "stop by run time") || len(vals) != 3 || vals[0][1] != "12345" {
+		t.Fatalf("before saving:\n%s", out)
+	}
+	if _, err := recording.Read(saved); err != nil {
+		t.Fatalf("the saved session does not check: %v", err)
+	}
+
+	// Elsewhere: another input, another build at the program's path,
+	// another host name.
+	os.WriteFile(input, []byte("7\n"), 0o644)
+	other := filepath.Join(work, "other")
+	if b, err := exec.Command("cp", testutil.Fixture(t, "steps"), other).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, b)
+	}
+	script2 := filepath.Join(work, "cmds2")
+	os.WriteFile(script2, []byte(strings.Join([]string{
+		"fred-history", "print i", "print bad", "print flag",
+		"fred-restart end", "print total", "print flag",
+		"fred-restart bug", "print i", "print flag",
+		"fred-reverse-step", "print flag",
+		"fred-reverse-continue", "next 9", "print r", "print now",
+	}, "\n")+"\n"), 0o644)
+	inside := fmt.Sprintf("mount --bind %s %s && hostname elsewhere && exec %s --batch -x %s replay %s", other, exe, testutil.Fred(t), script2, saved)
+	c := exec.Command("unshare", "-m", "--uts", "--propagation", "private", "sh", "-c", inside)
+	c.Dir = t.TempDir()
+	c.Env = append(os.Environ(), "TERM=dumb")
+	b, err := c.CombinedOutput()
+	out = strings.ReplaceAll(string(b), "\r\n", "\n")
+	if err != nil {
+		t.Fatalf("fred replay of the saved session elsewhere: %v:\n%s", err, out)
+	}
+	if !strings.Contains(out, "is not the executable recorded: the recording's copy runs instead") ||
+		!regexp.MustCompile(`fred: opened the saved session at main at travel.c:36, with \d+ snapshots and 2 bookmarks`).MatchString(out) {
+		t.Fatalf("the saved session did not open at its moment, from the recording's build:\n%s", out)
+	}
+	after := history.FindAllString(out, -1)
+	if len(after) != 1 || after[0] != before[0] {
+		t.Fatalf("fred-history differs after opening the saved session:\n%s\nwas:\n%s", strings.Join(after, "\n"), before[0])
+	}
+	vals = regexp.MustCompile(`(?m)^\$\d+ = (.*)$`).FindAllStringSubmatch(out, -1)
+	m := regexp.MustCompile(`time=(\d+) rand=(-?\d+)`).FindStringSubmatch(recorded)
+	want := []string{"12345", "12345", "1", total, "1", "12345", "0", "0", m[2], m[1]}
+	got := []string{}
+	for _, v := range vals {
+		got = append(got, v[1])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("values after opening the saved session: %v, want %v (the recorded ones):\n%s", got, want, out)
+	}
+	if strings.Contains(out, "diverged") || strings.Contains(out, "left its recording") {
+		t.Fatalf("the replay left its recording:\n%s", out)
+	}
+}

@@ -11,6 +11,8 @@
 //	                stored in it (FREDLOG_STORE=-1), cut at its end
 //	files/SHA256    the executable and the shared libraries it mapped,
 //	                each stored once by content
+//	session.json    for a saved session (fred-save): its history, the
+//	                moment it was at, its snapshots' moments, bookmarks
 //
 // Every part is checked against the manifest before a replay: a truncated
 // or altered recording gets one error naming the part, never a replay
@@ -68,7 +70,8 @@ type Exit struct {
 // Manifest says what a recording holds.
 type Manifest struct {
 	Fred      string   `json:"fred"`
-	Recorded  string   `json:"recorded"` // RFC 3339
+	Recorded  string   `json:"recorded"`        // RFC 3339
+	Saved     string   `json:"saved,omitempty"` // RFC 3339: a saved session (fred-save)
 	Host      string   `json:"host"`
 	Kernel    string   `json:"kernel"`
 	Arch      string   `json:"arch"` // uname -m
@@ -248,6 +251,8 @@ func Read(dir string) (*Manifest, error) {
 			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a replay log other than %s", LogFile)}
 		case p.Role == RoleExecutable && p.Path == m.Exe:
 			exes++
+		case p.Role == RoleSession && p.File != SessionFile:
+			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a saved session other than %s", SessionFile)}
 		}
 	}
 	if logs != 1 {

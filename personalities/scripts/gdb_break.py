@@ -1,5 +1,5 @@
 import gdb
-def fred_break(spec):
+def fred_break(spec, internal=True):
     s = spec.split(" if ", 1)
     w = s[0].split(" ", 1)
     if w[0] == "fredwatch":
@@ -10,9 +10,10 @@ def fred_break(spec):
         gdb.execute(s[0], to_string=True)
         b = gdb.breakpoints()[-1]
     elif w[0] in ("watch", "rwatch", "awatch") and len(w) > 1:
-        b = gdb.Breakpoint(w[1], gdb.BP_WATCHPOINT, {"watch": gdb.WP_WRITE, "rwatch": gdb.WP_READ, "awatch": gdb.WP_ACCESS}[w[0]], internal=True)
+        b = gdb.Breakpoint(w[1], gdb.BP_WATCHPOINT, {"watch": gdb.WP_WRITE, "rwatch": gdb.WP_READ, "awatch": gdb.WP_ACCESS}[w[0]], internal=internal)
     else:
-        b = gdb.Breakpoint(s[0], internal=True)
+        b = gdb.Breakpoint(s[0], internal=internal)
     b.condition = s[1] if len(s) > 1 else None
-    fred_bp[b.number] = b
+    if internal:
+        fred_bp[b.number] = b
     print("Breakpoint %d at" % b.number)
