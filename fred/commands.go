@@ -12,8 +12,8 @@ import (
 
 	"github.com/fred-debugger/fred/ckpt"
 	"github.com/fred-debugger/fred/fred/history"
-	"github.com/fred-debugger/fred/internal/words"
 	"github.com/fred-debugger/fred/fred/rewrite"
+	"github.com/fred-debugger/fred/internal/words"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
