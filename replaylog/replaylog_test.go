@@ -378,6 +378,38 @@ func TestLibraryReplayMovesTheOffset(t *testing.T) {
 	}
 }
 
+// The scanf family reads its stream inside libc, where the library does
+// not see the reads: a replay runs the same conversions on the bytes the
+// recorded ones consumed, with the same results (a match, a matching
+// failure that leaves the word unread, the end of the file), although the
+// file changed since.
+func TestLibraryReplaysScanf(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "scanfile")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.WriteFile(data, []byte("41 word 1 2\n3\n"), 0o600)
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
+	first := runProg(t, with, prog, data)
+	want := "a=41 (1) b=0 (0) word=word (1) 3 more, sum 6, last -1, feof 1, at 14\n"
+	if first != want {
+		t.Fatalf("recorded run printed %q, want %q", first, want)
+	}
+	os.WriteFile(data, []byte("7 8 9\n"), 0o600)
+	if plain := runProg(t, nil, prog, data); plain == first {
+		t.Fatalf("the changed file reads as the recorded one without the library: %q", plain)
+	}
+	for i := 0; i < 2; i++ {
+		if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data); again != first {
+			t.Fatalf("replay %d printed %q; recorded %q", i, again, first)
+		}
+	}
+}
+
 // The library, in a real program without a debugger: a recorded run
 // replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
 // same values although the world changed; without the library they differ.

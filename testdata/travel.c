@@ -22,12 +22,11 @@ static void work(long i, long bad)
 
 int main(int argc, char **argv)
 {
-	char line[64];
+	long bad = -1;
 	FILE *f = argc > 1 ? fopen(argv[1], "r") : NULL;
-	if (!f || !fgets(line, sizeof line, f))
+	if (!f || fscanf(f, "%ld", &bad) != 1)
 		return 2;
 	fclose(f);
-	long bad = strtol(line, NULL, 10);
 	long now = (long)time(NULL);
 	srand((unsigned)now);
 	int r = rand();

@@ -402,7 +402,7 @@ func TestSaveAndOpen(t *testing.T) {
 	saved := filepath.Join(work, "saved")
 	script := filepath.Join(work, "cmds")
 	os.WriteFile(script, []byte(strings.Join([]string{
-		"break 38", "run", "fred-bookmark end",
+		"break 37", "run", "fred-bookmark end",
 		"fred-reverse-watch flag", "fred-bookmark bug", "print i",
 		"fred-reverse-next", "finish", // a side line: the next going back left
 		"fred-save " + saved, "fred-history", "print i", "print bad",
@@ -447,7 +447,7 @@ func TestSaveAndOpen(t *testing.T) {
 		t.Fatalf("fred replay of the saved session elsewhere: %v:\n%s", err, out)
 	}
 	if !strings.Contains(out, "is not the executable recorded: the recording's copy runs instead") ||
-		!regexp.MustCompile(`fred: opened the saved session at main at travel.c:36, with \d+ snapshots and 2 bookmarks`).MatchString(out) {
+		!regexp.MustCompile(`fred: opened the saved session at main at travel.c:35, with \d+ snapshots and 2 bookmarks`).MatchString(out) {
 		t.Fatalf("the saved session did not open at its moment, from the recording's build:\n%s", out)
 	}
 	after := history.FindAllString(out, -1)

@@ -178,6 +178,8 @@ static ssize_t (*real_getrandom)(void *, size_t, unsigned);
 static size_t (*real_fread)(void *, size_t, size_t, FILE *);
 static char *(*real_fgets)(char *, int, FILE *);
 static ssize_t (*real_getdelim)(char **, size_t *, int, FILE *);
+static int (*real_vfscanf)(FILE *, const char *, va_list);
+static int (*real___isoc99_vfscanf)(FILE *, const char *, va_list);
 static ssize_t (*real_getline)(char **, size_t *, FILE *);
 static int (*real_fgetc)(FILE *);
 static int (*real_getc)(FILE *);
@@ -223,6 +225,7 @@ static void resolve(void)
 	REAL(read); REAL(pread); REAL(recv); REAL(recvfrom); REAL(recvmsg); REAL(recvmmsg);
 	REAL(accept); REAL(accept4); REAL(bind); REAL(getsockname); REAL(getpeername); REAL(getsockopt); REAL(setsockopt); REAL(poll); REAL(select); REAL(pselect); REAL(epoll_wait);
 	REAL(mmap); REAL(getrandom); REAL(fread); REAL(fgets); REAL(getdelim);
+	REAL(vfscanf); REAL(__isoc99_vfscanf);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
 	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat);
@@ -2235,6 +2238,119 @@ static int real_getchar_f(FILE *f)
 	return real_getchar();
 }
 EXPORT int getchar(void) { READY(); return getc_common(stdin, real_getchar_f); }
+
+/* The scanf family reads its stream inside libc too. Recorded, the bytes
+ * one call consumed are read again from the file (between the stream's
+ * positions before and after it, with the one byte after them that
+ * stopped the conversion, if any) and logged; replayed, the same
+ * conversion runs on those bytes (a memory stream), which gives the same
+ * values and result, and the stream moves on as far. A stream that has
+ * no position (a pipe) is not logged, then or on replay. */
+/* (stdio.h renames the scanf family to glibc's __isoc99_ ones: each is
+ * defined here under a name of its own, given its symbol by hand) */
+EXPORT int fred_vfscanf(FILE *, const char *, va_list) __asm__("vfscanf");
+EXPORT int fred_isoc99_vfscanf(FILE *, const char *, va_list) __asm__("__isoc99_vfscanf");
+EXPORT int fred_fscanf(FILE *, const char *, ...) __asm__("fscanf");
+EXPORT int fred_isoc99_fscanf(FILE *, const char *, ...) __asm__("__isoc99_fscanf");
+EXPORT int fred_scanf(const char *, ...) __asm__("scanf");
+EXPORT int fred_isoc99_scanf(const char *, ...) __asm__("__isoc99_scanf");
+EXPORT int fred_vscanf(const char *, va_list) __asm__("vscanf");
+EXPORT int fred_isoc99_vscanf(const char *, va_list) __asm__("__isoc99_vscanf");
+static int vfscanf_common(FILE *f, const char *fmt, va_list ap, int (*real)(FILE *, const char *, va_list))
+{
+	off_t p0;
+	if (OFF || !real || stdio_tty(f) || (p0 = ftello(f)) < 0)
+		return real(f, fmt, ap);
+	int fd = fileno(f);
+	struct ent e;
+	int64_t res = -1;
+	int r = EOF, rep = 0;
+	inlib = 1;
+	lock();
+	if (start(K_STDIO, &e)) {
+		uint64_t at = e.at;
+		get_uv(&at);
+		int64_t n = get_sv(&at);
+		char *b = malloc(n > 0 ? (size_t)n : 1);
+		if (b && rep_data(&e, K_STDIO, fd, n > 0 ? (size_t)n : 0, b, &res)) {
+			rep = 1;
+			if (res <= 0)
+				b[0] = 0;
+			FILE *m = fmemopen(b, res > 0 ? (size_t)res : 1, "r");
+			if (m) {
+				if (res <= 0)
+					real_fgetc(m); /* (fmemopen wants a size: an empty stream) */
+				r = real(m, fmt, ap);
+				long used = ftell(m) - (res <= 0);
+				int end = feof(m);
+				fclose(m);
+				moved(fd, f, used > 0 ? used : 0);
+				if (end)
+					eof_seen(f);
+			}
+		}
+		free(b);
+	}
+	unlock();
+	if (!rep) {
+		r = real(f, fmt, ap);
+		off_t p1 = ftello(f);
+		int64_t n = p1 > p0 ? (int64_t)(p1 - p0) : 0;
+		char *b = malloc((size_t)n + 1);
+		int64_t got = 0;
+		if (b) {
+			got = syscall(SYS_pread64, fd, b, (size_t)n + 1, p0);
+			if (got < n)
+				got = got < 0 ? 0 : got; /* (the file changed under it) */
+		}
+		lock();
+		log_data(K_STDIO, fd, got, b);
+		unlock();
+		free(b);
+	}
+	inlib = 0;
+	return r;
+}
+EXPORT int fred_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return vfscanf_common(f, fmt, ap, real_vfscanf); }
+EXPORT int fred_isoc99_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return vfscanf_common(f, fmt, ap, real___isoc99_vfscanf); }
+EXPORT int fred_fscanf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = vfscanf_common(f, fmt, ap, real_vfscanf);
+	va_end(ap);
+	return r;
+}
+EXPORT int fred_isoc99_fscanf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = vfscanf_common(f, fmt, ap, real___isoc99_vfscanf);
+	va_end(ap);
+	return r;
+}
+EXPORT int fred_scanf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = vfscanf_common(stdin, fmt, ap, real_vfscanf);
+	va_end(ap);
+	return r;
+}
+EXPORT int fred_isoc99_scanf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf);
+	va_end(ap);
+	return r;
+}
+EXPORT int fred_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real_vfscanf); }
+EXPORT int fred_isoc99_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf); }
 
 /* fclose closes its descriptor inside libc, out of close()'s reach. */
 static int (*real_fclose)(FILE *);
