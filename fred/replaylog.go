@@ -68,9 +68,7 @@ func (s *Session) openReplayLog() []string {
 		return nil
 	}
 	env := replaylog.Env(s.rlog.path, true)
-	if s.opt.Recording != "" {
-		env = append(env, recordingEnv...) // the recorded run, from its start
-	}
+	env = append(env, s.recordingEnv()...) // the recorded run, from its start
 	return append(env, "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
 }
 
@@ -89,9 +87,7 @@ func (s *Session) gdbReplayLog() {
 	}
 	cmds := []string{fmt.Sprintf(t.SetEnv, "LD_PRELOAD", replaylog.JoinPreload(s.rlog.lib, t.EnvValue(out, "LD_PRELOAD")))}
 	env := replaylog.Env(s.rlog.path, false)
-	if s.opt.Recording != "" {
-		env = append(env, recordingEnv...) // every run is the recorded one
-	}
+	env = append(env, s.recordingEnv()...) // every run is the recorded one
 	env = append(env, s.opt.ProgramEnv...)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -118,9 +114,17 @@ func (s *Session) recordingAgain() {
 	}
 }
 
-// recordingEnv: a recorded run (fred record) replays from its first entry,
-// with the file metadata it logged.
-var recordingEnv = []string{"FREDLOG_REPLAY=1", "FREDLOG_STAT=1"}
+// recordingEnv: a recorded run (fred replay) replays from its first
+// entry, with the file metadata it logged, if it did.
+func (s *Session) recordingEnv() []string {
+	switch {
+	case s.opt.Recording == "":
+		return nil
+	case s.opt.RecordingNoStat:
+		return []string{"FREDLOG_REPLAY=1"}
+	}
+	return []string{"FREDLOG_REPLAY=1", "FREDLOG_STAT=1"}
+}
 
 // copyLog puts a recorded log where the session's goes, with room after
 // its end for what the program does past the recording (a sparse file).

@@ -46,9 +46,8 @@ type SavedSnapshot struct {
 	Steps []history.Step `json:"steps"`
 }
 
-// ErrNoSave says fred-save has nowhere to write: the session does not
-// replay a recording.
-var ErrNoSave = errors.New("fred-save saves a session on a recording: record the program with 'fred record PROG ARGS', debug it with 'fred replay DIR', then fred-save")
+// ErrNoSave says this session cannot be saved (fred's Options.Save).
+var ErrNoSave = errors.New("this session cannot be saved")
 
 // save is fred-save DIR.
 func (s *Session) save(dir string) error {
@@ -58,7 +57,7 @@ func (s *Session) save(dir string) error {
 	if s.rlog == nil || s.rlog.path == "" {
 		return errors.New("this session has no replay log to save")
 	}
-	if s.Timeline.Len() == 0 && !s.running {
+	if !s.running || s.pid == 0 {
 		return &NeedsProgramError{Cmd: "fred-save", Hint: s.startHint()}
 	}
 	if err := s.portable(); err != nil {
@@ -79,7 +78,7 @@ func (s *Session) save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.opt.Save(dir, s.rlog.path, b); err != nil {
+	if err := s.opt.Save(SaveRequest{Dir: dir, Log: s.rlog.path, Session: b, Pid: s.pid, Argv: s.opt.Argv, Debugger: s.p.Name}); err != nil {
 		return err
 	}
 	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, here or on another machine",

@@ -64,10 +64,22 @@ type Options struct {
 	// ProgramEnv is set in the program's environment alone (under gdb:
 	// set environment), not the debugger's.
 	ProgramEnv []string
-	// Save writes a saved session (fred-save DIR): the recording with the
-	// session's replay log (log) and its history (session, JSON). Nil
-	// when the session does not replay a recording.
-	Save func(dir, log string, session []byte) error
+	// Save writes a saved session (fred-save DIR): a recording with the
+	// session's replay log and its history. Nil: fred-save is refused.
+	Save func(SaveRequest) error
+	// RecordingNoStat: the recording's log holds no file metadata (a live
+	// session's, saved), so its replay asks for none.
+	RecordingNoStat bool
+}
+
+// SaveRequest is what Options.Save writes.
+type SaveRequest struct {
+	Dir      string
+	Log      string // the session's replay log, as it is now
+	Session  []byte // the history (Saved, JSON)
+	Pid      int    // the program's process
+	Argv     []string
+	Debugger string
 }
 
 // Session is one debugger and the history of the program it runs.

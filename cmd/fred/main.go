@@ -124,6 +124,7 @@ func run(args []string) int {
 	var programEnv []string
 	var saved []byte
 	var save func(dir, log string, session []byte) error
+	noStat := false
 	if argv[0] == "replay" {
 		if *noLog {
 			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
@@ -135,7 +136,7 @@ func run(args []string) int {
 			return 2
 		}
 		defer r.cleanup()
-		argv, recorded, programEnv, saved, save = r.argv, r.log, r.programEnv, r.session, r.save
+		argv, recorded, programEnv, saved, save, noStat = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat
 		*personality = r.personality
 	}
 	if *personality != "" {
@@ -152,7 +153,13 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, Save: save}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat}
+	opt.Save = func(q fred.SaveRequest) error {
+		if save != nil {
+			return save(q.Dir, q.Log, q.Session)
+		}
+		return saveLive(q)
+	}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {
 			opt.Size = ws

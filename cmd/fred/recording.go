@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fred-debugger/fred/fred"
 	"github.com/fred-debugger/fred/internal/recording"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -118,6 +119,7 @@ type replaying struct {
 	// moment; save writes one (fred-save in this session).
 	session []byte
 	save    func(dir, log string, session []byte) error
+	noStat  bool // the log holds no file metadata (a live session saved)
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -156,7 +158,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }}
+	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }, noStat: m.NoStat}
 	fail := func(err error) (*replaying, error) { r.cleanup(); return nil, err }
 	if r.session, err = m.Session(dir); err != nil {
 		return fail(err)
@@ -238,8 +240,11 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		}
 	}
 	ended := fmt.Sprintf("exit status %d", m.Exit.Status)
-	if m.Exit.Signal != "" {
+	switch {
+	case m.Exit.Signal != "":
 		ended = "killed by " + m.Exit.Signal
+	case m.Exit.Status < 0:
+		ended = "saved while it ran"
 	}
 	say("replaying %s: '%s', recorded on %s at %s (%s); 'run' runs that run again, exactly, and the reverse commands work in it",
 		dir, strings.Join(m.Argv, " "), m.Host, m.Recorded, ended)
@@ -266,4 +271,35 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	r.argv = append(append([]string{gdb}, args[1:]...), "--args", prog)
 	r.argv = append(r.argv, m.Argv[1:]...)
 	return r, nil
+}
+
+// saveLive is fred-save in a session that does not replay a recording:
+// the program's command line in the form a recording keeps (the
+// interpreter and the script for pdb and perl, without the debugger's
+// own start), from the person's command line or the running program.
+func saveLive(q fred.SaveRequest) error {
+	var argv []string
+	switch q.Debugger {
+	case "pdb":
+		run := P.PDB.Argv(q.Argv, "", "")
+		argv = append([]string{run[0]}, run[slices.Index(run, "-c")+2:]...)
+	case "perl":
+		run := P.Perl.Argv(q.Argv, "", "")
+		for len(run) > 0 && (run[0] == "env" || strings.Contains(run[0], "=")) {
+			run = run[1:]
+		}
+		argv = slices.DeleteFunc(run, func(a string) bool { return a == "-d" })
+	default:
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", q.Pid))
+		if err != nil {
+			return fmt.Errorf("the program's command line: %w", err)
+		}
+		argv = strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	}
+	if len(argv) > 0 {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", q.Pid)); err == nil && q.Debugger != "gdb" {
+			argv[0] = exe // the interpreter itself, not a wrapper
+		}
+	}
+	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version})
 }

@@ -177,33 +177,15 @@ func Record(o Options) (*Result, error) {
 		return nil, err
 	}
 	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
-	p, err := store(o.Dir, RoleExecutable, exe)
-	if err != nil {
-		return nil, fmt.Errorf("storing the executable: %w", err)
-	}
-	m.Parts = append(m.Parts, p)
 	for _, l := range needed {
 		mapped[l] = true
 	}
-	delete(mapped, exe)
 	delete(mapped, lib)
-	logInfo, _ := os.Stat(tmp)
-	libs := make([]string, 0, len(mapped))
-	for l := range mapped {
-		// the log itself, which the library maps (by any of its names)
-		if st, err := os.Stat(l); err == nil && logInfo != nil && os.SameFile(st, logInfo) {
-			continue
-		}
-		libs = append(libs, l)
+	parts, err := storeProgram(o.Dir, exe, mapped, tmp)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(libs)
-	for _, l := range libs {
-		p, err := store(o.Dir, RoleLibrary, l)
-		if err != nil {
-			continue // gone since (a temporary file it mapped): not needed to replay
-		}
-		m.Parts = append(m.Parts, p)
-	}
+	m.Parts = append(m.Parts, parts...)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
@@ -213,6 +195,35 @@ func Record(o Options) (*Result, error) {
 	}
 	made = true
 	return &Result{Manifest: m, Notice: h.Notice}, nil
+}
+
+// storeProgram stores the executable and the files the program mapped
+// (its shared libraries), but for the log itself (by any of its names)
+// and fred's own libraries.
+func storeProgram(dir, exe string, mapped map[string]bool, log string) ([]Part, error) {
+	p, err := store(dir, RoleExecutable, exe)
+	if err != nil {
+		return nil, fmt.Errorf("storing the executable: %w", err)
+	}
+	parts := []Part{p}
+	delete(mapped, exe)
+	logInfo, _ := os.Stat(log)
+	libs := make([]string, 0, len(mapped))
+	for l := range mapped {
+		if st, err := os.Stat(l); err == nil && logInfo != nil && os.SameFile(st, logInfo) || ownLibrary(l) {
+			continue
+		}
+		libs = append(libs, l)
+	}
+	sort.Strings(libs)
+	for _, l := range libs {
+		p, err := store(dir, RoleLibrary, l)
+		if err != nil {
+			continue // gone since (a temporary file it mapped): not needed to replay
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
 }
 
 // dynamic: the replay log is a preloaded library, which only a

@@ -84,7 +84,10 @@ type Manifest struct {
 	Exit      Exit     `json:"exit"`
 	LogBytes  uint64   `json:"log_bytes"`
 	LogCounts uint64   `json:"log_entries"`
-	Parts     []Part   `json:"parts"`
+	// NoStat: the log holds no file metadata (a live session's, saved):
+	// its replay does not ask for it.
+	NoStat bool   `json:"log_without_stat,omitempty"`
+	Parts  []Part `json:"parts"`
 }
 
 // DamagedError is a recording whose part is missing or differs from what

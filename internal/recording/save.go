@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fred-debugger/fred/replaylog"
@@ -110,4 +111,120 @@ func linkOrCopy(dst, src string) error {
 		return err
 	}
 	return o.Close()
+}
+
+// Live is a live session's run to save (fred-save in a session that
+// does not replay a recording): the program, stopped under its debugger,
+// and the session's replay log.
+type Live struct {
+	Dir, Log string
+	Session  []byte
+	Pid      int
+	Argv     []string // the program's command line, argv[0] as run
+	Debugger string
+	Fred     string
+}
+
+// SaveLive writes a saved session of a live run: the program's
+// executable and the files it has mapped (from /proc), its environment
+// and directory, the session's replay log, cut at its end, and the
+// session's history. The log was recorded as a debugging session records:
+// without the metadata of files (stat), and with large files read by
+// reference (which another machine must have as they were).
+func SaveLive(o Live) (err error) {
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return err
+	}
+	proc := func(what string) string { return fmt.Sprintf("/proc/%d/%s", o.Pid, what) }
+	exe, err := os.Readlink(proc("exe"))
+	if err != nil {
+		return fmt.Errorf("the program (pid %d): %w", o.Pid, err)
+	}
+	cwd, _ := os.Readlink(proc("cwd"))
+	environ, err := os.ReadFile(proc("environ"))
+	if err != nil {
+		return fmt.Errorf("the program's environment: %w", err)
+	}
+	h, err := replaylog.ReadHeader(o.Log)
+	if err != nil {
+		return fmt.Errorf("the session's replay log: %w", err)
+	}
+	if err := makeDir(o.Dir); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(o.Dir)
+		}
+	}()
+	host, kernel, arch, flags := Machine()
+	now := time.Now().UTC().Format(time.RFC3339)
+	m := &Manifest{Fred: o.Fred, Recorded: now, Saved: now, Host: host, Kernel: kernel, Arch: arch, CPUFlags: flags,
+		Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: programEnv(environ), Cwd: cwd,
+		Exit: Exit{Status: -1}, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, NoStat: true}
+	if len(m.Argv) == 0 {
+		m.Argv = []string{exe}
+	}
+	if err := copyPrefix(filepath.Join(o.Dir, LogFile), o.Log, int64(h.End)); err != nil {
+		return err
+	}
+	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
+	if err != nil {
+		return err
+	}
+	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
+	mapped := map[string]bool{}
+	mappedFiles(o.Pid, mapped)
+	parts, err := storeProgram(o.Dir, exe, mapped, o.Log)
+	if err != nil {
+		return err
+	}
+	m.Parts = append(m.Parts, parts...)
+	if err := os.WriteFile(filepath.Join(o.Dir, SessionFile), o.Session, 0o644); err != nil {
+		return err
+	}
+	if sum, n, err = hashFile(filepath.Join(o.Dir, SessionFile)); err != nil {
+		return err
+	}
+	m.Parts = append(m.Parts, Part{Role: RoleSession, File: SessionFile, SHA256: sum, Size: n})
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(o.Dir, ManifestFile), append(b, '\n'), 0o644)
+}
+
+// programEnv is a program's environment (/proc/PID/environ) without what
+// fred and its debugger put there: fred's libraries in LD_PRELOAD, the
+// replay log's settings, the debuggers' bootstraps, gdb's LINES and
+// COLUMNS.
+func programEnv(environ []byte) []string {
+	var env []string
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok, strings.HasPrefix(k, "FREDLOG_"), strings.HasPrefix(k, "FRED_"), k == "PERL5DB", k == "LINES", k == "COLUMNS":
+			continue
+		case k == "LD_PRELOAD":
+			var keep []string
+			for _, l := range strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ' ' }) {
+				if !ownLibrary(l) {
+					keep = append(keep, l)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			kv = k + "=" + strings.Join(keep, ":")
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// ownLibrary says whether path is one of fred's libraries (the replay
+// log's, gdb's register helper), built as NAME-HASH.so.
+func ownLibrary(path string) bool {
+	b := filepath.Base(path)
+	return (strings.HasPrefix(b, "fredlog-") || strings.HasPrefix(b, "fredxstate-")) && strings.HasSuffix(b, ".so")
 }
