@@ -83,6 +83,11 @@ func (s *Session) save(dir string) error {
 	}
 	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, here or on another machine",
 		dir, words.Plural(len(sv.Snapshots), "snapshot's moment", "snapshots' moments"), words.Plural(len(sv.Bookmarks), "bookmark"), dir)
+	if s.opt.Recording == "" {
+		// A debugging session's log keeps what a file read gave, not what
+		// the program asked of the file first (its size, its times).
+		s.Printf("the files this run read must be as they are now where it is replayed (a run recorded with 'fred record' needs none of them)")
+	}
 	return nil
 }
 

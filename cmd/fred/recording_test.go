@@ -468,3 +468,53 @@ func TestSaveAndOpen(t *testing.T) {
 		t.Fatalf("the replay left its recording:\n%s", out)
 	}
 }
+
+// fred-save in a live session (no recording first) keeps the run as a
+// recording: the program, its libraries, environment and directory from
+// the live process, and the session's log. `fred replay` of it, in a
+// fresh process, opens at the saved moment with the values of the run
+// (its time and random numbers), and its bookmark and reverse commands
+// land, under gdb, pdb and perl alike.
+func TestSaveLive(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl")
+	root := filepath.Join(testutil.Root(), "testdata")
+	cases := []struct {
+		name        string
+		argv        []string
+		run, after  []string
+		val, atMark string // printed at the saved moment, at the bookmark
+	}{
+		{"gdb", []string{"gdb", "--args", testutil.Fixture(t, "nondet"), "INPUT", "0"},
+			[]string{"break 80", "run", "fred-bookmark read", "next"}, []string{"print r", "fred-restart read", "print line"}, `\$\d+ = (-?\d+)`, `\$\d+ = "(first content)"`},
+		{"pdb", []string{"python3", "-m", "pdb", filepath.Join(root, "nondet.py"), "INPUT", "0"},
+			[]string{"b 22", "c", "fred-bookmark read", "n"}, []string{"p r", "fred-restart read", "p line"}, `\n(0\.\d+)\n`, `\n'(first content)'\n`},
+		{"perl", []string{"perl", "-d", filepath.Join(root, "nondet.pl"), "INPUT", "0"},
+			[]string{"b 27", "c", "fred-bookmark read", "n"}, []string{"p $r", "fred-restart read", "p $line"}, `\n(0\.\d+)\n`, `\n(first content)\n`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			work := t.TempDir()
+			input := filepath.Join(work, "input.txt")
+			os.WriteFile(input, []byte("first content\n"), 0o644)
+			argv := []string{"--batch", "-x", filepath.Join(work, "cmds")}
+			for _, a := range c.argv {
+				argv = append(argv, strings.ReplaceAll(a, "INPUT", input))
+			}
+			saved := filepath.Join(work, "saved")
+			os.WriteFile(filepath.Join(work, "cmds"), []byte(strings.Join(append(c.run, c.after[0], "fred-save "+saved), "\n")+"\n"), 0o644)
+			out, code := fredRun(t, work, argv...)
+			first := regexp.MustCompile(c.val).FindStringSubmatch(out)
+			if code != 0 || first == nil || !strings.Contains(out, "fred: saved in "+saved) {
+				t.Fatalf("the live session: status %d:\n%s", code, out)
+			}
+			os.WriteFile(filepath.Join(work, "cmds2"), []byte(strings.Join(c.after, "\n")+"\n"), 0o644)
+			out, code = fredRun(t, t.TempDir(), "--batch", "-x", filepath.Join(work, "cmds2"), "replay", saved)
+			again := regexp.MustCompile(c.val).FindStringSubmatch(out)
+			mark := regexp.MustCompile(c.atMark).FindStringSubmatch(out)
+			if code != 0 || !strings.Contains(out, "fred: opened the saved session at ") || again == nil || again[1] != first[1] || mark == nil ||
+				strings.Contains(out, "left its recording") {
+				t.Fatalf("fred replay of the saved session: status %d, want the value %s, then the bookmark's line:\n%s", code, first[1], out)
+			}
+		})
+	}
+}
