@@ -518,3 +518,71 @@ func TestSaveLive(t *testing.T) {
 		})
 	}
 }
+
+// A recorded run that crashes keeps its end: fred's status is the
+// program's (128 + SIGSEGV), and its replay goes to the crash and back
+// from it, to the statement that made the pointer NULL.
+func TestRecordCrash(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	dir, _, out, code := recordRun(t, testutil.Fixture(t, "crash"))
+	if code != 128+11 || !strings.Contains(out, "(killed by SIGSEGV)") {
+		t.Fatalf("fred record: status %d, want 139:\n%s", code, out)
+	}
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(cmds, []byte("run\nprint p\nfred-reverse-watch p\nprint p->value\nfred-reverse-step\nprint p\ncontinue\n"), 0o644)
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", dir)
+	vals := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`).FindAllStringSubmatch(out, -1)
+	if code != 0 || !strings.Contains(out, "(killed by SIGSEGV)") || strings.Count(out, "Program received signal SIGSEGV") != 2 ||
+		!regexp.MustCompile(`fred: 'p' is 0x[0-9a-f]+ here; the next step makes it 0x0`).MatchString(out) ||
+		len(vals) != 3 || !strings.Contains(vals[0][1], "0x0") || vals[1][1] != "1" {
+		t.Fatalf("fred replay of a crash: status %d:\n%s", code, out)
+	}
+}
+
+// A recorded run with threads replays with the recorded thread order:
+// four threads that lose writes to one another end with the recorded
+// sum, in every replay, and going back over their joins lands there.
+func TestRecordThreads(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	dir, _, out, code := recordRun(t, testutil.Fixture(t, "mt_sum"))
+	m := regexp.MustCompile(`sum=(\d+)`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("fred record: status %d:\n%s", code, out)
+	}
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(cmds, []byte("break 92\nrun\nprint sum()\nfred-reverse-next\nprint i\nnext\nprint sum()\ncontinue\nrun\ncontinue\n"), 0o644)
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", dir)
+	vals := regexp.MustCompile(`(?m)^\$\d+ = (.*)$`).FindAllStringSubmatch(out, -1)
+	if code != 0 || len(vals) != 3 || vals[0][1] != m[1] || vals[1][1] != "3" || vals[2][1] != m[1] || strings.Count(out, "sum="+m[1]+"\n") != 2 ||
+		strings.Contains(out, "left its recording") {
+		t.Fatalf("fred replay of a threaded run: status %d, want the recorded sum %s each time:\n%s", code, m[1], out)
+	}
+}
+
+// A recorded Python run keeps the modules it imported as it read them:
+// the module edited since (and its cached bytecode gone stale) replays as
+// recorded, under pdb, and going back lands by the recorded values.
+func TestRecordPythonModule(t *testing.T) {
+	testutil.Require(t, "python3")
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "helper.py"), []byte("def value():\n    return 'old'\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "app.py"), []byte("import random\nimport helper\nv = helper.value()\nr = random.random()\nprint('v=%s r=%r' % (v, r))\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	out, code := fredRun(t, work, "record", "-o", rec, "python3", "app.py")
+	m := regexp.MustCompile(`v=old r=(0\.\d+)`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("fred record: status %d:\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(work, "helper.py"), []byte("def value():\n    return 'new, edited'\n"), 0o644)
+	if b, err := exec.Command("python3", filepath.Join(work, "app.py")).Output(); err != nil || !strings.Contains(string(b), "v=new") {
+		t.Fatalf("the edited module does not run as edited: %v %s", err, b)
+	}
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(cmds, []byte("b 5\nc\np v\np r\nfred-reverse-next\np v\nfred-reverse-step\nc\nc\n"), 0o644)
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
+	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
+	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+m[1]+"\n") || !strings.Contains(out, "v=old r="+m[1]) ||
+		strings.Contains(out, "left its recording") {
+		t.Fatalf("fred replay after the module changed: status %d, want v=old r=%s:\n%s", code, m[1], out)
+	}
+}
