@@ -148,5 +148,5 @@ sub fred_load { fred_out(); my $s = do { local $DB::trace = $DB::trace & ~2; do 
   for my $e (@$b) { my ($f, $l, $v, $en) = @$e; next unless $main::{"_<$f"}; local *dbline = $main::{"_<$f"};
     $dbline{$l} = $v; DB::_set_breakpoint_enabled_status($f, $l, $en); $DB::had_breakpoints{$f} |= 1 }
   %DB::alias = %$al; @DB::to_watch = @DB::old_watch = (); fred_watch($_, 1) for @{ $s->[2] || [] }; @DB::hist = @{ $s->[3] } if $s->[3]; @DB::truehist = @{ $s->[4] } if $s->[4]; $DB::trace = ($DB::trace & ~1) | ($s->[5] // 0); $DB::otrace = $DB::trace; }
-if (delete $ENV{FRED_RECORD}) { eval "INIT { syscall(0x46524544, 1); DB::setterm(); syscall(0x46524544, 0) }" }
+if (delete $ENV{FRED_RECORD}) { $^P &= ~1; eval "INIT { syscall(0x46524544, 1); DB::setterm(); syscall(0x46524544, 0) }" }
 }
