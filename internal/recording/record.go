@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,10 +98,19 @@ func Record(o Options) (*Result, error) {
 	}
 	cwd, _ := os.Getwd()
 	env := os.Environ()
-	needed := neededLibraries(exe, env)
-
 	tmp := filepath.Join(o.Dir, LogFile+".recording")
 	defer os.Remove(tmp)
+	// The program's files are stored while it runs, on the other CPU,
+	// as it maps them: the recording's cost is mostly the program's own.
+	st := newStorer(o.Dir, exe, lib, tmp)
+	defer st.close()
+	loader := make(chan struct{})
+	go func() {
+		defer close(loader)
+		for _, l := range neededLibraries(exe, env) {
+			st.add(l)
+		}
+	}()
 	runEnv := append(append(append([]string{}, env...), o.Env...), replaylog.Env(tmp, o.InProcess)...)
 	// Reads and metadata kept whole: the replay does not need the files.
 	runEnv = append(runEnv, "FREDLOG_STORE=-1", "FREDLOG_STAT=1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
@@ -134,7 +144,9 @@ func Record(o Options) (*Result, error) {
 	go func() {
 		defer close(polled)
 		for {
-			mappedFiles(cmd.Process.Pid, mapped)
+			for l := range mappedFiles(cmd.Process.Pid, mapped) {
+				st.add(l)
+			}
 			select {
 			case <-done:
 				return
@@ -177,11 +189,8 @@ func Record(o Options) (*Result, error) {
 		return nil, err
 	}
 	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
-	for _, l := range needed {
-		mapped[l] = true
-	}
-	delete(mapped, lib)
-	parts, err := storeProgram(o.Dir, exe, mapped, tmp)
+	<-loader
+	parts, err := st.close()
 	if err != nil {
 		return nil, err
 	}
@@ -274,10 +283,11 @@ func neededLibraries(exe string, env []string) []string {
 }
 
 // mappedFiles adds the regular files pid maps to seen.
-func mappedFiles(pid int, seen map[string]bool) {
+func mappedFiles(pid int, seen map[string]bool) (added map[string]bool) {
+	added = map[string]bool{}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
-		return
+		return added
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -289,10 +299,87 @@ func mappedFiles(pid int, seen map[string]bool) {
 		if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/memfd:") {
 			continue
 		}
+		if seen[p] {
+			continue
+		}
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			seen[p] = true
+			added[p] = true
 		}
 	}
+	return added
+}
+
+// storer stores a recorded program's files as they are found: the
+// executable first, then each library once.
+type storer struct {
+	dir, exe, lib string
+	logInfo       os.FileInfo
+	todo          chan string
+	done          chan struct{}
+	mu            sync.Mutex // seen, closed
+	seen          map[string]bool
+	pmu           sync.Mutex // parts
+	parts         []Part
+	err           error
+	closed        bool
+}
+
+func newStorer(dir, exe, lib, log string) *storer {
+	st := &storer{dir: dir, exe: exe, lib: lib, todo: make(chan string, 256), done: make(chan struct{}), seen: map[string]bool{exe: true, lib: true}}
+	go func() {
+		defer close(st.done)
+		p, err := store(dir, RoleExecutable, exe)
+		st.parts = append(st.parts, p)
+		if err != nil {
+			st.err = fmt.Errorf("storing the executable: %w", err)
+		}
+		for l := range st.todo {
+			if st.logInfo == nil {
+				st.logInfo, _ = os.Stat(log)
+			}
+			if fi, err := os.Stat(l); err == nil && st.logInfo != nil && os.SameFile(fi, st.logInfo) || ownLibrary(l) {
+				continue // the log itself, which the library maps (by any of its names)
+			}
+			p, err := store(dir, RoleLibrary, l)
+			if err != nil {
+				continue // gone since (a temporary file it mapped): not needed to replay
+			}
+			st.pmu.Lock()
+			st.parts = append(st.parts, p)
+			st.pmu.Unlock()
+		}
+	}()
+	return st
+}
+
+// add stores the file at path, once.
+func (st *storer) add(path string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.seen[path] || st.closed {
+		return
+	}
+	st.seen[path] = true
+	st.todo <- path // (the worker never takes mu: a full queue only waits)
+}
+
+// close waits for the files added so far and returns their parts: the
+// executable, then the libraries by path.
+func (st *storer) close() ([]Part, error) {
+	st.mu.Lock()
+	if !st.closed {
+		st.closed = true
+		close(st.todo)
+	}
+	st.mu.Unlock()
+	<-st.done
+	if st.err != nil {
+		return nil, st.err
+	}
+	libs := st.parts[1:]
+	sort.Slice(libs, func(i, j int) bool { return libs[i].Path < libs[j].Path })
+	return st.parts, nil
 }
 
 // copyPrefix copies the first n bytes of src to a new file dst.
