@@ -40,8 +40,12 @@ func recordCmd(args []string) int {
 		// the script's.
 		run := P.PDB.Argv(argv, "(Pdb) ", "")
 		rest := run[slices.Index(run, "-c")+2:]
+		module := len(rest) > 1 && rest[0] == "-m"
+		if module {
+			rest = rest[1:]
+		}
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			fmt.Fprintf(os.Stderr, "fred record: give the script: fred record %s SCRIPT [ARGS] (a module, -m, is not recorded yet)\n", name)
+			fmt.Fprintf(os.Stderr, "fred record: give the script or the module: fred record %s SCRIPT [ARGS], or %s -m MODULE [ARGS]\n", name, name)
 			return 2
 		}
 		script := rest[0]

@@ -336,7 +336,7 @@ func TestRecordRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"record", "python3", "-m", "http.server"}, "fred record: give the script: fred record python3 SCRIPT [ARGS] (a module, -m, is not recorded yet)"},
+		{[]string{"record", "python3", "-m"}, "fred record: give the script or the module: fred record python3 SCRIPT [ARGS], or python3 -m MODULE [ARGS]"},
 		{[]string{"record"}, "usage: fred record [-o DIR] PROGRAM [ARGS]"},
 		{[]string{"record", "-o", "/dev/null/x", "/bin/true"}, "fred record: "},
 	} {
@@ -573,6 +573,13 @@ func TestRecordPythonModule(t *testing.T) {
 	if code != 0 || m == nil {
 		t.Fatalf("fred record: status %d:\n%s", code, out)
 	}
+	// and as a module (python3 -m app), replayed under pdb -m
+	recm := filepath.Join(work, "recm")
+	out, code = fredRun(t, work, "record", "-o", recm, "python3", "-m", "app")
+	mm := regexp.MustCompile(`v=old r=(0\.\d+)`).FindStringSubmatch(out)
+	if code != 0 || mm == nil {
+		t.Fatalf("fred record -m: status %d:\n%s", code, out)
+	}
 	os.WriteFile(filepath.Join(work, "helper.py"), []byte("def value():\n    return 'new, edited'\n"), 0o644)
 	if b, err := exec.Command("python3", filepath.Join(work, "app.py")).Output(); err != nil || !strings.Contains(string(b), "v=new") {
 		t.Fatalf("the edited module does not run as edited: %v %s", err, b)
@@ -584,5 +591,11 @@ func TestRecordPythonModule(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+m[1]+"\n") || !strings.Contains(out, "v=old r="+m[1]) ||
 		strings.Contains(out, "left its recording") {
 		t.Fatalf("fred replay after the module changed: status %d, want v=old r=%s:\n%s", code, m[1], out)
+	}
+	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", recm)
+	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
+	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+mm[1]+"\n") || !strings.Contains(out, "v=old r="+mm[1]) ||
+		strings.Contains(out, "left its recording") {
+		t.Fatalf("fred replay of python3 -m app after the module changed: status %d, want v=old r=%s:\n%s", code, mm[1], out)
 	}
 }

@@ -667,14 +667,20 @@ def _fred_record(log):
     import io, os, sys, traceback, __main__, getopt
     # pdb.main's and Pdb._run's steps, in their order (which modules get
     # imported and which directories looked at when), without the trace
-    target = pdb._ScriptTarget(sys.argv[1])
+    if sys.argv[1] == '-m':
+        target = pdb._ModuleTarget(sys.argv[2])
+        del sys.argv[1]
+    else:
+        target = pdb._ScriptTarget(sys.argv[1])
     target.check()
     sys.argv[:] = sys.argv[1:]
     p = pdb.Pdb()
     p.mainpyfile = p.canonic(target.filename)
     __main__.__dict__.clear()
     __main__.__dict__.update(target.namespace)
-    code = compile(target.code, '<string>', 'exec')
+    code = target.code
+    if isinstance(code, str):
+        code = compile(code, '<string>', 'exec')
     p.reset()
     log(0x46524544, 0)
     try:
