@@ -69,7 +69,16 @@ func (s *Session) openReplayLog() []string {
 	}
 	env := replaylog.Env(s.rlog.path, true)
 	env = append(env, s.recordingEnv()...) // the recorded run, from its start
-	return append(env, "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
+	pre := os.Getenv("LD_PRELOAD")
+	if s.opt.Env != nil {
+		pre = ""
+		for _, kv := range s.opt.Env {
+			if v, ok := strings.CutPrefix(kv, "LD_PRELOAD="); ok {
+				pre = v
+			}
+		}
+	}
+	return append(env, "LD_PRELOAD="+replaylog.JoinPreload(lib, pre))
 }
 
 // gdbReplayLog puts the library into the environment gdb gives the
@@ -90,7 +99,11 @@ func (s *Session) gdbReplayLog() {
 	env = append(env, s.recordingEnv()...) // every run is the recorded one
 	env = append(env, s.opt.ProgramEnv...)
 	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok && t.UnsetEnv != "" {
+			cmds = append(cmds, fmt.Sprintf(t.UnsetEnv, k)) // ProgramEnv: not in the program's
+			continue
+		}
 		cmds = append(cmds, fmt.Sprintf(t.SetEnv, k, v))
 	}
 	for _, c := range cmds {

@@ -61,8 +61,12 @@ type Options struct {
 	// Recording is a recorded replay log (fred replay): every run of the
 	// program replays it from its first entry instead of recording anew.
 	Recording string
+	// Env is the debugger's environment (nil: fred's own). The program
+	// of an in-process debugger runs in it.
+	Env []string
 	// ProgramEnv is set in the program's environment alone (under gdb:
-	// set environment), not the debugger's.
+	// set environment), not the debugger's; a NAME without "=" is taken
+	// out of it.
 	ProgramEnv []string
 	// Save writes a saved session (fred-save DIR): a recording with the
 	// session's replay log and its history. Nil: fred-save is refused.
@@ -349,7 +353,11 @@ func Start(opt Options) (*Session, error) {
 	if !opt.Colour && len(s.p.Plain) > 0 {
 		argv = slices.Concat(argv[:1], s.p.Plain, argv[1:])
 	}
-	env := append(os.Environ(), s.p.Env...)
+	base := opt.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := append(slices.Clone(base), s.p.Env...)
 	if !s.p.InProcess {
 		// gdb 13 on a CPU with AMX cannot write registers, so it cannot
 		// call a function in the program (fork snapshots, probes).

@@ -253,7 +253,7 @@ var GDB = &Personality{
 			"python fred_locked('jump *$pc', 0)"},
 		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"},
 		Show: "show %s", Set: "set %s %s",
-		Env: "show environment %s", SetEnv: "set environment %s %s", EnvValue: gdbEnvValue,
+		Env: "show environment %s", SetEnv: "set environment %s %s", UnsetEnv: "unset environment %s", EnvValue: gdbEnvValue,
 		AtAddr: "*0x%016x",
 		Watch:  "fredwatch %s %s",
 		WatchKind: func(key, expr string) string {

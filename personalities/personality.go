@@ -332,9 +332,10 @@ type Tracer struct {
 	Show, Set string
 	// Env and SetEnv read and write a variable of the environment the
 	// debugger runs the program with (%s the name; SetEnv: %s the value);
-	// EnvValue reads Env's answer for name ("" if unset).
-	Env, SetEnv string
-	EnvValue    func(out, name string) string
+	// EnvValue reads Env's answer for name ("" if unset); UnsetEnv takes
+	// a variable out of it.
+	Env, SetEnv, UnsetEnv string
+	EnvValue              func(out, name string) string
 	// AtAddr is a breakpoint location at an address (%x).
 	AtAddr string
 	// Watch is the Bp.Where of a hardware watchpoint of fred's on an

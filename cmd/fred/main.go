@@ -125,6 +125,7 @@ func run(args []string) int {
 	var saved []byte
 	var save func(dir, log string, session []byte) error
 	noStat := false
+	var debuggerEnv []string
 	if argv[0] == "replay" {
 		if *noLog {
 			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
@@ -136,7 +137,7 @@ func run(args []string) int {
 			return 2
 		}
 		defer r.cleanup()
-		argv, recorded, programEnv, saved, save, noStat = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat
+		argv, recorded, programEnv, saved, save, noStat, debuggerEnv = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat, r.env
 		*personality = r.personality
 	}
 	if *personality != "" {
@@ -153,7 +154,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat, Env: debuggerEnv}
 	opt.Save = func(q fred.SaveRequest) error {
 		if save != nil {
 			return save(q.Dir, q.Log, q.Session)

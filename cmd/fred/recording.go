@@ -124,6 +124,9 @@ type replaying struct {
 	session []byte
 	save    func(dir, log string, session []byte) error
 	noStat  bool // the log holds no file metadata (a live session saved)
+	// env is the debugger's environment: the program's, for pdb and perl
+	// (nil: fred's own)
+	env []string
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -205,36 +208,55 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		}
 	}
 
-	// The recorded environment and directory (what the program reads of
-	// them is not in the log), with this terminal's own settings.
-	keep := map[string]string{}
-	for _, k := range []string{"TERM", "COLUMNS", "LINES", "FRED_CRIU", "FRED_TRACE", "FREDLOG_TRACE"} {
-		if v, ok := os.LookupEnv(k); ok {
-			keep[k] = v
-		}
-	}
-	os.Clearenv()
+	// The recorded environment (what the program reads of it is not in
+	// the log), with this terminal's own settings: the program's alone.
+	// Under gdb, fred and gdb keep this machine's (a recorded HOME or
+	// PYTHONHOME is not theirs); pdb and perl run inside the program.
+	keep := map[string]bool{"TERM": true, "COLUMNS": true, "LINES": true, "FRED_CRIU": true, "FRED_TRACE": true, "FREDLOG_TRACE": true}
+	env := map[string]string{}
 	for _, kv := range m.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			os.Setenv(k, v)
+		if k, v, ok := strings.Cut(kv, "="); ok && !keep[k] {
+			env[k] = v
 		}
 	}
-	for k, v := range keep {
-		os.Setenv(k, v)
-	}
-	if sh := os.Getenv("SHELL"); sh != "" {
-		if _, err := os.Stat(sh); err != nil {
-			os.Setenv("SHELL", "/bin/sh") // gdb starts the program through it
+	for k := range keep {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
 		}
 	}
 	if libDir != "" {
-		lp := strings.TrimSuffix(libDir+":"+os.Getenv("LD_LIBRARY_PATH"), ":")
-		if m.Debugger == "gdb" {
-			// the program's, not gdb's own
-			r.programEnv = append(r.programEnv, "LD_LIBRARY_PATH="+lp)
-		} else {
-			os.Setenv("LD_LIBRARY_PATH", lp)
+		env["LD_LIBRARY_PATH"] = strings.TrimSuffix(libDir+":"+env["LD_LIBRARY_PATH"], ":")
+	}
+	if m.Debugger == "gdb" {
+		// set what differs, take out what the recorded run did not have
+		// (but for LD_PRELOAD, the replay log's own, and gdb's LINES,
+		// COLUMNS)
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			if w, ok := env[k]; ok && w == v || k == "LD_PRELOAD" || keep[k] {
+				delete(env, k)
+				continue
+			}
+			if _, ok := env[k]; !ok {
+				r.programEnv = append(r.programEnv, k)
+			}
 		}
+		for k, v := range env {
+			if k != "LD_PRELOAD" {
+				r.programEnv = append(r.programEnv, k+"="+v)
+			}
+		}
+		slices.Sort(r.programEnv)
+	} else {
+		if sh := env["SHELL"]; sh != "" {
+			if _, err := os.Stat(sh); err != nil {
+				env["SHELL"] = "/bin/sh"
+			}
+		}
+		for k, v := range env {
+			r.env = append(r.env, k+"="+v)
+		}
+		slices.Sort(r.env)
 	}
 	if err := os.Chdir(m.Cwd); err != nil {
 		wd, _ := os.Getwd()

@@ -599,3 +599,38 @@ func TestRecordPythonModule(t *testing.T) {
 		t.Fatalf("fred replay of python3 -m app after the module changed: status %d, want v=old r=%s:\n%s", code, mm[1], out)
 	}
 }
+
+// A replay gives the program the recorded environment, every variable
+// as recorded and none it did not have, while fred and gdb keep this
+// machine's (a recorded HOME is not theirs).
+func TestReplayEnvironment(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc")
+	work := t.TempDir()
+	input := filepath.Join(work, "n.txt")
+	os.WriteFile(input, []byte("5\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	env := func(kv ...string) []string {
+		var out []string
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "TRAVEL_WHO=") && !strings.HasPrefix(e, "FRED_ONLY_HERE=") {
+				out = append(out, e)
+			}
+		}
+		return append(append(out, "TERM=dumb"), kv...)
+	}
+	c := exec.Command(testutil.Fred(t), "record", "-o", rec, testutil.Fixture(t, "travel"), input)
+	c.Env = env("TRAVEL_WHO=alice")
+	if out, err := c.CombinedOutput(); err != nil || !strings.Contains(string(out), "who=alice") {
+		t.Fatalf("fred record: %v:\n%s", err, out)
+	}
+	cmds := filepath.Join(work, "cmds")
+	os.WriteFile(cmds, []byte("python print('gdb has', __import__('os').environ.get('TRAVEL_WHO'))\nbreak 35\nrun\nprint (char *) getenv(\"TRAVEL_WHO\")\nprint (char *) getenv(\"FRED_ONLY_HERE\")\n"), 0o644)
+	c = exec.Command(testutil.Fred(t), "--batch", "-x", cmds, "replay", rec)
+	c.Env = env("TRAVEL_WHO=bob", "FRED_ONLY_HERE=1")
+	b, err := c.CombinedOutput()
+	out := string(b)
+	if err != nil || !strings.Contains(out, "gdb has bob") || !strings.Contains(out, "who=alice") ||
+		!regexp.MustCompile(`\$1 = 0x[0-9a-f]+ "alice"`).MatchString(out) || !strings.Contains(out, "$2 = 0x0") {
+		t.Fatalf("fred replay: %v; want the program with the recorded environment, gdb with this one:\n%s", err, out)
+	}
+}
