@@ -410,6 +410,30 @@ func TestLibraryReplaysScanf(t *testing.T) {
 	}
 }
 
+// With the file metadata logged (FREDLOG_STAT=1, as fred record keeps a
+// run), statx's answer replays too, as stat's does, after the file changed.
+func TestLibraryReplaysStatx(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "statx")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.WriteFile(data, []byte("four"), 0o600)
+	os.Chtimes(data, time.Unix(1e9, 0), time.Unix(1e9, 0))
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STAT=1"}
+	first := runProg(t, with, prog, data)
+	if want := "statx 0 size 4 mtime 1000000000; stat 0 size 4\n"; first != want {
+		t.Fatalf("recorded run printed %q, want %q", first, want)
+	}
+	os.WriteFile(data, []byte("longer now"), 0o600)
+	if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data); again != first {
+		t.Fatalf("replay printed %q; recorded %q", again, first)
+	}
+}
+
 // The library, in a real program without a debugger: a recorded run
 // replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
 // same values although the world changed; without the library they differ.

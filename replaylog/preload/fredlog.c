@@ -192,6 +192,7 @@ static int (*real_stat)(const char *, struct stat *);
 static int (*real_lstat)(const char *, struct stat *);
 static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
+static int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -228,7 +229,7 @@ static void resolve(void)
 	REAL(vfscanf); REAL(__isoc99_vfscanf);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
-	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat);
+	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -1969,7 +1970,8 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct ti
  * far more often than it reads. */
 HIDDEN int fredlog_stat;
 
-#define STAT_CALL(FD, ST, CALL)                                                      \
+#define STAT_CALL(FD, ST, CALL) STAT_CALL_SIZE(FD, ST, sizeof(struct stat), CALL)
+#define STAT_CALL_SIZE(FD, ST, SIZE, CALL)                                           \
 	do {                                                                         \
 		if (OFF || !fredlog_stat)                                            \
 			return CALL;                                                 \
@@ -1980,14 +1982,14 @@ HIDDEN int fredlog_stat;
 		int64_t res;                                                         \
 		inlib = 1;                                                           \
 		lock();                                                              \
-		int rep = start(K_STAT, &e) && rep_data(&e, K_STAT, fd_, sizeof(struct stat), ST, &res); \
+		int rep = start(K_STAT, &e) && rep_data(&e, K_STAT, fd_, (SIZE), ST, &res); \
 		unlock();                                                            \
 		int sv = errno;                                                      \
 		if (!rep) {                                                          \
 			int r = CALL;                                                \
 			if (r != 0)                                                  \
 				sv = errno;                                          \
-			res = r == 0 ? (int64_t)sizeof(struct stat) : -sv;           \
+			res = r == 0 ? (int64_t)(SIZE) : -sv;                        \
 			lock();                                                      \
 			log_data(K_STAT, fd_, res, ST);                              \
 			unlock();                                                    \
@@ -2042,6 +2044,18 @@ EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
 	STAT_CALL(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
 }
 EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return fstatat(dfd, p, (struct stat *)st, fl); }
+/* statx: what coreutils (ls, cp) ask with */
+EXPORT int statx(int dfd, const char *p, int fl, unsigned int mask, struct statx *st)
+{
+	READY();
+	if (!real_statx) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!no_path(p) && device_path(p))
+		return real_statx(dfd, p, fl, mask, st);
+	STAT_CALL_SIZE(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, sizeof(struct statx), real_statx(dfd, p, fl, mask, st));
+}
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout");
 
 /* stdio reads go to libc's internal read, which LD_PRELOAD cannot see:
