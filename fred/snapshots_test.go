@@ -92,7 +92,7 @@ func testRestartAfterExitAndBadInput(t *testing.T, backend string) {
 	ts.must("run", `snapshot 1 taken at the program's start, main at`)
 	first := ts.state()
 	ts.must("fred-restart 99", `there is no snapshot 99`)
-	ts.must("fred-restart one", `"one" is not a snapshot number`)
+	ts.must("fred-restart one", `"one" is neither a snapshot number nor a bookmark`)
 	ts.must("fred-checkpoint now", `takes no arguments`)
 	ts.must("delete", ``)
 	ts.must("continue", `fact=120(?s).*exited normally`)

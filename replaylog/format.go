@@ -146,7 +146,11 @@ const (
 	// (a path's: 1<<24 plus 24 bits of its FNV-1a hash), sv length, then
 	// the struct stat; -errno when it failed.
 	Stat
-	maxKind = Stat
+	// OpenR is a read-only open's result (FREDLOG_STAT=1): 0, or -errno
+	// when it did not find its file. A replay fails it again, or gives a
+	// stand-in for a file that is not there now.
+	OpenR
+	maxKind = OpenR
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -156,7 +160,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat"}
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -416,6 +420,9 @@ func (d *decoder) next() (Entry, bool, error) {
 	case k == Branch:
 		d.time, d.tv, d.clock, d.files = 0, 0, [16]int64{}, nil
 	case k == Debugger:
+	case k == OpenR:
+		e.Fd = -1
+		e.Result, err = d.sv()
 	case k == OpenW:
 		e.Fd = -1
 		if e.Result, err = d.sv(); err != nil || e.Result < 0 {

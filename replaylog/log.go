@@ -362,6 +362,11 @@ func (e Entry) Describe() string {
 		return "a new branch of history starts here"
 	case Debugger:
 		return "the debugger talks with the person; the other threads wait"
+	case OpenR:
+		if e.Result < 0 {
+			return "the file was not there: " + errno(e.Result)
+		}
+		return "the file was there"
 	case OpenW:
 		if e.Result < 0 {
 			return errno(e.Result)
@@ -397,6 +402,10 @@ func (e Entry) Describe() string {
 			return fmt.Sprintf("%s: %s", on, errno(e.Result))
 		}
 		var st unix.Stat_t
+		if len(e.Data) == int(unsafe.Sizeof(unix.Statx_t{})) {
+			sx := *(*unix.Statx_t)(unsafe.Pointer(&e.Data[0]))
+			return fmt.Sprintf("%s: statx: mode %#o, %d bytes, inode %d", on, sx.Mode, sx.Size, sx.Ino)
+		}
 		if len(e.Data) != int(unsafe.Sizeof(st)) {
 			return fmt.Sprintf("%s: %d bytes", on, len(e.Data))
 		}

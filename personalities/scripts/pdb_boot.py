@@ -307,6 +307,20 @@ def _fred(prompt):
     wrap('reset', reset)
     wrap('do_run', restart)
     wrap('do_restart', restart)
+    # The program's run ends where pdb's _run returns (or raises): what
+    # pdb does then (its messages, a restart that reads the script again)
+    # is pdb's, as is its start, up to the next run's reset; a recording
+    # (fred record) ends there the same way.
+    def ran(o, self, *a):
+        try:
+            return o(self, *a)
+        finally:
+            if not P._fred_boot_window:
+                P._fred_boot_window = True
+                logsys(0x46524544, 1)
+    for name in ('_run', '_runscript', '_runmodule'):
+        if hasattr(P, name):
+            wrap(name, ran)
     wrap('bp_commands', bp_commands)
     wrap('_set_stopinfo', set_stopinfo)
     def where(self, arg):
@@ -683,14 +697,19 @@ def _fred_record(log):
         code = compile(code, '<string>', 'exec')
     p.reset()
     log(0x46524544, 0)
+    # The program's run ends where exec does, as under pdb (ran): what
+    # follows is not logged.
     try:
         exec(code, __main__.__dict__)
     except SystemExit:
+        log(0x46524544, 1)
         raise
     except BaseException:
+        log(0x46524544, 1)
         t, v, tb = sys.exc_info()
         traceback.print_exception(t, v, tb.tb_next.tb_next)
         sys.exit(1)
+    log(0x46524544, 1)
 import os as _fred_os
 if _fred_os.environ.pop('FRED_RECORD', None) == '1':
     types.FunctionType(_fred_record.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(_fred_log)

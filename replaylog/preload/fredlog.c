@@ -81,8 +81,9 @@ enum {
 	K_SEND, /* a send on a socket: not sent again on replay */
 	K_BIND, /* a bind, and the bound socket's inode */
 	K_PEER, /* an accepted connection's peer address (after its accept) */
-	K_STAT, /* stat, lstat, fstat, fstatat (FREDLOG_STAT=1): the struct; a path's by its key */
-	K_LAST = K_STAT,
+	K_STAT, /* stat, lstat, fstat, fstatat, statx (FREDLOG_STAT=1): the struct; a path's by its key */
+	K_OPENR, /* a read-only open's result (FREDLOG_STAT=1): whether it found its file */
+	K_LAST = K_OPENR,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -92,7 +93,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat"};
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading"};
 _Static_assert(sizeof kname / sizeof *kname == K_LAST + 1, "a name for every kind");
 
 #define HDR 4096
@@ -1587,9 +1588,51 @@ static int keep_cut(int dir, const char *name, const struct stat *st, off_t size
  * terminal the program runs on (a recording made without one, replayed on
  * fred's), not on the run: neither its open nor its stat is logged */
 static int device_path(const char *p) { return p && !strncmp(p, "/dev/", 5); }
+HIDDEN extern int fredlog_stat;
+/* opened_read: under FREDLOG_STAT (a recording, replayed anywhere),
+ * whether a read-only open found its file is an input too. One that failed
+ * then fails again (a cache made since: Python's .pyc, written by the
+ * recorded run itself, would change what it reads); one that found its
+ * file, which is not here now, gets a stand-in (/dev/null: what the
+ * program reads and asks of it comes from the log, which stored it).
+ * Entry: K_OPENR, sv 0 or -errno. */
+static int opened_read(int fd, int flags, const char *path)
+{
+	if (OFF || !fredlog_stat || device_path(path))
+		return fd;
+	int sv = errno;
+	struct ent e;
+	TRACE("T%d open for reading %s: fd %d", mythr, path ? path : "(null)", fd);
+	inlib = 1;
+	lock();
+	if (start(K_OPENR, &e)) {
+		uint64_t at = e.at;
+		int64_t r = get_sv(&at);
+		e.at = at;
+		done(&e);
+		if (r < 0) {
+			fd = -1; /* (the caller closes what opened now) */
+			sv = (int)-r;
+		} else if (fd < 0) {
+			fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | (flags & O_CLOEXEC));
+			TRACE("T%d open: %s is not here: a stand-in, fd %d", mythr, path ? path : "(null)", fd);
+		}
+	} else {
+		unsigned char h[16];
+		h[0] = K_OPENR;
+		int n = 1 + put_sv(h + 1, fd >= 0 ? 0 : -(int64_t)sv);
+		append(h, n, NULL, 0);
+	}
+	unlock();
+	inlib = 0;
+	errno = sv;
+	return fd;
+}
 static int opened(int fd, int flags, const char *path)
 {
-	if ((flags & O_ACCMODE) == O_RDONLY || (fd < 0 && device_path(path)))
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return opened_read(fd, flags, path);
+	if (fd < 0 && device_path(path))
 		return fd;
 	int sv = errno;
 	struct stat st;
@@ -1724,10 +1767,14 @@ static int mode_flags(const char *m)
 static FILE *fopened(FILE *f, const char *m, const char *p)
 {
 	int sv = errno;
-	if (opened(f ? fileno(f) : -1, mode_flags(m), p) < 0 && f) {
+	int fd = opened(f ? fileno(f) : -1, mode_flags(m), p);
+	if (fd < 0 && f) {
 		sv = errno;
 		fclose(f);
 		f = NULL;
+	} else if (fd >= 0 && !f) {
+		f = fdopen(fd, m); /* a stand-in for a file not here */
+		sv = errno;
 	}
 	errno = sv;
 	return f;
