@@ -634,3 +634,17 @@ func TestReplayEnvironment(t *testing.T) {
 		t.Fatalf("fred replay: %v; want the program with the recorded environment, gdb with this one:\n%s", err, out)
 	}
 }
+
+// A file the recorded run read that is not on the replaying machine (or
+// not readable there) gets a stand-in: the program's open succeeds as it
+// did, and what it read and asked of the file comes from the recording.
+func TestReplayFileGone(t *testing.T) {
+	dir, input, printed := record(t)
+	os.Remove(input)
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(cmds, []byte("run\n"), 0o644)
+	out, code := fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", dir)
+	if code != 0 || !strings.Contains(out, printed) || strings.Contains(out, "diverged") {
+		t.Fatalf("fred replay without the input file: status %d:\n%s\nwant the recorded output:\n%s", code, out, printed)
+	}
+}
