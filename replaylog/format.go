@@ -150,7 +150,10 @@ const (
 	// when it did not find its file. A replay fails it again, or gives a
 	// stand-in for a file that is not there now.
 	OpenR
-	maxKind = OpenR
+	// Uname is a uname or gethostname (FREDLOG_STAT=1): uv 1, sv length,
+	// the struct utsname.
+	Uname
+	maxKind = Uname
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -160,7 +163,7 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading"}
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -176,7 +179,7 @@ func (k Kind) IsSync() bool { return k >= MutexLock && k <= Join }
 // hasData: entries of these kinds carry fd, result and the result's bytes.
 func (k Kind) hasData() bool {
 	switch k {
-	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll, Peer, Stat:
+	case Random, Read, Pread, Recv, Stdio, Poll, Select, Epoll, Peer, Stat, Uname:
 		return true
 	}
 	return false

@@ -362,6 +362,16 @@ func (e Entry) Describe() string {
 		return "a new branch of history starts here"
 	case Debugger:
 		return "the debugger talks with the person; the other threads wait"
+	case Uname:
+		if e.Result < 0 {
+			return errno(e.Result)
+		}
+		var u unix.Utsname
+		if len(e.Data) != int(unsafe.Sizeof(u)) {
+			return fmt.Sprintf("%d bytes", len(e.Data))
+		}
+		u = *(*unix.Utsname)(unsafe.Pointer(&e.Data[0]))
+		return fmt.Sprintf("host %s, %s %s", unix.ByteSliceToString(u.Nodename[:]), unix.ByteSliceToString(u.Sysname[:]), unix.ByteSliceToString(u.Release[:]))
 	case OpenR:
 		if e.Result < 0 {
 			return "the file was not there: " + errno(e.Result)

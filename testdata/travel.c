@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 long total;
 int flag;
@@ -31,7 +32,9 @@ int main(int argc, char **argv)
 	srand((unsigned)now);
 	int r = rand();
 	const char *who = getenv("TRAVEL_WHO");
-	printf("bad=%ld time=%ld rand=%d who=%s\n", bad, now, r, who ? who : "-");
+	char host[256] = "-";
+	gethostname(host, sizeof host);
+	printf("bad=%ld time=%ld rand=%d who=%s host=%s\n", bad, now, r, who ? who : "-", host);
 	for (long i = 0; i < 20000; i++)
 		work(i, bad);
 	printf("total=%ld flag=%d\n", total, flag);

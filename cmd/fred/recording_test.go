@@ -396,13 +396,13 @@ func TestSaveAndOpen(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "bad=12345 ") || !strings.Contains(out, "flag=1") {
 		t.Fatalf("fred record: status %d:\n%s", code, out)
 	}
-	recorded := regexp.MustCompile(`bad=12345 time=\d+ rand=-?\d+`).FindString(out)
+	recorded := regexp.MustCompile(`bad=12345 time=\d+ rand=-?\d+ who=\S+ host=\S+`).FindString(out)
 	total := regexp.MustCompile(`total=(\d+)`).FindStringSubmatch(out)[1]
 
 	saved := filepath.Join(work, "saved")
 	script := filepath.Join(work, "cmds")
 	os.WriteFile(script, []byte(strings.Join([]string{
-		"break 37", "run", "fred-bookmark end",
+		"break 40", "run", "fred-bookmark end",
 		"fred-reverse-watch flag", "fred-bookmark bug", "print i",
 		"fred-reverse-next", "finish", // a side line: the next going back left
 		"fred-save " + saved, "fred-history", "print i", "print bad",
@@ -435,7 +435,7 @@ func TestSaveAndOpen(t *testing.T) {
 		"fred-restart end", "print total", "print flag",
 		"fred-restart bug", "print i", "print flag",
 		"fred-reverse-step", "print flag",
-		"fred-reverse-continue", "next 9", "print r", "print now",
+		"fred-reverse-continue", "advance 38", "print r", "print now",
 	}, "\n")+"\n"), 0o644)
 	inside := fmt.Sprintf("mount --bind %s %s && hostname elsewhere && exec %s --batch -x %s replay %s", other, exe, testutil.Fred(t), script2, saved)
 	c := exec.Command("unshare", "-m", "--uts", "--propagation", "private", "sh", "-c", inside)
@@ -447,7 +447,7 @@ func TestSaveAndOpen(t *testing.T) {
 		t.Fatalf("fred replay of the saved session elsewhere: %v:\n%s", err, out)
 	}
 	if !strings.Contains(out, "is not the executable recorded: the recording's copy runs instead") ||
-		!regexp.MustCompile(`fred: opened the saved session at main at travel.c:35, with \d+ snapshots and 2 bookmarks`).MatchString(out) {
+		!regexp.MustCompile(`fred: opened the saved session at main at travel.c:38, with \d+ snapshots and 2 bookmarks`).MatchString(out) {
 		t.Fatalf("the saved session did not open at its moment, from the recording's build:\n%s", out)
 	}
 	after := history.FindAllString(out, -1)
@@ -466,6 +466,9 @@ func TestSaveAndOpen(t *testing.T) {
 	}
 	if strings.Contains(out, "diverged") || strings.Contains(out, "left its recording") {
 		t.Fatalf("the replay left its recording:\n%s", out)
+	}
+	if !strings.Contains(out, recorded+"\n") || strings.Contains(out, "host=elsewhere") {
+		t.Fatalf("the replayed run does not print what it printed when recorded (%s), on a host of another name:\n%s", recorded, out)
 	}
 }
 
@@ -624,7 +627,7 @@ func TestReplayEnvironment(t *testing.T) {
 		t.Fatalf("fred record: %v:\n%s", err, out)
 	}
 	cmds := filepath.Join(work, "cmds")
-	os.WriteFile(cmds, []byte("python print('gdb has', __import__('os').environ.get('TRAVEL_WHO'))\nbreak 35\nrun\nprint (char *) getenv(\"TRAVEL_WHO\")\nprint (char *) getenv(\"FRED_ONLY_HERE\")\n"), 0o644)
+	os.WriteFile(cmds, []byte("python print('gdb has', __import__('os').environ.get('TRAVEL_WHO'))\nbreak 38\nrun\nprint (char *) getenv(\"TRAVEL_WHO\")\nprint (char *) getenv(\"FRED_ONLY_HERE\")\n"), 0o644)
 	c = exec.Command(testutil.Fred(t), "--batch", "-x", cmds, "replay", rec)
 	c.Env = env("TRAVEL_WHO=bob", "FRED_ONLY_HERE=1")
 	b, err := c.CombinedOutput()

@@ -51,6 +51,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -83,7 +84,8 @@ enum {
 	K_PEER, /* an accepted connection's peer address (after its accept) */
 	K_STAT, /* stat, lstat, fstat, fstatat, statx (FREDLOG_STAT=1): the struct; a path's by its key */
 	K_OPENR, /* a read-only open's result (FREDLOG_STAT=1): whether it found its file */
-	K_LAST = K_OPENR,
+	K_UNAME, /* uname (FREDLOG_STAT=1): the struct utsname, the host's name in it */
+	K_LAST = K_UNAME,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -93,7 +95,7 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading"};
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname"};
 _Static_assert(sizeof kname / sizeof *kname == K_LAST + 1, "a name for every kind");
 
 #define HDR 4096
@@ -194,6 +196,7 @@ static int (*real_lstat)(const char *, struct stat *);
 static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
+static int (*real_uname)(struct utsname *);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -230,7 +233,7 @@ static void resolve(void)
 	REAL(vfscanf); REAL(__isoc99_vfscanf);
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
-	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx);
+	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx); REAL(uname);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -2018,7 +2021,8 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct ti
 HIDDEN int fredlog_stat;
 
 #define STAT_CALL(FD, ST, CALL) STAT_CALL_SIZE(FD, ST, sizeof(struct stat), CALL)
-#define STAT_CALL_SIZE(FD, ST, SIZE, CALL)                                           \
+#define STAT_CALL_SIZE(FD, ST, SIZE, CALL) STRUCT_CALL(K_STAT, FD, ST, SIZE, CALL)
+#define STRUCT_CALL(K, FD, ST, SIZE, CALL)                                           \
 	do {                                                                         \
 		if (OFF || !fredlog_stat)                                            \
 			return CALL;                                                 \
@@ -2029,7 +2033,7 @@ HIDDEN int fredlog_stat;
 		int64_t res;                                                         \
 		inlib = 1;                                                           \
 		lock();                                                              \
-		int rep = start(K_STAT, &e) && rep_data(&e, K_STAT, fd_, (SIZE), ST, &res); \
+		int rep = start((K), &e) && rep_data(&e, (K), fd_, (SIZE), ST, &res); \
 		unlock();                                                            \
 		int sv = errno;                                                      \
 		if (!rep) {                                                          \
@@ -2038,7 +2042,7 @@ HIDDEN int fredlog_stat;
 				sv = errno;                                          \
 			res = r == 0 ? (int64_t)(SIZE) : -sv;                        \
 			lock();                                                      \
-			log_data(K_STAT, fd_, res, ST);                              \
+			log_data((K), fd_, res, ST);                                 \
 			unlock();                                                    \
 		}                                                                    \
 		inlib = 0;                                                           \
@@ -2091,6 +2095,26 @@ EXPORT int fstatat(int dfd, const char *p, struct stat *st, int fl)
 	STAT_CALL(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, real_fstatat(dfd, p, st, fl));
 }
 EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return fstatat(dfd, p, (struct stat *)st, fl); }
+/* uname and gethostname: the machine a recording replays on has
+ * another name (its kernel release, another version) */
+EXPORT int uname(struct utsname *u)
+{
+	READY();
+	STRUCT_CALL(K_UNAME, STAT_PATHS, u, sizeof(struct utsname), real_uname(u)); /* (a key past any fd: not a terminal) */
+}
+EXPORT int gethostname(char *name, size_t len)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		return -1;
+	size_t n = strlen(u.nodename) + 1;
+	memcpy(name, u.nodename, n <= len ? n : len);
+	if (n > len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
 /* statx: what coreutils (ls, cp) ask with */
 EXPORT int statx(int dfd, const char *p, int fl, unsigned int mask, struct statx *st)
 {
