@@ -52,7 +52,7 @@ func recordCmd(args []string) int {
 		// The interpreter itself, not a wrapper script (pyenv's shims),
 		// is the one the replay runs; and fred follows its pdb's own
 		// steps (Python 3.11's, with _ScriptTarget).
-		real, err := exec.Command(argv[0], "-c", "import sys, pdb; pdb._ScriptTarget.check; print(sys.executable)").Output()
+		real, err := exec.Command(argv[0], "-S", "-c", "import sys, pdb; pdb._ScriptTarget.check; print(sys.executable)").Output()
 		if err != nil || strings.TrimSpace(string(real)) == "" {
 			fmt.Fprintf(os.Stderr, "fred record: %s is not an interpreter fred records with (it needs pdb._ScriptTarget, as in Python 3.11): %v\n", argv[0], err)
 			return 2

@@ -61,8 +61,8 @@ func (b *bench) recordings() {
 	}{
 		{"CPU-bound C (bench_loop, 300M turns)", "recording at most 1.3x, replay to the end at most 1.5x", []string{loop, "300000000"}, 1.3, true},
 		{"Debian's gzip -c on 34 MB of text (no -g: Debian's binary)", "recording at most 1.3x, replay to the end at most 1.5x", []string{"/usr/bin/gzip", "-c", text}, 1.3, true},
-		{"Python, 10M statements (bench_watch.py 1,400,000)", "recording at most 1.3x", []string{"python3", py, "1400000"}, 1.3, false},
-		{"Perl, 10M statements (bench_watch.pl 1,400,000)", "recording at most 1.3x", []string{"perl", pl, "1400000"}, 1.3, false},
+		{"Python, 10M statements (bench_watch.py 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"python3", py, "2000000"}, 1.3, false},
+		{"Perl, 10M statements (bench_watch.pl 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"perl", pl, "2000000"}, 1.3, false},
 	} {
 		progress("fred record: %s", c.what)
 		var native, rec, rep sample
