@@ -176,10 +176,11 @@ func (f *Fork) ThroughDebugger() {}
 func (f *Fork) Agent() string { return f.agent }
 
 // SetupCommands are the gdb commands to run once, before the program is
-// started, to preload the agent. (Take loads it with dlopen otherwise.)
-func (f *Fork) SetupCommands() []string {
+// started, to preload the agent, before old: the program's LD_PRELOAD as
+// gdb has it now. (Take loads it with dlopen otherwise.)
+func (f *Fork) SetupCommands(old string) []string {
 	v := f.agent
-	if old := os.Getenv("LD_PRELOAD"); old != "" {
+	if old != "" {
 		v += ":" + old
 	}
 	return []string{"set environment LD_PRELOAD " + v}

@@ -231,7 +231,7 @@ func newForkFor(t *testing.T, g *gdbOnPTY, agent string) *Fork {
 	}
 	// As in fred's session: the debugger goes first, then the snapshots.
 	t.Cleanup(func() { g.close(); f.Close() })
-	for _, c := range f.SetupCommands() {
+	for _, c := range f.SetupCommands(os.Getenv("LD_PRELOAD")) {
 		g.q(c)
 	}
 	return f

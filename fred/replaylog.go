@@ -130,13 +130,17 @@ func (s *Session) recordingAgain() {
 // recordingEnv: a recorded run (fred replay) replays from its first
 // entry, with the file metadata it logged, if it did.
 func (s *Session) recordingEnv() []string {
-	switch {
-	case s.opt.Recording == "":
+	if s.opt.Recording == "" {
 		return nil
-	case s.opt.RecordingNoStat:
-		return []string{"FREDLOG_REPLAY=1"}
 	}
-	return []string{"FREDLOG_REPLAY=1", "FREDLOG_STAT=1"}
+	env := []string{"FREDLOG_REPLAY=1"}
+	if !s.opt.RecordingNoStat {
+		env = append(env, "FREDLOG_STAT=1")
+	}
+	if s.opt.RecordingLegacy {
+		env = append(env, "FREDLOG_LEGACY=1")
+	}
+	return env
 }
 
 // copyLog puts a recorded log where the session's goes, with room after

@@ -60,6 +60,9 @@ func (s *Session) save(dir string) error {
 	if !s.running || s.pid == 0 {
 		return &NeedsProgramError{Cmd: "fred-save", Hint: s.startHint()}
 	}
+	if err := s.opt.Save(SaveRequest{Check: true, Dir: dir}); err != nil {
+		return err
+	}
 	if err := s.portable(); err != nil {
 		return err
 	}
@@ -81,12 +84,17 @@ func (s *Session) save(dir string) error {
 	if err := s.opt.Save(SaveRequest{Dir: dir, Log: s.rlog.path, Session: b, Pid: s.pid, Argv: s.opt.Argv, Debugger: s.p.Name}); err != nil {
 		return err
 	}
-	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, here or on another machine",
+	where := "here or on another machine"
+	if s.opt.Recording == "" {
+		where = "here"
+	}
+	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, "+where,
 		dir, words.Plural(len(sv.Snapshots), "snapshot's moment", "snapshots' moments"), words.Plural(len(sv.Bookmarks), "bookmark"), dir)
 	if s.opt.Recording == "" {
-		// A debugging session's log keeps what a file read gave, not what
-		// the program asked of the file first (its size, its times).
-		s.Printf("the files this run read must be as they are now where it is replayed (a run recorded with 'fred record' needs none of them)")
+		// A debugging session's log keeps what a file read gave, but not
+		// what the program asked of the file first (its size, its times),
+		// nor a large file's bytes past its first 64 KiB (by reference).
+		s.Printf("it replays where the files this run read are the same files (here: as long as they do not change); for a run to replay on another machine, record it with 'fred record'")
 	}
 	return nil
 }
@@ -275,16 +283,36 @@ func (s *Session) Resume(data []byte) error {
 	if mk == "" {
 		mk = s.p.BreakAt
 	}
-	for _, b := range sv.Bps {
-		out, err := s.query(strings.ReplaceAll(mk, "%q", strconv.Quote(b.Where)))
-		if err != nil {
-			return err
-		}
-		if n := s.p.ParseNewBreakpoint(out); n != "" && !b.Enabled {
-			if _, err := s.query(fmt.Sprintf(s.p.Disable, n)); err != nil {
-				return err
+	// The person's breakpoints, where they put them (an address is this
+	// run's: a library's moves), before the run; one that cannot be set
+	// yet (a watchpoint on a local) is tried again at the moment.
+	var later []P.Bp
+	setBps := func(bps []P.Bp) (failed []P.Bp, err error) {
+		for _, b := range bps {
+			where := b.Where
+			if b.Orig != "" {
+				where = b.Orig
+			}
+			out, err := s.query(strings.ReplaceAll(mk, "%q", strconv.Quote(where)))
+			if err != nil {
+				return nil, err
+			}
+			n := s.p.ParseNewBreakpoint(out)
+			if n == "" {
+				failed = append(failed, b)
+				continue
+			}
+			if !b.Enabled {
+				if _, err := s.query(fmt.Sprintf(s.p.Disable, n)); err != nil {
+					return nil, err
+				}
 			}
 		}
+		return failed, nil
+	}
+	later, err := setBps(sv.Bps)
+	if err != nil {
+		return err
 	}
 	s.refreshBreakpoints()
 	if !s.running {
@@ -341,6 +369,16 @@ func (s *Session) Resume(data []byte) error {
 	}
 	if sv.NextSnap > s.nextSnap {
 		s.nextSnap = sv.NextSnap
+	}
+	if len(later) > 0 {
+		failed, err := setBps(later)
+		if err != nil {
+			return err
+		}
+		for _, b := range failed {
+			s.Printf("breakpoint '%s' could not be set again", b.Where)
+		}
+		s.refreshBreakpoints()
 	}
 	s.Printf("opened the saved session at %s, with %s and %s; fred-history shows how it got there",
 		words.Where(s.Timeline.Now().At), words.Plural(len(s.order), "snapshot"), words.Plural(len(sv.Bookmarks), "bookmark"))

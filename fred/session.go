@@ -74,10 +74,14 @@ type Options struct {
 	// RecordingNoStat: the recording's log holds no file metadata (a live
 	// session's, saved), so its replay asks for none.
 	RecordingNoStat bool
+	// RecordingLegacy: the recording's log is from before the scanf
+	// family, statx, read-only opens and uname were logged.
+	RecordingLegacy bool
 }
 
 // SaveRequest is what Options.Save writes.
 type SaveRequest struct {
+	Check    bool // only whether Dir can take it (before the work of saving)
 	Dir      string
 	Log      string // the session's replay log, as it is now
 	Session  []byte // the history (Saved, JSON)

@@ -16,6 +16,7 @@ import (
 	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/internal/words"
+	"github.com/fred-debugger/fred/internal/xstate"
 	P "github.com/fred-debugger/fred/personalities"
 )
 
@@ -109,7 +110,14 @@ func (s *Session) openFork(dir, why string) {
 		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend: %v", because, err)
 		return
 	}
-	for _, c := range f.SetupCommands() {
+	// (the program's LD_PRELOAD: gdb's own environment's, or a recording's)
+	old := ""
+	if t := s.p.Tracer; t != nil && t.Env != "" {
+		if out, err := s.query(fmt.Sprintf(t.Env, "LD_PRELOAD")); err == nil {
+			old = xstate.Strip(t.EnvValue(out, "LD_PRELOAD"))
+		}
+	}
+	for _, c := range f.SetupCommands(old) {
 		if _, err := s.query(c); err != nil {
 			s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend setup: %v", because, err)
 			return

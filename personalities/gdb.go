@@ -521,7 +521,7 @@ func parseGDBBreakpoints(out string) []Bp {
 		b := Bp{Num: m["number"], Enabled: m["enabled"] == "y", Temp: m["disp"] == "del"}
 		switch t := m["type"]; t {
 		case "breakpoint", "hw breakpoint":
-			b.Where = "*" + m["addr"]
+			b.Where, b.Orig = "*"+m["addr"], m["original-location"]
 			if a := m["addr"]; a == "" || a == "<MULTIPLE>" || a == "<PENDING>" {
 				b.Where = m["original-location"]
 			}

@@ -111,6 +111,7 @@ func (l Location) String() string {
 type Bp struct {
 	Num     string
 	Where   string // where it stops, in a form BreakAt accepts
+	Orig    string // where the person put it, as they said it (gdb's original location), if known
 	Enabled bool
 	Temp    bool // deleted once hit (tbreak)
 }

@@ -395,7 +395,7 @@ func TestLibraryReplaysScanf(t *testing.T) {
 	os.WriteFile(data, []byte("41 word 1 2\n3\n"), 0o600)
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf}
 	first := runProg(t, with, prog, data)
-	want := "a=41 (1) b=0 (0) word=word (1) 3 more, sum 6, last -1, feof 1, at 14\n"
+	want := "a=41 (1) b=0 (0) word=word (1) 3 more, sum 6, last -1, feof 1, at 14\nmemory: 42 77 (2)\n"
 	if first != want {
 		t.Fatalf("recorded run printed %q, want %q", first, want)
 	}

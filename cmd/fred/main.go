@@ -24,6 +24,7 @@ import (
 	"github.com/fred-debugger/fred/internal/dap"
 	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/proc"
+	"github.com/fred-debugger/fred/internal/recording"
 	P "github.com/fred-debugger/fred/personalities"
 	"github.com/fred-debugger/fred/replaylog"
 )
@@ -122,10 +123,12 @@ func run(args []string) int {
 	var err error
 	var recorded string
 	var programEnv []string
+	startDir, _ := os.Getwd()
 	var saved []byte
 	var save func(dir, log string, session []byte) error
 	noStat := false
 	var debuggerEnv []string
+	legacy := false
 	if argv[0] == "replay" {
 		if *noLog {
 			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
@@ -137,7 +140,7 @@ func run(args []string) int {
 			return 2
 		}
 		defer r.cleanup()
-		argv, recorded, programEnv, saved, save, noStat, debuggerEnv = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat, r.env
+		argv, recorded, programEnv, saved, save, noStat, debuggerEnv, legacy = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat, r.env, r.legacy
 		*personality = r.personality
 	}
 	if *personality != "" {
@@ -154,12 +157,18 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat, Env: debuggerEnv}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat, RecordingLegacy: legacy, Env: debuggerEnv}
 	opt.Save = func(q fred.SaveRequest) error {
-		if save != nil {
+		if !filepath.IsAbs(q.Dir) {
+			q.Dir = filepath.Join(startDir, q.Dir) // (a replay runs in the recorded directory)
+		}
+		switch {
+		case q.Check:
+			return recording.CheckDir(q.Dir)
+		case save != nil:
 			return save(q.Dir, q.Log, q.Session)
 		}
-		return saveLive(q)
+		return saveLive(q, startDir)
 	}
 	if interactive {
 		if ws, err := pty.GetsizeFull(os.Stdin); err == nil {

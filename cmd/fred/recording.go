@@ -124,9 +124,9 @@ type replaying struct {
 	session []byte
 	save    func(dir, log string, session []byte) error
 	noStat  bool // the log holds no file metadata (a live session saved)
-	// env is the debugger's environment: the program's, for pdb and perl
-	// (nil: fred's own)
-	env []string
+	// env is the debugger's environment, which the program inherits
+	env    []string
+	legacy bool // the log is from before the last kinds of entries were added
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -165,7 +165,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }, noStat: m.NoStat}
+	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }, noStat: m.NoStat, legacy: m.LogVersion < recording.CurrentLog}
 	fail := func(err error) (*replaying, error) { r.cleanup(); return nil, err }
 	if r.session, err = m.Session(dir); err != nil {
 		return fail(err)
@@ -209,9 +209,12 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 
 	// The recorded environment (what the program reads of it is not in
-	// the log), with this terminal's own settings: the program's alone.
-	// Under gdb, fred and gdb keep this machine's (a recorded HOME or
-	// PYTHONHOME is not theirs); pdb and perl run inside the program.
+	// the log), with this terminal's own settings. The debugger runs in
+	// it (Options.Env: fred's own process keeps this machine's), so that
+	// the program inherits it as it was, every value byte for byte. Under
+	// gdb, what would change gdb itself (its Python, the libraries it
+	// loads, its home) stays this machine's for gdb, and is the recorded
+	// one for the program alone (set and unset environment).
 	keep := map[string]bool{"TERM": true, "COLUMNS": true, "LINES": true, "FRED_CRIU": true, "FRED_TRACE": true, "FREDLOG_TRACE": true}
 	env := map[string]string{}
 	for _, kv := range m.Env {
@@ -227,37 +230,31 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if libDir != "" {
 		env["LD_LIBRARY_PATH"] = strings.TrimSuffix(libDir+":"+env["LD_LIBRARY_PATH"], ":")
 	}
-	if m.Debugger == "gdb" {
-		// set what differs, take out what the recorded run did not have
-		// (but for LD_PRELOAD, the replay log's own, and gdb's LINES,
-		// COLUMNS)
-		for _, kv := range os.Environ() {
-			k, v, _ := strings.Cut(kv, "=")
-			if w, ok := env[k]; ok && w == v || k == "LD_PRELOAD" || keep[k] {
-				delete(env, k)
-				continue
-			}
-			if _, ok := env[k]; !ok {
-				r.programEnv = append(r.programEnv, k)
-			}
+	if sh := env["SHELL"]; sh != "" {
+		if _, err := os.Stat(sh); err != nil {
+			env["SHELL"] = "/bin/sh" // gdb starts the program through it
 		}
-		for k, v := range env {
-			if k != "LD_PRELOAD" {
-				r.programEnv = append(r.programEnv, k+"="+v)
-			}
-		}
-		slices.Sort(r.programEnv)
-	} else {
-		if sh := env["SHELL"]; sh != "" {
-			if _, err := os.Stat(sh); err != nil {
-				env["SHELL"] = "/bin/sh"
-			}
-		}
-		for k, v := range env {
+	}
+	gdbOwn := func(k string) bool {
+		return m.Debugger == "gdb" && (strings.HasPrefix(k, "PYTHON") || k == "LD_LIBRARY_PATH" || k == "HOME")
+	}
+	for k, v := range env {
+		if gdbOwn(k) {
+			r.programEnv = append(r.programEnv, k+"="+v)
+		} else {
 			r.env = append(r.env, k+"="+v)
 		}
-		slices.Sort(r.env)
 	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); gdbOwn(k) {
+			r.env = append(r.env, kv)
+			if _, ok := env[k]; !ok {
+				r.programEnv = append(r.programEnv, k) // not the program's
+			}
+		}
+	}
+	slices.Sort(r.env)
+	slices.Sort(r.programEnv)
 	if err := os.Chdir(m.Cwd); err != nil {
 		wd, _ := os.Getwd()
 		say("the recorded directory %s is not here (%v): the program runs in %s", m.Cwd, err, wd)
@@ -303,7 +300,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 // the program's command line in the form a recording keeps (the
 // interpreter and the script for pdb and perl, without the debugger's
 // own start), from the person's command line or the running program.
-func saveLive(q fred.SaveRequest) error {
+func saveLive(q fred.SaveRequest, cwd string) error {
 	var argv []string
 	switch q.Debugger {
 	case "pdb":
@@ -327,5 +324,5 @@ func saveLive(q fred.SaveRequest) error {
 			argv[0] = exe // the interpreter itself, not a wrapper
 		}
 	}
-	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version})
+	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd})
 }

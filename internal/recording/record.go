@@ -82,14 +82,15 @@ func Record(o Options) (*Result, error) {
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return nil, err
 	}
-	if err := makeDir(o.Dir); err != nil {
+	undo, err := makeDir(o.Dir)
+	if err != nil {
 		return nil, err
 	}
 	// A recording that could not be made leaves nothing behind.
 	made := false
 	defer func() {
 		if !made {
-			os.RemoveAll(o.Dir)
+			undo()
 		}
 	}()
 	lib, err := replaylog.Preload("")
@@ -183,7 +184,7 @@ func Record(o Options) (*Result, error) {
 	host, kernel, arch, flags := Machine()
 	m := &Manifest{Fred: o.Fred, Recorded: started.UTC().Format(time.RFC3339), Host: host, Kernel: kernel,
 		Arch: arch, CPUFlags: flags, Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
-		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count}
+		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, LogVersion: CurrentLog}
 	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
 	if err != nil {
 		return nil, err
@@ -209,8 +210,8 @@ func Record(o Options) (*Result, error) {
 // storeProgram stores the executable and the files the program mapped
 // (its shared libraries), but for the log itself (by any of its names)
 // and fred's own libraries.
-func storeProgram(dir, exe string, mapped map[string]bool, log string) ([]Part, error) {
-	p, err := store(dir, RoleExecutable, exe)
+func storeProgram(dir, exe, src string, mapped map[string]bool, log string) ([]Part, error) {
+	p, err := storeFrom(dir, RoleExecutable, exe, src)
 	if err != nil {
 		return nil, fmt.Errorf("storing the executable: %w", err)
 	}
@@ -252,11 +253,34 @@ func dynamic(path string) error {
 }
 
 // makeDir makes the recording's directory; one that exists must be empty.
-func makeDir(dir string) error {
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return fmt.Errorf("%s already holds files: give a new directory with -o", dir)
+// It returns how to take it away again (a directory that was there,
+// empty, stays: what was written in it goes).
+func makeDir(dir string) (undo func(), err error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, err
 	}
+	_, err = os.Stat(dir)
+	existed := err == nil
 	if err := os.MkdirAll(filepath.Join(dir, filesDir), 0o755); err != nil {
+		return nil, err
+	}
+	return func() {
+		if !existed {
+			os.RemoveAll(dir)
+			return
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}, nil
+}
+
+// CheckDir says whether dir can take a recording: new, or empty.
+func CheckDir(dir string) error {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return fmt.Errorf("%s already holds files: give a new directory", dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil

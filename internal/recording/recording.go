@@ -44,6 +44,9 @@ const (
 	filesDir     = "files"
 )
 
+// CurrentLog is the LogVersion of the logs this fred writes.
+const CurrentLog = 2
+
 // Part roles.
 const (
 	RoleLog        = "replay log"
@@ -84,6 +87,10 @@ type Manifest struct {
 	Exit      Exit     `json:"exit"`
 	LogBytes  uint64   `json:"log_bytes"`
 	LogCounts uint64   `json:"log_entries"`
+	// LogVersion is what the log holds: 2 since the scanf family, statx,
+	// read-only opens and uname are logged (0: a recording made before,
+	// replayed without them: LogVersion < CurrentLog).
+	LogVersion int `json:"log_version,omitempty"`
 	// NoStat: the log holds no file metadata (a live session's, saved):
 	// its replay does not ask for it.
 	NoStat bool   `json:"log_without_stat,omitempty"`
@@ -143,8 +150,12 @@ func cpuFlags() []string {
 
 // store copies the file at path into dir/files/SHA256 (once per content)
 // and returns its part.
-func store(dir, role, path string) (Part, error) {
-	src, err := os.Open(path)
+func store(dir, role, path string) (Part, error) { return storeFrom(dir, role, path, path) }
+
+// storeFrom stores the file at from as the one at path (a program's
+// executable rebuilt since it started: /proc/PID/exe).
+func storeFrom(dir, role, path, from string) (Part, error) {
+	src, err := os.Open(from)
 	if err != nil {
 		return Part{}, err
 	}

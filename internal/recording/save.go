@@ -28,12 +28,13 @@ func Save(src string, m *Manifest, dst, log string, session []byte, fred string)
 	if dst, err = filepath.Abs(dst); err != nil {
 		return err
 	}
-	if err := makeDir(dst); err != nil {
+	undo, err := makeDir(dst)
+	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(dst)
+			undo()
 		}
 	}()
 	h, err := replaylog.ReadHeader(log)
@@ -123,6 +124,7 @@ type Live struct {
 	Argv     []string // the program's command line, argv[0] as run
 	Debugger string
 	Fred     string
+	Cwd      string // where the program started ("": where it is now)
 }
 
 // SaveLive writes a saved session of a live run: the program's
@@ -140,7 +142,12 @@ func SaveLive(o Live) (err error) {
 	if err != nil {
 		return fmt.Errorf("the program (pid %d): %w", o.Pid, err)
 	}
-	cwd, _ := os.Readlink(proc("cwd"))
+	// (rebuilt since it started: the running one is kept, from /proc)
+	exe, rebuilt := strings.CutSuffix(exe, " (deleted)")
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Readlink(proc("cwd"))
+	}
 	environ, err := os.ReadFile(proc("environ"))
 	if err != nil {
 		return fmt.Errorf("the program's environment: %w", err)
@@ -149,19 +156,20 @@ func SaveLive(o Live) (err error) {
 	if err != nil {
 		return fmt.Errorf("the session's replay log: %w", err)
 	}
-	if err := makeDir(o.Dir); err != nil {
+	undo, err := makeDir(o.Dir)
+	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(o.Dir)
+			undo()
 		}
 	}()
 	host, kernel, arch, flags := Machine()
 	now := time.Now().UTC().Format(time.RFC3339)
 	m := &Manifest{Fred: o.Fred, Recorded: now, Saved: now, Host: host, Kernel: kernel, Arch: arch, CPUFlags: flags,
 		Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: programEnv(environ), Cwd: cwd,
-		Exit: Exit{Status: -1}, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, NoStat: true}
+		Exit: Exit{Status: -1}, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, NoStat: true, LogVersion: CurrentLog}
 	if len(m.Argv) == 0 {
 		m.Argv = []string{exe}
 	}
@@ -175,7 +183,11 @@ func SaveLive(o Live) (err error) {
 	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
 	mapped := map[string]bool{}
 	mappedFiles(o.Pid, mapped)
-	parts, err := storeProgram(o.Dir, exe, mapped, o.Log)
+	src := exe
+	if rebuilt {
+		src = proc("exe")
+	}
+	parts, err := storeProgram(o.Dir, exe, src, mapped, o.Log)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package xstate
 
 import (
 	_ "embed"
+	"path/filepath"
 	"strings"
 
 	"github.com/fred-debugger/fred/internal/cbuild"
@@ -32,4 +33,16 @@ func Preload(env []string) ([]string, error) {
 		out = append(out, kv)
 	}
 	return append(out, "LD_PRELOAD="+pre), nil
+}
+
+// Strip takes the library out of an LD_PRELOAD value: it is gdb's, and
+// gdb passes its environment on to the program.
+func Strip(preload string) string {
+	var keep []string
+	for _, l := range strings.FieldsFunc(preload, func(r rune) bool { return r == ':' || r == ' ' }) {
+		if b := filepath.Base(l); !(strings.HasPrefix(b, "fredxstate-") && strings.HasSuffix(b, ".so")) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, ":")
 }

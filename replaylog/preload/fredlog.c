@@ -1592,6 +1592,10 @@ static int keep_cut(int dir, const char *name, const struct stat *st, off_t size
  * fred's), not on the run: neither its open nor its stat is logged */
 static int device_path(const char *p) { return p && !strncmp(p, "/dev/", 5); }
 HIDDEN extern int fredlog_stat;
+/* fredlog_legacy (FREDLOG_LEGACY=1): a log recorded before the scanf
+ * family, statx, read-only opens and uname were logged (fred record's
+ * log version 1): they pass through, as they did */
+static int fredlog_legacy;
 /* opened_read: under FREDLOG_STAT (a recording, replayed anywhere),
  * whether a read-only open found its file is an input too. One that failed
  * then fails again (a cache made since: Python's .pyc, written by the
@@ -1601,7 +1605,7 @@ HIDDEN extern int fredlog_stat;
  * Entry: K_OPENR, sv 0 or -errno. */
 static int opened_read(int fd, int flags, const char *path)
 {
-	if (OFF || !fredlog_stat || device_path(path))
+	if (OFF || !fredlog_stat || fredlog_legacy || device_path(path))
 		return fd;
 	int sv = errno;
 	struct ent e;
@@ -2100,6 +2104,8 @@ EXPORT int fstatat64(int dfd, const char *p, struct stat64 *st, int fl) { return
 EXPORT int uname(struct utsname *u)
 {
 	READY();
+	if (fredlog_legacy)
+		return real_uname(u);
 	STRUCT_CALL(K_UNAME, STAT_PATHS, u, sizeof(struct utsname), real_uname(u)); /* (a key past any fd: not a terminal) */
 }
 EXPORT int gethostname(char *name, size_t len)
@@ -2123,7 +2129,7 @@ EXPORT int statx(int dfd, const char *p, int fl, unsigned int mask, struct statx
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!no_path(p) && device_path(p))
+	if ((!no_path(p) && device_path(p)) || fredlog_legacy)
 		return real_statx(dfd, p, fl, mask, st);
 	STAT_CALL_SIZE(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, sizeof(struct statx), real_statx(dfd, p, fl, mask, st));
 }
@@ -2344,49 +2350,56 @@ EXPORT int fred_isoc99_vscanf(const char *, va_list) __asm__("__isoc99_vscanf");
 static int vfscanf_common(FILE *f, const char *fmt, va_list ap, int (*real)(FILE *, const char *, va_list))
 {
 	off_t p0;
-	if (OFF || !real || stdio_tty(f) || (p0 = ftello(f)) < 0)
+	struct stat st;
+	int fd = f ? fileno(f) : -1;
+	/* a memory or cookie stream (no descriptor) reads nothing of the
+	 * outside world; nor is a pipe's stream logged (no position) */
+	if (OFF || !real || fredlog_legacy || fd < 0 || is_tty(fd) || raw_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (p0 = ftello(f)) < 0)
 		return real(f, fmt, ap);
-	int fd = fileno(f);
 	struct ent e;
 	int64_t res = -1;
 	int r = EOF, rep = 0;
+	char *b = NULL;
 	inlib = 1;
 	lock();
 	if (start(K_STDIO, &e)) {
 		uint64_t at = e.at;
 		get_uv(&at);
 		int64_t n = get_sv(&at);
-		char *b = malloc(n > 0 ? (size_t)n : 1);
-		if (b && rep_data(&e, K_STDIO, fd, n > 0 ? (size_t)n : 0, b, &res)) {
-			rep = 1;
-			if (res <= 0)
-				b[0] = 0;
-			FILE *m = fmemopen(b, res > 0 ? (size_t)res : 1, "r");
-			if (m) {
-				if (res <= 0)
-					real_fgetc(m); /* (fmemopen wants a size: an empty stream) */
-				r = real(m, fmt, ap);
-				long used = ftell(m) - (res <= 0);
-				int end = feof(m);
-				fclose(m);
-				moved(fd, f, used > 0 ? used : 0);
-				if (end)
-					eof_seen(f);
-			}
-		}
-		free(b);
+		b = malloc(n > 0 ? (size_t)n : 1);
+		rep = b && rep_data(&e, K_STDIO, fd, n > 0 ? (size_t)n : 0, b, &res);
 	}
 	unlock();
+	if (rep) {
+		/* the conversion runs on the logged bytes, out of the log's lock */
+		if (res <= 0)
+			b[0] = 0;
+		FILE *m = fmemopen(b, res > 0 ? (size_t)res : 1, "r");
+		if (m) {
+			if (res <= 0)
+				real_fgetc(m); /* (fmemopen wants a size: an empty stream) */
+			r = real(m, fmt, ap);
+			long used = ftell(m) - (res <= 0);
+			int end = feof(m);
+			fclose(m);
+			moved(fd, f, used > 0 ? used : 0);
+			if (end)
+				eof_seen(f);
+		} else {
+			errno = ENOMEM;
+		}
+	}
+	free(b);
 	if (!rep) {
 		r = real(f, fmt, ap);
 		off_t p1 = ftello(f);
 		int64_t n = p1 > p0 ? (int64_t)(p1 - p0) : 0;
-		char *b = malloc((size_t)n + 1);
+		b = malloc((size_t)n + 1);
 		int64_t got = 0;
 		if (b) {
 			got = syscall(SYS_pread64, fd, b, (size_t)n + 1, p0);
-			if (got < n)
-				got = got < 0 ? 0 : got; /* (the file changed under it) */
+			if (got < 0)
+				got = 0;
 		}
 		lock();
 		log_data(K_STDIO, fd, got, b);
@@ -2436,6 +2449,42 @@ EXPORT int fred_isoc99_scanf(const char *fmt, ...)
 }
 EXPORT int fred_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real_vfscanf); }
 EXPORT int fred_isoc99_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf); }
+/* glibc 2.38's C23 names (strtol's 0b prefixes), where they exist */
+static int (*real___isoc23_vfscanf)(FILE *, const char *, va_list);
+static int isoc23_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+	if (!real___isoc23_vfscanf)
+		real___isoc23_vfscanf = (__typeof__(real___isoc23_vfscanf))dlsym(RTLD_NEXT, "__isoc23_vfscanf");
+	if (!real___isoc23_vfscanf) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	return vfscanf_common(f, fmt, ap, real___isoc23_vfscanf);
+}
+EXPORT int fred_isoc23_vfscanf(FILE *, const char *, va_list) __asm__("__isoc23_vfscanf");
+EXPORT int fred_isoc23_fscanf(FILE *, const char *, ...) __asm__("__isoc23_fscanf");
+EXPORT int fred_isoc23_scanf(const char *, ...) __asm__("__isoc23_scanf");
+EXPORT int fred_isoc23_vscanf(const char *, va_list) __asm__("__isoc23_vscanf");
+EXPORT int fred_isoc23_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return isoc23_vfscanf(f, fmt, ap); }
+EXPORT int fred_isoc23_vscanf(const char *fmt, va_list ap) { READY(); return isoc23_vfscanf(stdin, fmt, ap); }
+EXPORT int fred_isoc23_fscanf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = isoc23_vfscanf(f, fmt, ap);
+	va_end(ap);
+	return r;
+}
+EXPORT int fred_isoc23_scanf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	READY();
+	int r = isoc23_vfscanf(stdin, fmt, ap);
+	va_end(ap);
+	return r;
+}
 
 /* fclose closes its descriptor inside libc, out of close()'s reach. */
 static int (*real_fclose)(FILE *);
@@ -4244,6 +4293,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	unsetenv("FREDLOG_ASLR");
 	trace_path = getenv("FREDLOG_TRACE");
 	fredlog_quiet = getenv("FREDLOG_QUIET") && !strcmp(getenv("FREDLOG_QUIET"), "1");
+	fredlog_legacy = getenv("FREDLOG_LEGACY") && !strcmp(getenv("FREDLOG_LEGACY"), "1");
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
 	fredlog_pid = !getenv("FREDLOG_PID") || strcmp(getenv("FREDLOG_PID"), "0");
