@@ -226,7 +226,8 @@ func init() {
 				if !ok {
 					return fmt.Errorf("there is no branch '%s'; 'fred-list' shows the branches", args[0])
 				}
-				return s.reverse("fred-switch", 1, func(*rewrite.Rewriter, []history.Step) ([]history.Step, error) { return b, nil })
+				// (exactly there: a bookmark in code without source too)
+				return s.reverseTo("fred-switch", 1, func(*rewrite.Rewriter, []history.Step) ([]history.Step, error) { return b, nil }, true)
 			}},
 		{Name: "fred-save", Args: "DIR",
 			Help: "Save this session on a recording (fred replay) in DIR: the recording, the run's replay log as it is now, its history, snapshots' moments, bookmarks and where you are. 'fred replay DIR', here or on another machine, opens at this moment with the same fred-history.",

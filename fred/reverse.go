@@ -636,7 +636,10 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t
 			if (anywhere || hasSource(last) || last.Stop == P.StopBreakpoint) && (!postMortem || at == raised || k >= maxUnwindSteps && !at.Unwind) {
 				break
 			}
-			next, err = target(next, st)
+			prev := next
+			if next, err = target(next, st); err == nil && history.Equal(next, prev) {
+				break // no further back to go
+			}
 		}
 		postMortem = false
 		if errors.Is(err, ErrAtStart) {

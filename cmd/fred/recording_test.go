@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fred-debugger/fred/internal/recording"
 	"github.com/fred-debugger/fred/internal/testutil"
@@ -666,5 +668,31 @@ func TestReplayFileGone(t *testing.T) {
 	out, code := fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", dir)
 	if code != 0 || !strings.Contains(out, printed) || strings.Contains(out, "diverged") {
 		t.Fatalf("fred replay without the input file: status %d:\n%s\nwant the recorded output:\n%s", code, out, printed)
+	}
+}
+
+// A bookmark in code without debug information (Debian's sort, stopped in
+// libc's write) is a moment like any other: fred-switch and fred-restart
+// go exactly there (they once looked for a line with source before it,
+// forever).
+func TestBookmarkWithoutSource(t *testing.T) {
+	testutil.Require(t, "gdb", "sort")
+	work := t.TempDir()
+	words := filepath.Join(work, "words.txt")
+	os.WriteFile(words, []byte("pear\napple\nfig\n"), 0o644)
+	rec := filepath.Join(work, "rec")
+	if out, code := fredRun(t, work, "record", "-o", rec, "sort", words); code != 0 || !strings.Contains(out, "apple\nfig\npear\n") {
+		t.Fatalf("fred record sort: status %d:\n%s", code, out)
+	}
+	cmds := filepath.Join(work, "cmds")
+	os.WriteFile(cmds, []byte("break write\nrun\nfred-bookmark w\nfinish\nfred-restart w\nprint nbytes\nfred-switch w\nprint (char) *(char *) buf\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, testutil.Fred(t), "--batch", "-x", cmds, "replay", rec)
+	c.Env = append(os.Environ(), "TERM=dumb")
+	b, err := c.CombinedOutput()
+	out := strings.ReplaceAll(string(b), "\r\n", "\n")
+	if err != nil || !regexp.MustCompile(`\$2 = 6\n`).MatchString(out) || !strings.Contains(out, `$3 = 97 'a'`) {
+		t.Fatalf("fred-restart to a bookmark in libc's write: %v:\n%s", err, out)
 	}
 }
