@@ -8,6 +8,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/google/go-dap v0.12.0
 	github.com/google/goexpect v0.0.0-20210430020637-ab937bf7fd6f
+	github.com/klauspost/compress v1.18.2
 	golang.org/x/sys v0.25.0
 	google.golang.org/protobuf v1.34.2
 )

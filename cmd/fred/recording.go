@@ -170,6 +170,13 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if r.session, err = m.Session(dir); err != nil {
 		return fail(err)
 	}
+	// (a compressed log is unpacked: the replay library maps it)
+	if p, ok := m.Part(recording.RoleLog, ""); ok && p.Zstd {
+		r.log = filepath.Join(tmp, recording.LogFile)
+		if err := recording.Extract(dir, p, r.log); err != nil {
+			return fail(err)
+		}
+	}
 	// fred-save's DIR is the person's, relative to where fred started.
 	wd, _ := os.Getwd()
 	r.save = func(to, log string, session []byte) error {

@@ -184,21 +184,27 @@ func TestReplayDamaged(t *testing.T) {
 		wants string
 	}{
 		{"a byte of the log", func(c string) {
-			f, _ := os.OpenFile(filepath.Join(c, recording.LogFile), os.O_RDWR, 0)
-			f.WriteAt([]byte{0x5a}, 4100) // an entry's byte, past the 4096-byte header
-			f.Close()
-		}, `replay\.log differs from what was recorded`},
+			p := filepath.Join(c, recording.LogFile+".zst")
+			b, _ := os.ReadFile(p)
+			b[len(b)/2] ^= 0x5a // (compressed: some entry's bytes, or the frame's)
+			os.WriteFile(p, b, 0o644)
+		}, `replay\.log\.zst (differs from what was recorded|is cut short or altered: its compressed data does not decode)`},
+		{"the log cut short", func(c string) {
+			p := filepath.Join(c, recording.LogFile+".zst")
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()-8)
+		}, `replay\.log\.zst is cut short or altered: its compressed data does not decode`},
 		{"a library cut short", func(c string) {
 			p := filepath.Join(c, libc.File)
 			os.Chmod(p, 0o644)
 			os.Truncate(p, 1000)
-		}, `files/[0-9a-f]+ \(the shared library .*libc\.so\.6\) has 1000 bytes where the manifest says \d+ \(cut short or grown\)`},
+		}, `files/[0-9a-f]+\.zst \(the shared library .*libc\.so\.6\) is cut short or altered: its compressed data does not decode`},
 		{"no manifest", func(c string) { os.Remove(filepath.Join(c, recording.ManifestFile)) }, `manifest\.json is missing`},
 		{"a part that is a link", func(c string) {
 			p := filepath.Join(c, libc.File)
 			os.Remove(p)
 			os.Symlink("/dev/zero", p)
-		}, `files/[0-9a-f]+ \(the shared library .*libc\.so\.6\) cannot be read: .* is not a regular file`},
+		}, `files/[0-9a-f]+\.zst \(the shared library .*libc\.so\.6\) cannot be read: .* is not a regular file`},
 		{"the log named elsewhere", func(c string) {
 			var mm recording.Manifest
 			json.Unmarshal(b, &mm)

@@ -91,8 +91,9 @@ func (b *bench) recordings() {
 				// The recorded log, from its first entry, with the
 				// file metadata it logged: as fred replay's runs.
 				logf := filepath.Join(b.tmp, "replay.log")
-				if out, err := exec.Command("cp", filepath.Join(dir, recording.LogFile), logf).CombinedOutput(); err != nil {
-					b.fail(recordSection, c.what, c.target, fmt.Errorf("cp: %v %s", err, out))
+				lp, _ := m.Part(recording.RoleLog, "")
+				if err := recording.Extract(dir, lp, logf); err != nil {
+					b.fail(recordSection, c.what, c.target, err)
 					return
 				}
 				env := append(replaylog.Env(logf, false), "LD_PRELOAD="+lib, "FREDLOG_REPLAY=1", "FREDLOG_STAT=1", "FREDLOG_STORE=-1")
@@ -123,10 +124,13 @@ func (b *bench) recordings() {
 		if ratio > c.limit {
 			v = "MISSES"
 		}
-		var files int64
+		var files, kept int64
 		for _, p := range m.Parts {
 			if p.Role != recording.RoleLog {
 				files += p.Size
+			}
+			if st, err := os.Stat(filepath.Join(filepath.Join(b.tmp, "rec"), p.File)); err == nil {
+				kept += st.Size()
 			}
 		}
 		per := 0.0
@@ -135,7 +139,7 @@ func (b *bench) recordings() {
 		}
 		b.add(row{section: recordSection, measure: c.what + ": native / fred record" + map[bool]string{true: " / replay", false: ""}[c.replay],
 			target: c.target, got: got, verdict: v,
-			comments: fmt.Sprintf("log %s for %d entries (%.1f bytes an entry, data included); %d files stored, %.1f MB", size(m.LogBytes), m.LogCounts, per, len(m.Parts)-1, float64(files)/1e6)})
+			comments: fmt.Sprintf("log %s for %d entries (%.1f bytes an entry, data included); %d files stored, %.1f MB; the recording takes %.1f MB compressed (zstd)", size(m.LogBytes), m.LogCounts, per, len(m.Parts)-1, float64(files)/1e6, float64(kept)/1e6)})
 		os.RemoveAll(filepath.Join(b.tmp, "rec"))
 	}
 }

@@ -178,18 +178,15 @@ func Record(o Options) (*Result, error) {
 	if strings.Contains(h.Notice, "the log is full") {
 		return nil, fmt.Errorf("the run did not fit in the log (%d bytes): nothing is kept", logRoom)
 	}
-	if err := copyPrefix(filepath.Join(o.Dir, LogFile), tmp, int64(h.End)); err != nil {
+	logPart, err := compressFile(filepath.Join(o.Dir, LogFile+".zst"), tmp, int64(h.End), RoleLog, LogFile+".zst")
+	if err != nil {
 		return nil, err
 	}
 	host, kernel, arch, flags := Machine()
 	m := &Manifest{Fred: o.Fred, Recorded: started.UTC().Format(time.RFC3339), Host: host, Kernel: kernel,
 		Arch: arch, CPUFlags: flags, Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
 		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, LogVersion: CurrentLog}
-	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
-	if err != nil {
-		return nil, err
-	}
-	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
+	m.Parts = append(m.Parts, logPart)
 	<-loader
 	parts, err := st.close()
 	if err != nil {
@@ -406,23 +403,6 @@ func (st *storer) close() ([]Part, error) {
 	return st.parts, nil
 }
 
-// copyPrefix copies the first n bytes of src to a new file dst.
-func copyPrefix(dst, src string, n int64) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.CopyN(out, in, n); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
 
 func signalName(s syscall.Signal) string {
 	if n := unix.SignalName(s); n != "" {

@@ -7,10 +7,12 @@
 //	manifest.json   what was run (argv, environment, directory), where
 //	                (kernel, architecture, CPU flags), with which fred, how
 //	                it ended, and one part per file with its SHA-256
-//	replay.log      the replay log from the first instruction, file reads
+//	replay.log.zst  the replay log from the first instruction, file reads
 //	                stored in it (FREDLOG_STORE=-1), cut at its end
-//	files/SHA256    the executable and the shared libraries it mapped,
+//	files/SHA256.zst the executable and the shared libraries it mapped,
 //	                each stored once by content
+//
+// (compressed with zstd; checksums and sizes are of the content)
 //	session.json    for a saved session (fred-save): its history, the
 //	                moment it was at, its snapshots' moments, bookmarks
 //
@@ -34,6 +36,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,6 +65,9 @@ type Part struct {
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
 	Mode   uint32 `json:"mode,omitempty"`
+	// Zstd: the file is kept compressed (zstd); SHA256 and Size are its
+	// content's.
+	Zstd bool `json:"zstd,omitempty"`
 }
 
 // Exit is how the recorded run ended.
@@ -169,34 +175,112 @@ func storeFrom(dir, role, path, from string) (Part, error) {
 		return Part{}, err
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), src)
+	sum, n, err := compress(tmp, src, -1)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return Part{}, err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	rel := filepath.Join(filesDir, sum)
+	rel := filepath.Join(filesDir, sum+".zst")
 	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
 		if err := os.Rename(tmp.Name(), filepath.Join(dir, rel)); err != nil {
 			return Part{}, err
 		}
 		os.Chmod(filepath.Join(dir, rel), 0o444)
 	}
-	return Part{Role: role, Path: path, File: rel, SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm())}, nil
+	return Part{Role: role, Path: path, File: rel, SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm()), Zstd: true}, nil
 }
 
-// hashPart is a part's SHA-256 and size: a regular file of the
-// recording's own (a link, a device or a pipe is an error).
-func hashPart(path string) (string, int64, error) {
+// compress writes src's first n bytes (n < 0: all of it) to dst,
+// compressed with zstd, and returns their SHA-256 and count.
+func compress(dst io.Writer, src io.Reader, n int64) (string, int64, error) {
+	if n >= 0 {
+		src = io.LimitReader(src, n)
+	}
+	enc, err := zstd.NewWriter(dst, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		return "", 0, err
+	}
+	h := sha256.New()
+	got, err := io.Copy(io.MultiWriter(enc, h), src)
+	if cerr := enc.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n >= 0 && got != n {
+		err = io.ErrUnexpectedEOF
+	}
+	return hex.EncodeToString(h.Sum(nil)), got, err
+}
+
+// compressFile writes the first n bytes of the file src to a new file
+// dst, compressed: a part of role, as File (its name in the recording).
+func compressFile(dst, src string, n int64, role, file string) (Part, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return Part{}, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return Part{}, err
+	}
+	sum, got, err := compress(out, in, n)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return Part{Role: role, File: file, SHA256: sum, Size: got, Zstd: true}, err
+}
+
+// open reads part p's content (decompressed), at dir.
+func (p Part) open(dir string) (io.ReadCloser, error) {
+	f, err := os.OpenFile(filepath.Join(dir, p.File), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Zstd {
+		return f, nil
+	}
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return readCloser{dec.IOReadCloser(), f}, nil
+}
+
+// undecodable is a compressed part whose data does not decode.
+type undecodable struct{ err error }
+
+func (e *undecodable) Error() string { return fmt.Sprintf("its compressed data does not decode (%v)", e.err) }
+
+type readCloser struct {
+	io.ReadCloser
+	f *os.File
+}
+
+func (r readCloser) Close() error { r.ReadCloser.Close(); return r.f.Close() }
+
+// hashPart is a part's SHA-256 and size, of its content: a regular file
+// of the recording's own (a link, a device or a pipe is an error).
+func hashPart(dir string, p Part) (string, int64, error) {
+	path := filepath.Join(dir, p.File)
 	if st, err := os.Lstat(path); err != nil {
 		return "", 0, err
 	} else if !st.Mode().IsRegular() {
 		return "", 0, fmt.Errorf("%s is not a regular file", path)
 	}
-	return hashFile(path)
+	r, err := p.open(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return "", n, &undecodable{err}
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // hashFile is a regular file's SHA-256 and size, through links (the
@@ -247,10 +331,12 @@ func Read(dir string) (*Manifest, error) {
 		if p.File == "" || filepath.IsAbs(p.File) || strings.Contains(p.File, "..") {
 			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a part outside the recording: %q", p.File)}
 		}
-		sum, n, err := hashPart(filepath.Join(dir, p.File))
+		sum, n, err := hashPart(dir, p)
 		switch {
 		case err != nil && errors.Is(err, os.ErrNotExist):
 			return nil, &DamagedError{Dir: dir, Part: name, Why: "is missing"}
+		case errors.As(err, new(*undecodable)):
+			return nil, &DamagedError{Dir: dir, Part: name, Why: "is cut short or altered: " + err.Error()}
 		case err != nil:
 			return nil, &DamagedError{Dir: dir, Part: name, Why: fmt.Sprintf("cannot be read: %v", err)}
 		case n != p.Size:
@@ -259,7 +345,7 @@ func Read(dir string) (*Manifest, error) {
 			return nil, &DamagedError{Dir: dir, Part: name, Why: "differs from what was recorded (its SHA-256 is not the manifest's)"}
 		}
 		switch {
-		case p.Role == RoleLog && p.File == LogFile:
+		case p.Role == RoleLog && (p.File == LogFile || p.File == LogFile+".zst"):
 			logs++
 		case p.Role == RoleLog:
 			return nil, &DamagedError{Dir: dir, Part: ManifestFile, Why: fmt.Sprintf("names a replay log other than %s", LogFile)}
@@ -322,7 +408,7 @@ func Extract(dir string, p Part, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	in, err := os.Open(filepath.Join(dir, p.File))
+	in, err := p.open(dir)
 	if err != nil {
 		return err
 	}

@@ -54,18 +54,16 @@ func Save(src string, m *Manifest, dst, log string, session []byte, fred string)
 		}
 		out.Parts = append(out.Parts, p)
 	}
-	if err := copyPrefix(filepath.Join(dst, LogFile), log, int64(h.End)); err != nil {
-		return err
-	}
-	sum, n, err := hashFile(filepath.Join(dst, LogFile))
+	logPart, err := compressFile(filepath.Join(dst, LogFile+".zst"), log, int64(h.End), RoleLog, LogFile+".zst")
 	if err != nil {
 		return err
 	}
-	out.Parts = append(out.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
+	out.Parts = append(out.Parts, logPart)
 	if err := os.WriteFile(filepath.Join(dst, SessionFile), session, 0o644); err != nil {
 		return err
 	}
-	if sum, n, err = hashFile(filepath.Join(dst, SessionFile)); err != nil {
+	sum, n, err := hashFile(filepath.Join(dst, SessionFile))
+	if err != nil {
 		return err
 	}
 	out.Parts = append(out.Parts, Part{Role: RoleSession, File: SessionFile, SHA256: sum, Size: n})
@@ -173,14 +171,11 @@ func SaveLive(o Live) (err error) {
 	if len(m.Argv) == 0 {
 		m.Argv = []string{exe}
 	}
-	if err := copyPrefix(filepath.Join(o.Dir, LogFile), o.Log, int64(h.End)); err != nil {
-		return err
-	}
-	sum, n, err := hashFile(filepath.Join(o.Dir, LogFile))
+	logPart, err := compressFile(filepath.Join(o.Dir, LogFile+".zst"), o.Log, int64(h.End), RoleLog, LogFile+".zst")
 	if err != nil {
 		return err
 	}
-	m.Parts = append(m.Parts, Part{Role: RoleLog, File: LogFile, SHA256: sum, Size: n})
+	m.Parts = append(m.Parts, logPart)
 	mapped := map[string]bool{}
 	mappedFiles(o.Pid, mapped)
 	src := exe
@@ -195,7 +190,8 @@ func SaveLive(o Live) (err error) {
 	if err := os.WriteFile(filepath.Join(o.Dir, SessionFile), o.Session, 0o644); err != nil {
 		return err
 	}
-	if sum, n, err = hashFile(filepath.Join(o.Dir, SessionFile)); err != nil {
+	sum, n, err := hashFile(filepath.Join(o.Dir, SessionFile))
+	if err != nil {
 		return err
 	}
 	m.Parts = append(m.Parts, Part{Role: RoleSession, File: SessionFile, SHA256: sum, Size: n})
