@@ -3,7 +3,9 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"debug/elf"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 
 	"github.com/fred-debugger/fred/replaylog"
@@ -155,6 +158,10 @@ func Record(o Options) (*Result, error) {
 			}
 		}
 	}()
+	// The log's entries are compressed as the program writes them, on the
+	// other CPU (its header, which changes to the end, goes first after).
+	lz := followLog(tmp, filepath.Join(o.Dir, ".entries.zst"))
+	defer os.Remove(filepath.Join(o.Dir, ".entries.zst"))
 	werr := cmd.Wait()
 	close(done)
 	<-polled
@@ -178,7 +185,7 @@ func Record(o Options) (*Result, error) {
 	if strings.Contains(h.Notice, "the log is full") {
 		return nil, fmt.Errorf("the run did not fit in the log (%d bytes): nothing is kept", logRoom)
 	}
-	logPart, err := compressFile(filepath.Join(o.Dir, LogFile+".zst"), tmp, int64(h.End), RoleLog, LogFile+".zst")
+	logPart, err := lz.finish(filepath.Join(o.Dir, LogFile+".zst"), int64(h.End))
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +209,111 @@ func Record(o Options) (*Result, error) {
 	}
 	made = true
 	return &Result{Manifest: m, Notice: h.Notice}, nil
+}
+
+// logFollower compresses a log's entries (past its header) while the
+// program writes them.
+type logFollower struct {
+	log, out string
+	stop     chan int64 // the log's end, once the program is over
+	done     chan error
+}
+
+func followLog(log, out string) *logFollower {
+	f := &logFollower{log: log, out: out, stop: make(chan int64, 1), done: make(chan error, 1)}
+	go func() { f.done <- f.run() }()
+	return f
+}
+
+func (f *logFollower) run() error {
+	o, err := os.Create(f.out)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	enc, err := zstd.NewWriter(o, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return err
+	}
+	var in *os.File
+	at, end := int64(replaylog.HeaderSize), int64(-1)
+	buf := make([]byte, 1<<20)
+	for {
+		if in == nil {
+			in, _ = os.Open(f.log) // (made by the library as the program starts)
+		}
+		upto := end
+		if upto < 0 {
+			if h, err := replaylog.ReadHeader(f.log); err == nil {
+				upto = int64(h.End)
+			}
+		}
+		for in != nil && at < upto {
+			n, err := in.ReadAt(buf[:min(int64(len(buf)), upto-at)], at)
+			if n > 0 {
+				if _, err := enc.Write(buf[:n]); err != nil {
+					return err
+				}
+				at += int64(n)
+			}
+			if err != nil {
+				break
+			}
+		}
+		if end >= 0 {
+			break
+		}
+		select {
+		case end = <-f.stop:
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if in != nil {
+		in.Close()
+	}
+	if end >= 0 && at != end {
+		enc.Close()
+		return fmt.Errorf("the log's entries: %d bytes read of %d", at, end)
+	}
+	return enc.Close()
+}
+
+// finish compresses the rest of the log, up to end, and writes it at dst:
+// its header's frame, then the entries' (zstd frames follow each other).
+func (f *logFollower) finish(dst string, end int64) (Part, error) {
+	f.stop <- end
+	if err := <-f.done; err != nil {
+		return Part{}, err
+	}
+	in, err := os.Open(f.log)
+	if err != nil {
+		return Part{}, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return Part{}, err
+	}
+	_, _, err = compress(out, io.NewSectionReader(in, 0, replaylog.HeaderSize), replaylog.HeaderSize)
+	if err == nil {
+		var e *os.File
+		if e, err = os.Open(f.out); err == nil {
+			_, err = io.Copy(out, e)
+			e.Close()
+		}
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Part{}, err
+	}
+	// the content's checksum, header and entries
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(in, 0, end)); err != nil {
+		return Part{}, err
+	}
+	return Part{Role: RoleLog, File: filepath.Base(dst), SHA256: hex.EncodeToString(h.Sum(nil)), Size: end, Zstd: true}, nil
 }
 
 // storeProgram stores the executable and the files the program mapped
@@ -402,7 +514,6 @@ func (st *storer) close() ([]Part, error) {
 	sort.Slice(libs, func(i, j int) bool { return libs[i].Path < libs[j].Path })
 	return st.parts, nil
 }
-
 
 func signalName(s syscall.Signal) string {
 	if n := unix.SignalName(s); n != "" {

@@ -13,6 +13,7 @@
 //	                each stored once by content
 //
 // (compressed with zstd; checksums and sizes are of the content)
+//
 //	session.json    for a saved session (fred-save): its history, the
 //	                moment it was at, its snapshots' moments, bookmarks
 //
@@ -33,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -170,6 +172,22 @@ func storeFrom(dir, role, path, from string) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
+	// The same file (same inode, size and times) was compressed before:
+	// fred's cache has it (the libraries of every recording).
+	part := func(sum string, n int64) Part {
+		return Part{Role: role, Path: path, File: filepath.Join(filesDir, sum+".zst"), SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm()), Zstd: true}
+	}
+	cached := cachePath(st)
+	if cached != "" {
+		if b, err := os.ReadFile(cached + ".sum"); err == nil {
+			if sum, size, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok {
+				n, _ := strconv.ParseInt(size, 10, 64)
+				if n == st.Size() && linkOrCopy(filepath.Join(dir, filesDir, sum+".zst"), cached+".zst") == nil {
+					return part(sum, n), nil
+				}
+			}
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Join(dir, filesDir), ".part-*")
 	if err != nil {
 		return Part{}, err
@@ -189,7 +207,25 @@ func storeFrom(dir, role, path, from string) (Part, error) {
 		}
 		os.Chmod(filepath.Join(dir, rel), 0o444)
 	}
-	return Part{Role: role, Path: path, File: rel, SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm()), Zstd: true}, nil
+	if cached != "" && os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
+		os.Remove(cached + ".zst")
+		if os.Link(filepath.Join(dir, rel), cached+".zst") == nil { // (a link or nothing: no copy's cost)
+			os.WriteFile(cached+".sum", []byte(fmt.Sprintf("%s %d\n", sum, n)), 0o644)
+		}
+	}
+	return part(sum, n), nil
+}
+
+// cachePath names a file's compressed copy in fred's cache (without its
+// suffix), by what says it is the same file: device, inode, size and
+// times ("" without a cache directory).
+func cachePath(st os.FileInfo) string {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	base, err := os.UserCacheDir()
+	if !ok || err != nil {
+		return ""
+	}
+	return filepath.Join(base, "fred", "parts", fmt.Sprintf("%x-%x-%d-%d-%d", sys.Dev, sys.Ino, st.Size(), sys.Mtim.Nano(), sys.Ctim.Nano()))
 }
 
 // compress writes src's first n bytes (n < 0: all of it) to dst,
@@ -252,7 +288,9 @@ func (p Part) open(dir string) (io.ReadCloser, error) {
 // undecodable is a compressed part whose data does not decode.
 type undecodable struct{ err error }
 
-func (e *undecodable) Error() string { return fmt.Sprintf("its compressed data does not decode (%v)", e.err) }
+func (e *undecodable) Error() string {
+	return fmt.Sprintf("its compressed data does not decode (%v)", e.err)
+}
 
 type readCloser struct {
 	io.ReadCloser
