@@ -313,10 +313,11 @@ func TestRecordAndReplayPerl(t *testing.T) {
 	os.WriteFile(input, []byte("other, longer content\n"), 0o644)
 	cmds := filepath.Join(work, "cmds")
 	line := fixtureLine(t, script, `print "time=`)
-	os.WriteFile(cmds, []byte(fmt.Sprintf("b %d\nc\np $r\np $line\nfred-reverse-step\np $r\nc\nc\n", line)), 0o644)
+	os.WriteFile(cmds, []byte(fmt.Sprintf("b %d\nc\np $r\np $line\nfred-reverse-watch $line\np $line\nc\nfred-reverse-step\np $r\nc\nc\n", line)), 0o644)
 	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
 	if code != 0 || strings.Contains(out, "diverged") || !strings.Contains(out, printed[0]) ||
-		strings.Count(out, "\n"+printed[1]) < 2 || !strings.Contains(out, "\nfirst content") {
+		strings.Count(out, "\n"+printed[1]) < 2 || !strings.Contains(out, "\nfirst content") ||
+		!strings.Contains(out, "here; the next step makes it first content\n") {
 		t.Fatalf("fred replay: status %d:\n%s\nwant the recorded values (random %s, the first content) and output:\n%s", code, out, printed[1], printed[0])
 	}
 }
@@ -608,13 +609,15 @@ func TestRecordPythonModule(t *testing.T) {
 		t.Fatalf("the edited module does not run as edited: %v %s", err, b)
 	}
 	cmds := filepath.Join(t.TempDir(), "cmds")
-	os.WriteFile(cmds, []byte("b 5\nc\np v\np r\nfred-reverse-next\np v\nfred-reverse-step\nc\nc\n"), 0o644)
+	os.WriteFile(cmds, []byte("b 5\nc\np v\np r\nfred-reverse-watch r\nc\nfred-reverse-next\np v\nfred-reverse-step\nc\nc\n"), 0o644)
 	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
 	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
 	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+m[1]+"\n") || !strings.Contains(out, "v=old r="+m[1]) ||
-		strings.Contains(out, "left its recording") {
+		strings.Contains(out, "left its recording") || strings.Contains(out, "diverged") || !strings.Contains(out, "the next step makes it "+m[1]) {
 		t.Fatalf("fred replay after the module changed: status %d, want v=old r=%s:\n%s", code, m[1], out)
 	}
+	// (not reverse-watch: under pdb -m it loses count, live too; not fixed yet)
+	os.WriteFile(cmds, []byte("b 5\nc\np v\np r\nfred-reverse-next\np v\nfred-reverse-step\nc\nc\n"), 0o644)
 	out, code = fredRun(t, t.TempDir(), "--batch", "-x", cmds, "replay", recm)
 	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
 	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+mm[1]+"\n") || !strings.Contains(out, "v=old r="+mm[1]) ||
