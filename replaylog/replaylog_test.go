@@ -434,6 +434,38 @@ func TestLibraryReplaysStatx(t *testing.T) {
 	}
 }
 
+// Under FREDLOG_MONO=lenient (an interpreter's session: CPython reads the
+// monotonic clock at every lock it takes, and its debugger's work takes
+// locks the recorded run did not), a replay that reads the monotonic
+// clock more or fewer times than the recorded run stays on its log; a
+// strict one leaves it.
+func TestLibraryMonotonicLenient(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "monotonic")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.WriteFile(data, []byte("recorded\n"), 0o600)
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_MONO=lenient", "MONO_READS=3"}
+	first := runProg(t, with, prog, data)
+	os.WriteFile(data, []byte("changed\n"), 0o600)
+	for _, reads := range []string{"1", "6", "0"} {
+		again := runProg(t, append(with, "FREDLOG_REPLAY=1", "MONO_READS="+reads), prog, data)
+		if again != first {
+			t.Fatalf("lenient replay with %s monotonic reads printed %q; recorded %q", reads, again, first)
+		}
+	}
+	strict := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "MONO_READS=3"}
+	runProg(t, strict, prog, data)
+	os.WriteFile(data, []byte("changed again\n"), 0o600)
+	if again := runProg(t, append(strict, "FREDLOG_REPLAY=1", "MONO_READS=5"), prog, data); !strings.Contains(again, "changed again") {
+		t.Fatalf("a strict replay with more monotonic reads stayed on its log: %q", again)
+	}
+}
+
 // The library, in a real program without a debugger: a recorded run
 // replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
 // same values although the world changed; without the library they differ.
