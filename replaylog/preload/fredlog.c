@@ -2449,42 +2449,21 @@ static int vfscanf_common(FILE *f, const char *fmt, va_list ap, int (*real)(FILE
 }
 EXPORT int fred_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return vfscanf_common(f, fmt, ap, real_vfscanf); }
 EXPORT int fred_isoc99_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return vfscanf_common(f, fmt, ap, real___isoc99_vfscanf); }
-EXPORT int fred_fscanf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = vfscanf_common(f, fmt, ap, real_vfscanf);
-	va_end(ap);
-	return r;
-}
-EXPORT int fred_isoc99_fscanf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = vfscanf_common(f, fmt, ap, real___isoc99_vfscanf);
-	va_end(ap);
-	return r;
-}
-EXPORT int fred_scanf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = vfscanf_common(stdin, fmt, ap, real_vfscanf);
-	va_end(ap);
-	return r;
-}
-EXPORT int fred_isoc99_scanf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf);
-	va_end(ap);
-	return r;
-}
+/* the variadic ones pass their arguments on as a va_list */
+#define SCANF_FN(NAME, PARAMS, CALL)       \
+	EXPORT int NAME PARAMS             \
+	{                                  \
+		va_list ap;                \
+		va_start(ap, fmt);         \
+		READY();                   \
+		int r = CALL;              \
+		va_end(ap);                \
+		return r;                  \
+	}
+SCANF_FN(fred_fscanf, (FILE *f, const char *fmt, ...), vfscanf_common(f, fmt, ap, real_vfscanf))
+SCANF_FN(fred_isoc99_fscanf, (FILE *f, const char *fmt, ...), vfscanf_common(f, fmt, ap, real___isoc99_vfscanf))
+SCANF_FN(fred_scanf, (const char *fmt, ...), vfscanf_common(stdin, fmt, ap, real_vfscanf))
+SCANF_FN(fred_isoc99_scanf, (const char *fmt, ...), vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf))
 EXPORT int fred_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real_vfscanf); }
 EXPORT int fred_isoc99_vscanf(const char *fmt, va_list ap) { READY(); return vfscanf_common(stdin, fmt, ap, real___isoc99_vfscanf); }
 /* glibc 2.38's C23 names (strtol's 0b prefixes), where they exist */
@@ -2505,24 +2484,8 @@ EXPORT int fred_isoc23_scanf(const char *, ...) __asm__("__isoc23_scanf");
 EXPORT int fred_isoc23_vscanf(const char *, va_list) __asm__("__isoc23_vscanf");
 EXPORT int fred_isoc23_vfscanf(FILE *f, const char *fmt, va_list ap) { READY(); return isoc23_vfscanf(f, fmt, ap); }
 EXPORT int fred_isoc23_vscanf(const char *fmt, va_list ap) { READY(); return isoc23_vfscanf(stdin, fmt, ap); }
-EXPORT int fred_isoc23_fscanf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = isoc23_vfscanf(f, fmt, ap);
-	va_end(ap);
-	return r;
-}
-EXPORT int fred_isoc23_scanf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	READY();
-	int r = isoc23_vfscanf(stdin, fmt, ap);
-	va_end(ap);
-	return r;
-}
+SCANF_FN(fred_isoc23_fscanf, (FILE *f, const char *fmt, ...), isoc23_vfscanf(f, fmt, ap))
+SCANF_FN(fred_isoc23_scanf, (const char *fmt, ...), isoc23_vfscanf(stdin, fmt, ap))
 
 /* fclose closes its descriptor inside libc, out of close()'s reach. */
 static int (*real_fclose)(FILE *);
