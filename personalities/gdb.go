@@ -547,6 +547,9 @@ func parseGDBBreakpoints(out string) []Bp {
 		// person deleted or changed it sees the one the run saw.
 		if c := m["cond"]; c != "" {
 			b.Where += " if " + c
+			if b.Orig != "" {
+				b.Orig += " if " + c
+			}
 		}
 		bps = append(bps, b)
 	}

@@ -1724,12 +1724,12 @@ func TestGDBParseBreakpointsAllKinds(t *testing.T) {
 	}
 	got := GDB.ParseBreakpoints(string(b))
 	want := []Bp{
-		{Num: "1", Where: "*0x00005555555551c8", Enabled: true},
+		{Num: "1", Where: "*0x00005555555551c8", Orig: "main", Enabled: true},
 		{Num: "2", Where: "watch sum", Enabled: true},
 		{Num: "3", Where: "rwatch data[3]", Enabled: true},
 		{Num: "4", Where: "catch syscall write", Enabled: true},
 		{Num: "5", Where: "catch throw", Enabled: true},
-		{Num: "6", Where: "*0x0000555555555140 if i == 5", Enabled: true, Temp: true},
+		{Num: "6", Where: "*0x0000555555555140 if i == 5", Orig: "update if i == 5", Enabled: true, Temp: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
