@@ -133,9 +133,10 @@ func (w *watchProgram) scanSteps(ctx context.Context, fm moment, cont history.St
 	if err := s.goTo(fm.steps, w.st); err != nil {
 		return watch.Scanned{}, err
 	}
-	if now := s.Timeline.Now(); cont.Stop == P.StopBreakpoint && !now.Ended && now.At == cont.At {
-		// At the continue's breakpoint: its stop (it stops at the first
-		// one it meets), with nothing of it after.
+	if now := s.Timeline.Now(); len(fm.steps) > history.Common(fm.steps, w.end) && cont.Stop == P.StopBreakpoint && !now.Ended && now.At == cont.At {
+		// A moment inside the continue (not its start, which may be at
+		// the same breakpoint in a loop) at its breakpoint: its stop (it
+		// stops at the first one it meets), with nothing of it after.
 		return watch.Scanned{}, nil
 	}
 	put, err := s.useBreakpoints(cont.Bps)

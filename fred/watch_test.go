@@ -394,3 +394,18 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 		})
 	}
 }
+
+// pdb: a reverse-watch over continues that start and stop at one
+// breakpoint inside a loop watches each of them (the check that a moment
+// is its continue's own stop must not take a continue's start for it).
+func TestPDBReverseWatchOverLoopContinues(t *testing.T) {
+	ts, _ := pdbSession(t, "loopwatch.py", "fork")
+	ts.must("b 8", `Breakpoint 1`)
+	for i := 0; i < 4; i++ {
+		ts.must("c", `\(8\)<module>\(\)`)
+	}
+	ts.must("fred-reverse-watch x", `'x' is 7 here; the next step makes it 0`)
+	if i := ts.value("i"); i != "2" {
+		t.Fatalf("landed with i = %s, want 2 (the x = 0 of the third turn)", i)
+	}
+}
