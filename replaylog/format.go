@@ -146,9 +146,9 @@ const (
 	// (a path's: 1<<24 plus 24 bits of its FNV-1a hash), sv length, then
 	// the struct stat; -errno when it failed.
 	Stat
-	// OpenR is a read-only open's result (FREDLOG_STAT=1): 0, or -errno
-	// when it did not find its file. A replay fails it again, or gives a
-	// stand-in for a file that is not there now.
+	// OpenR is a read-only open's result (FREDLOG_STAT=1): 0 and the
+	// file's size, or -errno when it did not find its file. A replay fails
+	// it again, or gives a stand-in of that size for a file not there now.
 	OpenR
 	// Uname is a uname or gethostname (FREDLOG_STAT=1): uv 1, sv length,
 	// the struct utsname.
@@ -425,7 +425,9 @@ func (d *decoder) next() (Entry, bool, error) {
 	case k == Debugger:
 	case k == OpenR:
 		e.Fd = -1
-		e.Result, err = d.sv()
+		if e.Result, err = d.sv(); err == nil && e.Result >= 0 {
+			e.File.Size, err = d.uv()
+		}
 	case k == OpenW:
 		e.Fd = -1
 		if e.Result, err = d.sv(); err != nil || e.Result < 0 {

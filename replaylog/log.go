@@ -376,7 +376,7 @@ func (e Entry) Describe() string {
 		if e.Result < 0 {
 			return "the file was not there: " + errno(e.Result)
 		}
-		return "the file was there"
+		return fmt.Sprintf("the file was there, %d bytes", e.File.Size)
 	case OpenW:
 		if e.Result < 0 {
 			return errno(e.Result)

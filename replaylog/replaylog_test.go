@@ -466,6 +466,30 @@ func TestLibraryMonotonicLenient(t *testing.T) {
 	}
 }
 
+// With the file metadata logged (a recording), a file that is gone when
+// the run is replayed gets a stand-in of its recorded size: a program that
+// sizes it by seeking to its end, then reads it, prints what it printed.
+func TestLibraryStandIn(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "sized")
+	dir := t.TempDir()
+	data, logf := filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.WriteFile(data, []byte("twelve bytes\n"), 0o600)
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STAT=1", "FREDLOG_STORE=-1"}
+	first := runProg(t, with, prog, data)
+	if first != "size 13, read 13: twelve bytes\n" {
+		t.Fatalf("recorded run printed %q", first)
+	}
+	os.Remove(data)
+	if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, data); again != first {
+		t.Fatalf("replay without the file printed %q; recorded %q", again, first)
+	}
+}
+
 // The library, in a real program without a debugger: a recorded run
 // replays (FREDLOG_REPLAY=1 replays from the start of the file) with the
 // same values although the world changed; without the library they differ.

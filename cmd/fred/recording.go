@@ -243,7 +243,8 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		}
 	}
 	gdbOwn := func(k string) bool {
-		return m.Debugger == "gdb" && (strings.HasPrefix(k, "PYTHON") || k == "LD_LIBRARY_PATH" || k == "HOME")
+		return m.Debugger == "gdb" && (strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "MALLOC_") ||
+			k == "LD_LIBRARY_PATH" || k == "LD_AUDIT" || k == "GLIBC_TUNABLES" || k == "GCONV_PATH" || k == "HOME")
 	}
 	for k, v := range env {
 		if gdbOwn(k) {

@@ -161,7 +161,7 @@ func Record(o Options) (*Result, error) {
 	// The log's entries are compressed as the program writes them, on the
 	// other CPU (its header, which changes to the end, goes first after).
 	lz := followLog(tmp, filepath.Join(o.Dir, ".entries.zst"))
-	defer os.Remove(filepath.Join(o.Dir, ".entries.zst"))
+	defer lz.abort() // (after finish: nothing)
 	werr := cmd.Wait()
 	close(done)
 	<-polled
@@ -217,6 +217,7 @@ type logFollower struct {
 	log, out string
 	stop     chan int64 // the log's end, once the program is over
 	done     chan error
+	over     bool // finish or abort took its result
 }
 
 func followLog(log, out string) *logFollower {
@@ -265,6 +266,10 @@ func (f *logFollower) run() error {
 		}
 		select {
 		case end = <-f.stop:
+			if end == -2 {
+				enc.Close()
+				return errors.New("stopped")
+			}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -278,9 +283,20 @@ func (f *logFollower) run() error {
 	return enc.Close()
 }
 
+// abort stops the follower, if finish did not, and takes its file away.
+func (f *logFollower) abort() {
+	if !f.over {
+		f.over = true
+		f.stop <- -2
+		<-f.done
+	}
+	os.Remove(f.out)
+}
+
 // finish compresses the rest of the log, up to end, and writes it at dst:
 // its header's frame, then the entries' (zstd frames follow each other).
 func (f *logFollower) finish(dst string, end int64) (Part, error) {
+	f.over = true
 	f.stop <- end
 	if err := <-f.done; err != nil {
 		return Part{}, err

@@ -34,9 +34,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
@@ -172,20 +172,20 @@ func storeFrom(dir, role, path, from string) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	// The same file (same inode, size and times) was compressed before:
-	// fred's cache has it (the libraries of every recording).
+	// A shared library (same inode, size and times) compressed before:
+	// fred's cache has it. The cache keeps copies of its own (a link
+	// would let a damaged recording damage the others), each with what it
+	// was when written (a cache file changed since is not used).
 	part := func(sum string, n int64) Part {
 		return Part{Role: role, Path: path, File: filepath.Join(filesDir, sum+".zst"), SHA256: sum, Size: n, Mode: uint32(st.Mode().Perm()), Zstd: true}
 	}
-	cached := cachePath(st)
+	cached := ""
+	if role == RoleLibrary {
+		cached = cachePath(st)
+	}
 	if cached != "" {
-		if b, err := os.ReadFile(cached + ".sum"); err == nil {
-			if sum, size, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok {
-				n, _ := strconv.ParseInt(size, 10, 64)
-				if n == st.Size() && linkOrCopy(filepath.Join(dir, filesDir, sum+".zst"), cached+".zst") == nil {
-					return part(sum, n), nil
-				}
-			}
+		if sum, n, ok := fromCache(cached, st.Size()); ok && copyFile(filepath.Join(dir, filesDir, sum+".zst"), cached+".zst") == nil {
+			return part(sum, n), nil
 		}
 	}
 	tmp, err := os.CreateTemp(filepath.Join(dir, filesDir), ".part-*")
@@ -208,12 +208,64 @@ func storeFrom(dir, role, path, from string) (Part, error) {
 		os.Chmod(filepath.Join(dir, rel), 0o444)
 	}
 	if cached != "" && os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
-		os.Remove(cached + ".zst")
-		if os.Link(filepath.Join(dir, rel), cached+".zst") == nil { // (a link or nothing: no copy's cost)
-			os.WriteFile(cached+".sum", []byte(fmt.Sprintf("%s %d\n", sum, n)), 0o644)
-		}
+		toCache(cached, filepath.Join(dir, rel), sum, n)
 	}
 	return part(sum, n), nil
+}
+
+// fromCache is a cache entry's content checksum and size, if the entry
+// is whole: its compressed file as it was written.
+func fromCache(cached string, size int64) (sum string, n int64, ok bool) {
+	b, err := os.ReadFile(cached + ".sum")
+	if err != nil {
+		return "", 0, false
+	}
+	var zsize, zmtime int64
+	if _, err := fmt.Sscanf(string(b), "%s %d %d %d", &sum, &n, &zsize, &zmtime); err != nil || n != size {
+		return "", 0, false
+	}
+	if zs, err := os.Stat(cached + ".zst"); err != nil || zs.Size() != zsize || zs.ModTime().UnixNano() != zmtime {
+		os.Remove(cached + ".sum")
+		return "", 0, false
+	}
+	return sum, n, true
+}
+
+// toCache keeps a copy of the compressed file at from as the entry.
+func toCache(cached, from, sum string, n int64) {
+	tmp := cached + ".new"
+	if copyFile(tmp, from) != nil {
+		os.Remove(tmp)
+		return
+	}
+	zs, err := os.Stat(tmp)
+	if err != nil || os.Rename(tmp, cached+".zst") != nil {
+		os.Remove(tmp)
+		return
+	}
+	os.WriteFile(cached+".sum", []byte(fmt.Sprintf("%s %d %d %d\n", sum, n, zs.Size(), zs.ModTime().UnixNano())), 0o644)
+}
+
+// copyFile copies the file src to dst (which must not exist), read-only.
+func copyFile(dst, src string) error {
+	if _, err := os.Lstat(dst); err == nil {
+		return nil // stored once by content
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return err
+	}
+	return out.Close()
 }
 
 // cachePath names a file's compressed copy in fred's cache (without its
@@ -223,6 +275,11 @@ func cachePath(st os.FileInfo) string {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	base, err := os.UserCacheDir()
 	if !ok || err != nil {
+		return ""
+	}
+	// A file changed in the last seconds may change again within its
+	// times' grain without them moving (git's "racily clean" files).
+	if time.Since(time.Unix(0, sys.Ctim.Nano())) < 3*time.Second {
 		return ""
 	}
 	return filepath.Join(base, "fred", "parts", fmt.Sprintf("%x-%x-%d-%d-%d", sys.Dev, sys.Ino, st.Size(), sys.Mtim.Nano(), sys.Ctim.Nano()))

@@ -3,7 +3,6 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,7 @@ const RoleSession = "session"
 // Save writes a saved session at dst: the recording m (at src) with the
 // session's replay log as it is now (log, cut at its end) in place of the
 // recorded one, and the session's history (session). Files shared with
-// the recording are linked where they can be, else copied. Nothing is
+// the recording are copied (a damaged one damages no other). Nothing is
 // left at dst when it fails.
 func Save(src string, m *Manifest, dst, log string, session []byte, fred string) (err error) {
 	if dst, err = filepath.Abs(dst); err != nil {
@@ -49,7 +48,7 @@ func Save(src string, m *Manifest, dst, log string, session []byte, fred string)
 		if p.Role == RoleLog || p.Role == RoleSession {
 			continue
 		}
-		if err := linkOrCopy(filepath.Join(dst, p.File), filepath.Join(src, p.File)); err != nil {
+		if err := copyFile(filepath.Join(dst, p.File), filepath.Join(src, p.File)); err != nil {
 			return err
 		}
 		out.Parts = append(out.Parts, p)
@@ -84,33 +83,6 @@ func (m *Manifest) Session(dir string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, p.File))
 }
 
-// linkOrCopy puts the file src at dst: a hard link (parts are read-only),
-// or a copy across file systems.
-func linkOrCopy(dst, src string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	if _, err := os.Lstat(dst); err == nil {
-		return nil // stored once by content
-	}
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	o, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(o, in); err != nil {
-		o.Close()
-		return err
-	}
-	return o.Close()
-}
 
 // Live is a live session's run to save (fred-save in a session that
 // does not replay a recording): the program, stopped under its debugger,

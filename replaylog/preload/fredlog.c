@@ -83,7 +83,7 @@ enum {
 	K_BIND, /* a bind, and the bound socket's inode */
 	K_PEER, /* an accepted connection's peer address (after its accept) */
 	K_STAT, /* stat, lstat, fstat, fstatat, statx (FREDLOG_STAT=1): the struct; a path's by its key */
-	K_OPENR, /* a read-only open's result (FREDLOG_STAT=1): whether it found its file */
+	K_OPENR, /* a read-only open's result (FREDLOG_STAT=1): whether it found its file, its size */
 	K_UNAME, /* uname (FREDLOG_STAT=1): the struct utsname, the host's name in it */
 	K_LAST = K_UNAME,
 };
@@ -987,6 +987,17 @@ passthrough:;
 	return 0;
 }
 
+/* others_turn (lock held): while replaying, the log's next entry is
+ * another thread's */
+static int others_turn(void)
+{
+	if (fredlog_pos >= fredlog_ctl->end)
+		return 0;
+	uint64_t at = fredlog_pos;
+	if ((unsigned char)fredlog_base[at++] == K_THREAD)
+		return (int)get_uv(&at) != mythr;
+	return lastthr && lastthr != mythr;
+}
 EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
 	READY();
@@ -995,6 +1006,12 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 	ENTER();
 again:
 	if (c == CLOCK_MONOTONIC && fredlog_mono_lenient) {
+		if (others_turn()) {
+			/* (CPython reads it with the GIL's mutex held, which the
+			 * thread whose turn it is may need: no waiting here) */
+			TRACE("T%d GIVE monotonic clock again (another thread's turn)", mythr);
+			goto give;
+		}
 		int r = begin(K_CLOCK, &e);
 		if (r < 0 || (r > 0 && (unsigned char)fredlog_base[e.at] != CLOCK_MONOTONIC)) {
 			TRACE("T%d GIVE monotonic clock again (the log has %s)", mythr, call_name(r < 0 ? -r : K_CLOCK));
@@ -1047,6 +1064,11 @@ rec:;
 		append(h, n, NULL, 0);
 	}
 give:
+	if (!last_clock[slot]) { /* none replayed yet: this one is not logged */
+		int r = real_clock_gettime(c, ts);
+		LEAVE();
+		return r;
+	}
 	ts->tv_sec = last_clock[slot] / 1000000000;
 	ts->tv_nsec = last_clock[slot] % 1000000000;
 	LEAVE();
@@ -1640,7 +1662,8 @@ static int fredlog_legacy;
  * recorded run itself, would change what it reads); one that found its
  * file, which is not here now, gets a stand-in (/dev/null: what the
  * program reads and asks of it comes from the log, which stored it).
- * Entry: K_OPENR, sv 0 or -errno. */
+ * Entry: K_OPENR, sv 0 or -errno, then if 0: uv the file's size (the
+ * stand-in's: a memory file of that size, for a seek to its end). */
 static int opened_read(int fd, int flags, const char *path)
 {
 	if (OFF || !fredlog_stat || fredlog_legacy || device_path(path))
@@ -1653,19 +1676,30 @@ static int opened_read(int fd, int flags, const char *path)
 	if (start(K_OPENR, &e)) {
 		uint64_t at = e.at;
 		int64_t r = get_sv(&at);
+		uint64_t size = r < 0 ? 0 : get_uv(&at);
 		e.at = at;
 		done(&e);
 		if (r < 0) {
 			fd = -1; /* (the caller closes what opened now) */
 			sv = (int)-r;
 		} else if (fd < 0) {
-			fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | (flags & O_CLOEXEC));
+			/* of the recorded size, for a seek to its end */
+			fd = (int)syscall(SYS_memfd_create, "fred-stand-in", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+			if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+				real_close(fd);
+				fd = -1;
+			}
+			if (fd < 0)
+				fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | (flags & O_CLOEXEC));
 			TRACE("T%d open: %s is not here: a stand-in, fd %d", mythr, path ? path : "(null)", fd);
 		}
 	} else {
-		unsigned char h[16];
+		unsigned char h[24];
+		struct stat st;
 		h[0] = K_OPENR;
 		int n = 1 + put_sv(h + 1, fd >= 0 ? 0 : -(int64_t)sv);
+		if (fd >= 0)
+			n += put_uv(h + n, raw_fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0);
 		append(h, n, NULL, 0);
 	}
 	unlock();
@@ -1820,6 +1854,8 @@ static FILE *fopened(FILE *f, const char *m, const char *p)
 	} else if (fd >= 0 && !f) {
 		f = fdopen(fd, m); /* a stand-in for a file not here */
 		sv = errno;
+		if (!f)
+			real_close(fd);
 	}
 	errno = sv;
 	return f;
