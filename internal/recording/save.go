@@ -83,7 +83,6 @@ func (m *Manifest) Session(dir string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, p.File))
 }
 
-
 // Live is a live session's run to save (fred-save in a session that
 // does not replay a recording): the program, stopped under its debugger,
 // and the session's replay log.
