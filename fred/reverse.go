@@ -136,7 +136,7 @@ func (s *Session) goToOnce(steps []history.Step, st *revStats) error {
 		if sn.run != s.run {
 			continue
 		}
-		if at, done, ok := along(sn.Steps, steps); ok && (at > bestAt || at == bestAt && done > bestDone) {
+		if at, done, ok := along(sn.Steps, steps); ok && (done == 0 || !s.exactCounts) && (at > bestAt || at == bestAt && done > bestDone) {
 			best, bestAt, bestDone = sn, at, done
 		}
 	}
@@ -148,7 +148,7 @@ func (s *Session) goToOnce(steps []history.Step, st *revStats) error {
 			return err
 		}
 	}
-	if at, done, ok := along(s.Timeline.Steps(), steps); s.running && ok && (at > bestAt || at == bestAt && done >= bestDone) {
+	if at, done, ok := along(s.Timeline.Steps(), steps); s.running && ok && (done == 0 || !s.exactCounts) && (at > bestAt || at == bestAt && done >= bestDone) {
 		bestAt, bestDone = at, done
 	} else {
 		if err := s.restore(best); err != nil {

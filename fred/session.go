@@ -157,6 +157,9 @@ type Session struct {
 	giveUp    func() bool // while a replayed command runs: its answer no longer matters (replayStep)
 	refused   refusal     // automatic snapshots that failed in this run
 	holdPrune bool        // a fred command runs: prune when it ends
+	// exactCounts: a counted step is counted from its stretch's start,
+	// not from a snapshot part of the way (watchProgram.goEval).
+	exactCounts bool
 }
 
 // interruptible gives a fred command a context that Ctrl-C cancels.

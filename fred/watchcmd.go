@@ -93,15 +93,38 @@ type watchProgram struct {
 	leafCmd  string
 }
 
+// goEval goes to the moment and evaluates the expression there. In an
+// interpreter, steps counted from a snapshot inside a stretch can differ
+// from the same steps counted through it (the debugger's stop at the
+// snapshot allocated: the collector runs elsewhere, and finalizers' code
+// steps): when the count from there runs past the stretch, it is counted
+// again from the stretch's start, as it was first counted.
+func (w *watchProgram) goEval(mm moment) (string, error) {
+	s := w.s
+	err := s.goTo(mm.steps, w.st)
+	v := ""
+	if err == nil {
+		v, err = w.evalHere()
+	}
+	if err == nil || s.ip == nil || s.exactCounts || !(errors.Is(err, P.ErrNotRunning) || errors.Is(err, ErrNoProgram) || errors.As(err, new(*DivergedError))) {
+		return v, err
+	}
+	debugf("eval at %v: %v; counted again from the stretch's start", mm, err)
+	s.exactCounts = true
+	defer func() { s.exactCounts = false }()
+	s.dirty(mm.steps)
+	if err := s.goTo(mm.steps, w.st); err != nil {
+		return "", err
+	}
+	return w.evalHere()
+}
+
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
 	mm := m.(moment)
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := w.s.goTo(mm.steps, w.st); err != nil {
-		return "", err
-	}
-	v, err := w.evalHere()
+	v, err := w.goEval(mm)
 	if errors.Is(err, P.ErrCallStopped) {
 		// A signal stopped a call the expression made: one a probe left
 		// pending, or the call's own crash. The program stands inside
