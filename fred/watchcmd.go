@@ -99,24 +99,27 @@ type watchProgram struct {
 // snapshot allocated: the collector runs elsewhere, and finalizers' code
 // steps): when the count from there runs past the stretch, it is counted
 // again from the stretch's start, as it was first counted.
-func (w *watchProgram) goEval(mm moment) (string, error) {
+func (w *watchProgram) goEval(mm moment) (v string, err, moveErr error) {
 	s := w.s
-	err := s.goTo(mm.steps, w.st)
-	v := ""
-	if err == nil {
+	if moveErr = s.goTo(mm.steps, w.st); moveErr == nil {
 		v, err = w.evalHere()
 	}
-	if err == nil || s.ip == nil || s.exactCounts || !(errors.Is(err, P.ErrNotRunning) || errors.Is(err, ErrNoProgram) || errors.As(err, new(*DivergedError))) {
-		return v, err
+	failed := moveErr
+	if failed == nil {
+		failed = err
 	}
-	debugf("eval at %v: %v; counted again from the stretch's start", mm, err)
+	if failed == nil || s.ip == nil || s.exactCounts || !(errors.Is(failed, P.ErrNotRunning) || errors.Is(failed, ErrNoProgram) || errors.As(failed, new(*DivergedError))) {
+		return v, err, moveErr
+	}
+	debugf("eval at %v: %v; counted again from the stretch's start", mm, failed)
 	s.exactCounts = true
 	defer func() { s.exactCounts = false }()
 	s.dirty(mm.steps)
-	if err := s.goTo(mm.steps, w.st); err != nil {
-		return "", err
+	if moveErr = s.goTo(mm.steps, w.st); moveErr != nil {
+		return "", nil, moveErr
 	}
-	return w.evalHere()
+	v, err = w.evalHere()
+	return v, err, nil
 }
 
 func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error) {
@@ -124,7 +127,10 @@ func (w *watchProgram) Eval(ctx context.Context, m watch.Moment) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	v, err := w.goEval(mm)
+	v, err, moveErr := w.goEval(mm)
+	if moveErr != nil {
+		return "", moveErr
+	}
 	if errors.Is(err, P.ErrCallStopped) {
 		// A signal stopped a call the expression made: one a probe left
 		// pending, or the call's own crash. The program stands inside
