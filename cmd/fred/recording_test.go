@@ -628,19 +628,14 @@ func TestRecordPythonModule(t *testing.T) {
 	}
 	cmds := filepath.Join(t.TempDir(), "cmds")
 	os.WriteFile(cmds, []byte("b 5\nc\np v\np r\nfred-reverse-watch r\nc\nfred-reverse-next\np v\nfred-reverse-step\nc\nc\n"), 0o644)
-	out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", cmds, "replay", rec)
-	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
-	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+m[1]+"\n") || !strings.Contains(out, "v=old r="+m[1]) ||
-		strings.Contains(out, "left its recording") || strings.Contains(out, "diverged") || !strings.Contains(out, "the next step makes it "+m[1]) ||
-		!strings.Contains(out, "host="+host+"\n") {
-		t.Fatalf("fred replay after the module changed: status %d, want v=old r=%s:\n%s", code, m[1], out)
-	}
-	out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", cmds, "replay", recm)
-	out, _, _ = strings.Cut(out, "The program finished and will be restarted")
-	if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+mm[1]+"\n") || !strings.Contains(out, "v=old r="+mm[1]) ||
-		strings.Contains(out, "left its recording") || strings.Contains(out, "diverged") || !strings.Contains(out, "the next step makes it "+mm[1]) ||
-		!strings.Contains(out, "host="+host+"\n") {
-		t.Fatalf("fred replay of python3 -m app after the module changed: status %d, want v=old r=%s:\n%s", code, mm[1], out)
+	for _, r := range []struct{ dir, random string }{{rec, m[1]}, {recm, mm[1]}} {
+		out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", cmds, "replay", r.dir)
+		out, _, _ = strings.Cut(out, "The program finished and will be restarted")
+		if code != 0 || strings.Count(out, "\n'old'\n") != 2 || !strings.Contains(out, "\n"+r.random+"\n") || !strings.Contains(out, "v=old r="+r.random) ||
+			strings.Contains(out, "left its recording") || strings.Contains(out, "diverged") || !strings.Contains(out, "the next step makes it "+r.random) ||
+			!strings.Contains(out, "host="+host+"\n") {
+			t.Fatalf("fred replay of %s after the module changed: status %d, want v=old r=%s:\n%s", r.dir, code, r.random, out)
+		}
 	}
 }
 

@@ -301,22 +301,19 @@ func (f *logFollower) finish(dst string, end int64) (Part, error) {
 	if err := <-f.done; err != nil {
 		return Part{}, err
 	}
-	in, err := os.Open(f.log)
+	// the header's frame, then the entries' frames after it
+	part, err := compressFile(dst, f.log, replaylog.HeaderSize, RoleLog, filepath.Base(dst))
 	if err != nil {
 		return Part{}, err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return Part{}, err
 	}
-	_, _, err = compress(out, io.NewSectionReader(in, 0, replaylog.HeaderSize), replaylog.HeaderSize)
+	e, err := os.Open(f.out)
 	if err == nil {
-		var e *os.File
-		if e, err = os.Open(f.out); err == nil {
-			_, err = io.Copy(out, e)
-			e.Close()
-		}
+		_, err = io.Copy(out, e)
+		e.Close()
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
@@ -324,12 +321,18 @@ func (f *logFollower) finish(dst string, end int64) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	// the content's checksum, header and entries
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(in, 0, end)); err != nil {
+	// the content's checksum and size: header and entries
+	in, err := os.Open(f.log)
+	if err != nil {
 		return Part{}, err
 	}
-	return Part{Role: RoleLog, File: filepath.Base(dst), SHA256: hex.EncodeToString(h.Sum(nil)), Size: end, Zstd: true}, nil
+	defer in.Close()
+	h := sha256.New()
+	if part.Size, err = io.Copy(h, io.LimitReader(in, end)); err == nil && part.Size != end {
+		err = io.ErrUnexpectedEOF
+	}
+	part.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return part, err
 }
 
 // storeProgram stores the executable and the files the program mapped
