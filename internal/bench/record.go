@@ -36,7 +36,7 @@ func (b *bench) recordings() {
 		b.fail(recordSection, "bench_loop", "", err)
 		return
 	}
-	// gzip's input: 16 MB of text that compresses (words, numbers).
+	// gzip's input: 34 MB of text that compresses (words, numbers).
 	text := filepath.Join(b.tmp, "gzip.in")
 	if f, err := os.Create(text); err == nil {
 		w := bufio.NewWriter(f)
@@ -51,19 +51,41 @@ func (b *bench) recordings() {
 	if *quick {
 		reps = 1
 	}
+	// The same gzip built with -g from Debian's source (issue 24); a
+	// failure to fetch or build is that row's, and the rest go on.
+	gz := struct {
+		what string
+		argv []string
+		err  error
+		note string
+	}{what: "gzip built from its Debian source with -g"}
+	if g, err := debianGzip(b.tmp); err != nil {
+		gz.err = fmt.Errorf("gzip from its Debian source: %w", err)
+	} else {
+		gz.what = fmt.Sprintf("gzip %s built from its Debian source with -g (-O2), -c on the same text", g.version)
+		gz.argv, gz.note = []string{g.bin, "-c", text}, "; the binary "+g.note
+	}
 	py := filepath.Join(b.root, "testdata", "bench_watch.py")
 	pl := filepath.Join(b.root, "testdata", "bench_watch.pl")
+cases:
 	for _, c := range []struct {
 		what, target string
 		argv         []string
 		limit        float64
 		replay       bool
+		err          error  // the measurement cannot be made
+		note         string // for the comments
 	}{
-		{"CPU-bound C (bench_loop, 300M turns)", "recording at most 1.3x, replay to the end at most 1.5x", []string{loop, "300000000"}, 1.3, true},
-		{"Debian's gzip -c on 34 MB of text (no -g: Debian's binary)", "recording at most 1.3x, replay to the end at most 1.5x", []string{"/usr/bin/gzip", "-c", text}, 1.3, true},
-		{"Python, 10M statements (bench_watch.py 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"python3", py, "2000000"}, 1.3, false},
-		{"Perl, 10M statements (bench_watch.pl 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"perl", pl, "2000000"}, 1.3, false},
+		{"CPU-bound C (bench_loop, 300M turns)", "recording at most 1.3x, replay to the end at most 1.5x", []string{loop, "300000000"}, 1.3, true, nil, ""},
+		{"Debian's gzip -c on 34 MB of text (no -g: Debian's binary)", "recording at most 1.3x, replay to the end at most 1.5x", []string{"/usr/bin/gzip", "-c", text}, 1.3, true, nil, ""},
+		{gz.what, "recording at most 1.3x, replay to the end at most 1.5x", gz.argv, 1.3, true, gz.err, gz.note},
+		{"Python, 10M statements (bench_watch.py 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"python3", py, "2000000"}, 1.3, false, nil, ""},
+		{"Perl, 10M statements (bench_watch.pl 2,000,000: 5 a turn)", "recording at most 1.3x", []string{"perl", pl, "2000000"}, 1.3, false, nil, ""},
 	} {
+		if c.err != nil {
+			b.fail(recordSection, c.what, c.target, c.err)
+			continue
+		}
 		progress("fred record: %s", c.what)
 		var native, rec, rep sample
 		var m *recording.Manifest
@@ -71,7 +93,7 @@ func (b *bench) recordings() {
 			_, t, err := runEnv(c.argv, nil)
 			if err != nil {
 				b.fail(recordSection, c.what, c.target, err)
-				return
+				continue cases
 			}
 			native = append(native, t)
 			dir := filepath.Join(b.tmp, "rec")
@@ -80,12 +102,12 @@ func (b *bench) recordings() {
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.fail(recordSection, c.what, c.target, fmt.Errorf("fred record: %v: %s", err, lastLines(out)))
-				return
+				continue cases
 			}
 			rec = append(rec, time.Since(start).Seconds())
 			if m, err = recording.Read(dir); err != nil {
 				b.fail(recordSection, c.what, c.target, err)
-				return
+				continue cases
 			}
 			if c.replay {
 				// The recorded log, from its first entry, with the
@@ -94,7 +116,7 @@ func (b *bench) recordings() {
 				lp, _ := m.Part(recording.RoleLog, "")
 				if err := recording.Extract(dir, lp, logf); err != nil {
 					b.fail(recordSection, c.what, c.target, err)
-					return
+					continue cases
 				}
 				env := append(replaylog.Env(logf, false), "LD_PRELOAD="+lib, "FREDLOG_REPLAY=1", "FREDLOG_STAT=1", "FREDLOG_STORE=-1")
 				_, t, err := runEnv(c.argv, env)
@@ -102,11 +124,11 @@ func (b *bench) recordings() {
 				os.Remove(logf)
 				if err != nil {
 					b.fail(recordSection, c.what, c.target, fmt.Errorf("replaying: %w", err))
-					return
+					continue cases
 				}
 				if herr == nil && h.Divergences > 0 {
 					b.fail(recordSection, c.what, c.target, fmt.Errorf("the replay left its recording: %s", h.Notice))
-					return
+					continue cases
 				}
 				rep = append(rep, t)
 			}
@@ -139,7 +161,7 @@ func (b *bench) recordings() {
 		}
 		b.add(row{section: recordSection, measure: c.what + ": native / fred record" + map[bool]string{true: " / replay", false: ""}[c.replay],
 			target: c.target, got: got, verdict: v,
-			comments: fmt.Sprintf("log %s for %d entries (%.1f bytes an entry, data included); %d files stored, %.1f MB; the recording takes %.1f MB compressed (zstd)", size(m.LogBytes), m.LogCounts, per, len(m.Parts)-1, float64(files)/1e6, float64(kept)/1e6)})
+			comments: fmt.Sprintf("log %s for %d entries (%.1f bytes an entry, data included); %d files stored, %.1f MB; the recording takes %.1f MB compressed (zstd)", size(m.LogBytes), m.LogCounts, per, len(m.Parts)-1, float64(files)/1e6, float64(kept)/1e6) + c.note})
 		os.RemoveAll(filepath.Join(b.tmp, "rec"))
 	}
 }
