@@ -128,10 +128,11 @@ func (s *Session) recordingAgain() {
 }
 
 // recordingEnv: a recorded run (fred replay) replays from its first
-// entry, with the file metadata it logged, if it did.
+// entry, with the file metadata it logged, if it did. A live session logs
+// file metadata too: a saved one (fred-save) replays elsewhere.
 func (s *Session) recordingEnv() []string {
 	if s.opt.Recording == "" {
-		return nil
+		return []string{"FREDLOG_STAT=1"}
 	}
 	env := []string{"FREDLOG_REPLAY=1"}
 	if !s.opt.RecordingNoStat {

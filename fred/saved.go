@@ -81,21 +81,11 @@ func (s *Session) save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.opt.Save(SaveRequest{Dir: dir, Log: s.rlog.path, Session: b, Pid: s.pid, Argv: s.opt.Argv, Debugger: s.p.Name}); err != nil {
+	if err := s.opt.Save(SaveRequest{Dir: dir, Log: s.rlog.path, Session: b, Pid: s.pid, Argv: s.opt.Argv, Debugger: s.p.Name, Say: s.Printf}); err != nil {
 		return err
 	}
-	where := "here or on another machine"
-	if s.opt.Recording == "" {
-		where = "here"
-	}
-	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, "+where,
+	s.Printf("saved in %s: the recording, its replay log and history up to here, %s and %s; 'fred replay %s' opens it at this moment, here or on another machine",
 		dir, words.Plural(len(sv.Snapshots), "snapshot's moment", "snapshots' moments"), words.Plural(len(sv.Bookmarks), "bookmark"), dir)
-	if s.opt.Recording == "" {
-		// A debugging session's log keeps what a file read gave, but not
-		// what the program asked of the file first (its size, its times),
-		// nor a large file's bytes past its first 64 KiB (by reference).
-		s.Printf("it replays where the files this run read are the same files (here: as long as they do not change); for a run to replay on another machine, record it with 'fred record'")
-	}
 	return nil
 }
 

@@ -88,6 +88,8 @@ type SaveRequest struct {
 	Pid      int    // the program's process
 	Argv     []string
 	Debugger string
+	// Say tells the person what the save could not keep.
+	Say func(format string, args ...any)
 }
 
 // Session is one debugger and the history of the program it runs.

@@ -233,6 +233,9 @@ type Entry struct {
 	FileOffset uint64
 	Pread      bool
 	File       FileID
+	// FilePath is where the file was (with a new File, in logs that say
+	// it): fred-save stores it while it is still that version.
+	FilePath string
 }
 
 // FileID is which version of a file a file read read: a write to the file
@@ -247,6 +250,7 @@ const (
 	frOff   = 1
 	frID    = 2
 	frPread = 4
+	frName  = 8
 )
 
 // fileBase is what a file read without an offset or identity refers to.
@@ -350,6 +354,16 @@ func (d *decoder) sv() (int64, error) {
 	}
 	d.off += n
 	return v, nil
+}
+
+// bytes takes the next n bytes.
+func (d *decoder) bytes(n uint64) ([]byte, error) {
+	if n > uint64(len(d.b)-d.off) {
+		return nil, &FormatError{uint64(HeaderSize + d.off), fmt.Sprintf("%d bytes, but the log ends %d bytes later", n, len(d.b)-d.off)}
+	}
+	b := d.b[d.off : d.off+int(n)]
+	d.off += int(n)
+	return b, nil
 }
 
 // next decodes the next entry; io.EOF-like: ok false at the end.
@@ -495,6 +509,17 @@ func (d *decoder) fileRead(e *Entry) error {
 				return err
 			}
 		}
+	}
+	if flags&frName != 0 {
+		n, err := d.uv()
+		if err != nil {
+			return err
+		}
+		b, err := d.bytes(n)
+		if err != nil {
+			return err
+		}
+		e.FilePath = string(b)
 	}
 	if d.files == nil {
 		d.files = map[int]fileBase{}

@@ -186,6 +186,9 @@ func (w *Writer) fileRead(e Entry) {
 	}
 	if e.File != b.id {
 		flags |= frID
+		if e.FilePath != "" {
+			flags |= frName
+		}
 	}
 	w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 	w.buf = binary.AppendVarint(w.buf, e.Result)
@@ -199,6 +202,10 @@ func (w *Writer) fileRead(e Entry) {
 		}
 		w.buf = binary.AppendVarint(w.buf, e.File.Mtime)
 		w.buf = binary.AppendVarint(w.buf, e.File.Ctime)
+	}
+	if flags&frName != 0 {
+		w.buf = binary.AppendUvarint(w.buf, uint64(len(e.FilePath)))
+		w.buf = append(w.buf, e.FilePath...)
 	}
 	if w.files == nil {
 		w.files = map[int]fileBase{}

@@ -125,7 +125,7 @@ func run(args []string) int {
 	var programEnv []string
 	startDir, _ := os.Getwd()
 	var saved []byte
-	var save func(dir, log string, session []byte) error
+	var save func(dir, log string, session []byte, say func(string, ...any)) error
 	noStat := false
 	var debuggerEnv []string
 	legacy := false
@@ -166,7 +166,7 @@ func run(args []string) int {
 		case q.Check:
 			return recording.CheckDir(q.Dir)
 		case save != nil:
-			return save(q.Dir, q.Log, q.Session)
+			return save(q.Dir, q.Log, q.Session, q.Say)
 		}
 		return saveLive(q, startDir)
 	}

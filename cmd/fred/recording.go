@@ -122,7 +122,7 @@ type replaying struct {
 	// session is a saved session's history (fred-save), opened at its
 	// moment; save writes one (fred-save in this session).
 	session []byte
-	save    func(dir, log string, session []byte) error
+	save    func(dir, log string, session []byte, say func(string, ...any)) error
 	noStat  bool // the log holds no file metadata (a live session saved)
 	// env is the debugger's environment, which the program inherits
 	env    []string
@@ -179,11 +179,15 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 	// fred-save's DIR is the person's, relative to where fred started.
 	wd, _ := os.Getwd()
-	r.save = func(to, log string, session []byte) error {
+	r.save = func(to, log string, session []byte, say func(string, ...any)) error {
 		if !filepath.IsAbs(to) {
 			to = filepath.Join(wd, to)
 		}
-		return recording.Save(dir, m, to, log, session, version)
+		return recording.Save(dir, m, to, log, session, version, say)
+	}
+	refs, err := recording.ExtractReferenced(dir, m, filepath.Join(tmp, "read"))
+	if err != nil {
+		return fail(err)
 	}
 
 	// The executable and libraries: the ones here when they are the
@@ -233,6 +237,9 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		if v, ok := os.LookupEnv(k); ok {
 			env[k] = v
 		}
+	}
+	if refs != "" {
+		env["FREDLOG_REFS"] = refs // (not kept by a save: FREDLOG_*)
 	}
 	if libDir != "" {
 		env["LD_LIBRARY_PATH"] = strings.TrimSuffix(libDir+":"+env["LD_LIBRARY_PATH"], ":")
@@ -332,5 +339,5 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 			argv[0] = exe // the interpreter itself, not a wrapper
 		}
 	}
-	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd})
+	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Say: q.Say})
 }

@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fred-debugger/fred/internal/recording"
 	"github.com/fred-debugger/fred/internal/testutil"
@@ -250,6 +253,32 @@ func TestReplayDamaged(t *testing.T) {
 			}
 		})
 	}
+	// A kernel without a system call the recording's had: clone3 made to
+	// answer ENOSYS (a seccomp filter), as before Linux 5.3.
+	t.Run("a kernel without clone3", func(t *testing.T) {
+		if !slices.Contains(m.KernelFeatures, "clone3") {
+			t.Fatalf("the recording's kernel features lack clone3: %v", m.KernelFeatures)
+		}
+		rec := copyRec()
+		c := testutil.WithoutSyscall(t, unix.SYS_CLONE3, testutil.Fred(t), "replay", rec)
+		c.Dir, c.Env = t.TempDir(), append(c.Env, "TERM=dumb")
+		b, err := c.CombinedOutput()
+		out, code := string(b), 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		k := regexp.QuoteMeta(m.Kernel)
+		want := `^fred replay: this recording cannot be replayed here: the recording's kernel \(` + k + `\) had clone3 \([^)]+\), which this kernel \(` + k + `\) lacks: the recorded program may have used it\n$`
+		if code != 2 || !regexp.MustCompile(want).MatchString(out) {
+			t.Fatalf("fred replay without clone3: status %d:\n%s\nwant status 2 and one line matching %q", code, out, want)
+		}
+		if left := append(testutil.Running(rec), testutil.Running(m.Exe)...); len(left) > 0 {
+			t.Fatalf("left running: %v", left)
+		}
+		t.Logf("%s", out)
+	})
 	if out, code := fredRun(t, t.TempDir(), "replay", filepath.Join(t.TempDir(), "none")); code != 2 || !strings.Contains(out, "no recording at") {
 		t.Fatalf("no recording: status %d:\n%s", code, out)
 	}
@@ -541,6 +570,69 @@ func TestSaveLive(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "fred: opened the saved session at ") || again == nil || again[1] != first[1] || mark == nil ||
 				strings.Contains(out, "left its recording") {
 				t.Fatalf("fred replay of the saved session: status %d, want the value %s, then the bookmark's line:\n%s", code, first[1], out)
+			}
+		})
+	}
+}
+
+// A live session's save travels: the program read a file of 300 KB,
+// whose bytes past 64 KiB a debugging session's log keeps by reference
+// (where, and which version); fred-save stores that version, and the
+// saved session, opened on "another machine" (unshare) after the file
+// changed, reads the stored one: the recorded sum.
+func TestSaveLiveTravels(t *testing.T) {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl")
+	root := filepath.Join(testutil.Root(), "testdata")
+	cases := []struct {
+		name      string
+		argv      []string
+		run, show string
+		val       string
+	}{
+		{"gdb", []string{"gdb", "--args", testutil.Fixture(t, "bench_read"), "INPUT"}, "break 38\nrun", "print sum", `\$\d+ = (\d+)`},
+		{"pdb", []string{"python3", "-m", "pdb", filepath.Join(root, "bigread.py"), "INPUT"}, "b 13\nc", "p total", `\n(\d+)\n`},
+		{"perl", []string{"perl", "-d", filepath.Join(root, "bigread.pl"), "INPUT"}, "b 12\nc", "p $sum", `\n(\d+)\n`},
+	}
+	big := func(seed byte) []byte {
+		b := make([]byte, 300<<10)
+		for i := range b {
+			b[i] = byte(i*7+i/4096) ^ seed
+		}
+		return b
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			work := t.TempDir()
+			input := filepath.Join(work, "input.bin")
+			os.WriteFile(input, big(0), 0o644)
+			// (a file changed in the last 50 ms before the program
+			// started is stored whole, never by reference: racy)
+			time.Sleep(100 * time.Millisecond)
+			argv := []string{"--batch", "-x", filepath.Join(work, "cmds")}
+			for _, a := range c.argv {
+				argv = append(argv, strings.ReplaceAll(a, "INPUT", input))
+			}
+			saved := filepath.Join(work, "saved")
+			os.WriteFile(filepath.Join(work, "cmds"), []byte(c.run+"\n"+c.show+"\nfred-save "+saved+"\n"), 0o644)
+			out, code := fredRun(t, work, argv...)
+			first := regexp.MustCompile(c.val).FindStringSubmatch(out)
+			if code != 0 || first == nil || !strings.Contains(out, "fred: saved in "+saved) || strings.Contains(out, "not saved") {
+				t.Fatalf("the live session: status %d:\n%s", code, out)
+			}
+			m, err := recording.Read(saved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, ok := m.Part(recording.RoleRead, input); !ok || p.ID == nil || p.Size != 300<<10 {
+				t.Fatalf("the saved session does not hold the file read by reference: %+v", m.Parts)
+			}
+			os.WriteFile(input, big(0x5a), 0o644) // same size, other bytes, a new version
+			os.WriteFile(filepath.Join(work, "cmds2"), []byte(c.show+"\n"), 0o644)
+			out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", filepath.Join(work, "cmds2"), "replay", saved)
+			again := regexp.MustCompile(c.val).FindStringSubmatch(out)
+			if code != 0 || !strings.Contains(out, "fred: opened the saved session at ") || again == nil || again[1] != first[1] ||
+				strings.Contains(out, "diverged") || strings.Contains(out, "left its recording") {
+				t.Fatalf("the saved session elsewhere, its file changed: status %d, want the sum %s:\n%s", code, first[1], out)
 			}
 		})
 	}

@@ -191,7 +191,7 @@ func Record(o Options) (*Result, error) {
 	}
 	host, kernel, arch, flags := Machine()
 	m := &Manifest{Fred: o.Fred, Recorded: started.UTC().Format(time.RFC3339), Host: host, Kernel: kernel,
-		Arch: arch, CPUFlags: flags, Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
+		Arch: arch, CPUFlags: flags, KernelFeatures: KernelFeatures(), Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: env, Cwd: cwd,
 		Exit: exit, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, LogVersion: CurrentLog}
 	m.Parts = append(m.Parts, logPart)
 	<-loader

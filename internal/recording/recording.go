@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fred-debugger/fred/replaylog"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 )
@@ -57,6 +58,9 @@ const (
 	RoleLog        = "replay log"
 	RoleExecutable = "executable"
 	RoleLibrary    = "shared library"
+	// RoleRead: a file a saved session's log read by reference (its ID),
+	// replayed from here where the file is not that version.
+	RoleRead = "file read by reference"
 )
 
 // Part is one file of the recording.
@@ -70,6 +74,8 @@ type Part struct {
 	// Zstd: the file is kept compressed (zstd); SHA256 and Size are its
 	// content's.
 	Zstd bool `json:"zstd,omitempty"`
+	// ID: a RoleRead part's version, as the log names it.
+	ID *replaylog.FileID `json:"id,omitempty"`
 }
 
 // Exit is how the recorded run ended.
@@ -103,6 +109,10 @@ type Manifest struct {
 	// its replay does not ask for it.
 	NoStat bool   `json:"log_without_stat,omitempty"`
 	Parts  []Part `json:"parts"`
+
+	// KernelFeatures: the system calls of kernelFeatures the recording's
+	// kernel had (none listed: a recording made before, not checked).
+	KernelFeatures []string `json:"kernel_features,omitempty"`
 }
 
 // DamagedError is a recording whose part is missing or differs from what
@@ -459,13 +469,17 @@ func Read(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// Fits says why this machine cannot replay m (nil: it can), and which
-// CPU flags the recording machine had that this one lacks (the program
-// may not have used them: said, not refused).
+// Fits says why this machine cannot replay m (nil: it can): another
+// architecture, or a system call the recording's kernel had and this one
+// lacks; and which CPU flags the recording machine had that this one
+// lacks (the program may not have used them: said, not refused).
 func (m *Manifest) Fits() (missing []string, err error) {
 	_, _, arch, flags := Machine()
 	if m.Arch != "" && arch != m.Arch {
 		return nil, &UnfitError{Why: fmt.Sprintf("it was recorded on %s, this machine is %s", m.Arch, arch)}
+	}
+	if err := m.kernelFits(); err != nil {
+		return nil, err
 	}
 	have := map[string]bool{}
 	for _, f := range flags {

@@ -2,10 +2,12 @@ package recording
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fred-debugger/fred/replaylog"
@@ -23,7 +25,7 @@ const RoleSession = "session"
 // recorded one, and the session's history (session). Files shared with
 // the recording are copied (a damaged one damages no other). Nothing is
 // left at dst when it fails.
-func Save(src string, m *Manifest, dst, log string, session []byte, fred string) (err error) {
+func Save(src string, m *Manifest, dst, log string, session []byte, fred string, say func(string, ...any)) (err error) {
 	if dst, err = filepath.Abs(dst); err != nil {
 		return err
 	}
@@ -58,6 +60,15 @@ func Save(src string, m *Manifest, dst, log string, session []byte, fred string)
 		return err
 	}
 	out.Parts = append(out.Parts, logPart)
+	// (past the recording's end the session read as sessions do)
+	refs, changed, err := storeReferenced(dst, log, m.Parts)
+	if err != nil {
+		return err
+	}
+	out.Parts = append(out.Parts, refs...)
+	if len(changed) > 0 && say != nil {
+		say("not saved, changed since the program read them (a replay stops at their reads): %s", strings.Join(changed, ", "))
+	}
 	if err := os.WriteFile(filepath.Join(dst, SessionFile), session, 0o644); err != nil {
 		return err
 	}
@@ -94,14 +105,16 @@ type Live struct {
 	Debugger string
 	Fred     string
 	Cwd      string // where the program started ("": where it is now)
+	// Say tells the person what the save could not keep (files changed
+	// since the program read them).
+	Say func(format string, args ...any)
 }
 
 // SaveLive writes a saved session of a live run: the program's
 // executable and the files it has mapped (from /proc), its environment
-// and directory, the session's replay log, cut at its end, and the
-// session's history. The log was recorded as a debugging session records:
-// without the metadata of files (stat), and with large files read by
-// reference (which another machine must have as they were).
+// and directory, the session's replay log, cut at its end, the files it
+// read by reference (a debugging session's log keeps only where a large
+// file's bytes are), and the session's history.
 func SaveLive(o Live) (err error) {
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return err
@@ -136,9 +149,9 @@ func SaveLive(o Live) (err error) {
 	}()
 	host, kernel, arch, flags := Machine()
 	now := time.Now().UTC().Format(time.RFC3339)
-	m := &Manifest{Fred: o.Fred, Recorded: now, Saved: now, Host: host, Kernel: kernel, Arch: arch, CPUFlags: flags,
+	m := &Manifest{Fred: o.Fred, Recorded: now, Saved: now, Host: host, Kernel: kernel, Arch: arch, CPUFlags: flags, KernelFeatures: KernelFeatures(),
 		Debugger: o.Debugger, Argv: o.Argv, Exe: exe, Env: programEnv(environ), Cwd: cwd,
-		Exit: Exit{Status: -1}, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, NoStat: true, LogVersion: CurrentLog}
+		Exit: Exit{Status: -1}, LogBytes: h.End - replaylog.HeaderSize, LogCounts: h.Count, LogVersion: CurrentLog}
 	if len(m.Argv) == 0 {
 		m.Argv = []string{exe}
 	}
@@ -158,6 +171,14 @@ func SaveLive(o Live) (err error) {
 		return err
 	}
 	m.Parts = append(m.Parts, parts...)
+	refs, changed, err := storeReferenced(o.Dir, o.Log, nil)
+	if err != nil {
+		return err
+	}
+	m.Parts = append(m.Parts, refs...)
+	if len(changed) > 0 && o.Say != nil {
+		o.Say("not saved, changed since the program read them (a replay stops at their reads): %s", strings.Join(changed, ", "))
+	}
 	if err := os.WriteFile(filepath.Join(o.Dir, SessionFile), o.Session, 0o644); err != nil {
 		return err
 	}
@@ -206,4 +227,102 @@ func programEnv(environ []byte) []string {
 func ownLibrary(path string) bool {
 	b := filepath.Base(path)
 	return (strings.HasPrefix(b, "fredlog-") || strings.HasPrefix(b, "fredxstate-")) && strings.HasSuffix(b, ".so")
+}
+
+// storeReferenced stores each file the log read by reference (where it
+// read, which version), but those it has, that is still that version at
+// its path; the others are named in changed.
+func storeReferenced(dir, log string, have []Part) (parts []Part, changed []string, err error) {
+	l, err := replaylog.ReadFile(log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the session's replay log: %w", err)
+	}
+	seen := map[replaylog.FileID]bool{}
+	for _, p := range have {
+		if p.ID != nil {
+			seen[*p.ID] = true
+		}
+	}
+	for _, e := range l.Entries {
+		if e.Kind != replaylog.FileRead || seen[e.File] {
+			continue
+		}
+		seen[e.File] = true
+		if e.FilePath == "" {
+			changed = append(changed, fmt.Sprintf("inode %d (no path logged)", e.File.Ino))
+			continue
+		}
+		p, ok, err := storeVersion(dir, e.FilePath, e.File)
+		switch {
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return nil, nil, fmt.Errorf("storing %s: %w", e.FilePath, err)
+		case !ok:
+			changed = append(changed, e.FilePath)
+		default:
+			parts = append(parts, p)
+		}
+	}
+	return parts, changed, nil
+}
+
+// storeVersion stores the file at path if it is still the version id
+// (ok false: it is not, or it is gone).
+func storeVersion(dir, path string, id replaylog.FileID) (Part, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Part{}, false, err
+	}
+	defer f.Close()
+	if !sameVersion(f, id) {
+		return Part{}, false, nil
+	}
+	p, err := storeFrom(dir, RoleRead, path, fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		return Part{}, false, err
+	}
+	p.ID = &id
+	// (a write while it was copied moves its ctime)
+	return p, sameVersion(f, id), nil
+}
+
+// sameVersion says whether the open file f is the version id.
+func sameVersion(f *os.File, id replaylog.FileID) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && uint64(sys.Dev) == id.Dev && sys.Ino == id.Ino && uint64(sys.Size) == id.Size &&
+		sys.Mtim.Nano() == id.Mtime && sys.Ctim.Nano() == id.Ctime
+}
+
+// ExtractReferenced puts the files a saved session read by reference
+// that are not that version here (another machine, or changed since) in
+// dir, and returns the replay library's table of them (FREDLOG_REFS;
+// "": none needed).
+func ExtractReferenced(src string, m *Manifest, dir string) (string, error) {
+	var table strings.Builder
+	for _, p := range m.Parts {
+		if p.Role != RoleRead || p.ID == nil {
+			continue
+		}
+		if f, err := os.Open(p.Path); err == nil {
+			same := sameVersion(f, *p.ID)
+			f.Close()
+			if same {
+				continue
+			}
+		}
+		dst := filepath.Join(dir, p.SHA256)
+		if err := Extract(src, p, dst); err != nil {
+			return "", err
+		}
+		id := p.ID
+		fmt.Fprintf(&table, "%d %d %d %d %d %s\n", id.Dev, id.Ino, id.Size, id.Mtime, id.Ctime, dst)
+	}
+	if table.Len() == 0 {
+		return "", nil
+	}
+	path := filepath.Join(dir, "table")
+	return path, os.WriteFile(path, []byte(table.String()), 0o644)
 }

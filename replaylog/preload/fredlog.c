@@ -1170,13 +1170,78 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
  * after the read, and a read that did not start there is stored.
  *
  * Entry: kind K_FILE, uv fd+1, sv result (> 0), uv flags, then [uv offset]
- * when FR_OFF, [uv dev, uv ino, uv size, sv mtime, sv ctime] when FR_ID.
+ * when FR_OFF, [uv dev, uv ino, uv size, sv mtime, sv ctime] when FR_ID,
+ * [uv length, the path] when FR_NAME (with FR_ID: where the file was, so
+ * that fred-save can store it while it is still that version).
  * Without FR_OFF the read starts where the fd's last file read ended,
  * without FR_ID the file is the one of the fd's last file read (fbases,
- * reset with the other bases), so a sequential read takes 5 bytes. */
+ * reset with the other bases), so a sequential read takes 5 bytes.
+ *
+ * A saved session replayed elsewhere (FREDLOG_REFS) has the files it
+ * read by reference in a table: identity, then the stored copy's path,
+ * one per line. A read whose file here is not that version reads the
+ * stored copy instead. */
 #define FR_OFF 1
 #define FR_ID 2
 #define FR_PREAD 4
+#define FR_NAME 8
+static struct fref {
+	struct fid id;
+	char *path;
+	int fd; /* opened at its first use, high (the program's numbering is its own) */
+} *frefs;
+static int nfrefs;
+
+static void load_refs(const char *table)
+{
+	/* raw calls: the program's own open and read are logged */
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, table, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	char *t = raw_fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+	ssize_t got = t ? syscall(SYS_pread64, fd, t, (size_t)st.st_size, 0) : -1;
+	syscall(SYS_close, fd);
+	if (got < 0) {
+		free(t);
+		return;
+	}
+	t[got] = 0;
+	for (char *line = t, *nl; *line; line = nl) {
+		nl = line + strcspn(line, "\n");
+		if (*nl)
+			*nl++ = 0;
+		unsigned long long dev, ino, size;
+		long long mt, ct;
+		int n = 0;
+		if (sscanf(line, "%llu %llu %llu %lld %lld %n", &dev, &ino, &size, &mt, &ct, &n) != 5 || !n)
+			continue;
+		struct fref *g = realloc(frefs, (size_t)(nfrefs + 1) * sizeof *frefs);
+		if (!g)
+			break;
+		frefs = g;
+		frefs[nfrefs++] = (struct fref){{dev, ino, size, mt, ct}, line + n, -1};
+	}
+}
+
+/* ref_fd is the stored copy of the file of identity id (-1: none). */
+static int ref_fd(const struct fid *id)
+{
+	for (int i = 0; i < nfrefs; i++) {
+		struct fref *r = &frefs[i];
+		if (memcmp(&r->id, id, sizeof *id) != 0)
+			continue;
+		if (r->fd < 0) {
+			int fd = (int)syscall(SYS_openat, AT_FDCWD, r->path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+				syscall(SYS_close, fd);
+			}
+		}
+		return r->fd;
+	}
+	return -1;
+}
 static int64_t store_below = 64 << 10; /* FREDLOG_STORE */
 static int fd_shared; /* the program has made threads or children */
 /* fredlog_sync: the order of lock calls is logged (below): 1 always, 2
@@ -1246,12 +1311,22 @@ static int file_pre(int fd, int64_t off, size_t n, struct fid *id, int64_t *at)
 static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int pr)
 {
 	struct fbase *b = &fbases[fd];
-	unsigned char h[80];
+	unsigned char h[96];
+	char path[4096];
+	ssize_t pn = 0;
 	int flags = pr ? FR_PREAD : 0;
 	if ((uint64_t)off != b->end)
 		flags |= FR_OFF;
-	if (memcmp(&b->id, id, sizeof *id) != 0)
+	if (memcmp(&b->id, id, sizeof *id) != 0) {
 		flags |= FR_ID;
+		char link[32];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		pn = syscall(SYS_readlink, link, path, sizeof path);
+		if (pn > 0 && pn < (ssize_t)sizeof path)
+			flags |= FR_NAME;
+		else
+			pn = 0;
+	}
 	h[0] = K_FILE;
 	int n = 1 + put_uv(h + 1, (uint64_t)(fd + 1));
 	n += put_sv(h + n, res);
@@ -1265,11 +1340,13 @@ static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int
 		n += put_sv(h + n, id->mtime);
 		n += put_sv(h + n, id->ctime);
 	}
+	if (flags & FR_NAME)
+		n += put_uv(h + n, (uint64_t)pn);
 	b->id = *id;
 	b->end = (uint64_t)(off + res);
 	if (!pr)
 		fcache[fd].next = off + res;
-	append(h, n, NULL, 0);
+	append(h, n, pn ? path : NULL, (size_t)pn);
 }
 
 /* rep_file replays a K_FILE entry (lock held): 1 replayed, 0 diverged. */
@@ -1295,13 +1372,18 @@ static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, 
 		id.mtime = get_sv(&at);
 		id.ctime = get_sv(&at);
 	}
+	if (flags & FR_NAME)
+		at += get_uv(&at); /* the path: for fred-save */
 	struct stat st;
 	struct fid now;
+	int from = fd; /* the file, or its stored copy (a saved session elsewhere) */
 	int ok = raw_fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (ok) {
 		fid_of(&st, &now);
 		ok = !memcmp(&now, &id, sizeof id);
 	}
+	if (!ok && nfrefs && (from = ref_fd(&id)) >= 0)
+		ok = 1;
 	if (!ok) {
 		char d[160];
 		snprintf(d, sizeof d, " (fd %d: the file, inode %llu, changed since; the log has where it read, not"
@@ -1311,7 +1393,7 @@ static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, 
 	}
 	ssize_t got = 0;
 	while (got < r) {
-		ssize_t k = real_pread(fd, (char *)buf + got, (size_t)(r - got), (off_t)(off + got));
+		ssize_t k = real_pread(from, (char *)buf + got, (size_t)(r - got), (off_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -2093,9 +2175,9 @@ EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int fl, struct ti
  * is fresh (a .pyc), or whether a file is there: a recording replayed
  * after its files changed, or on another machine, must see what the
  * recorded run saw. Each call is logged with its struct stat (-errno when
- * it failed); a terminal's is not, as its reads are not. Off in sessions:
- * their replays run where the run was recorded, and a program may stat
- * far more often than it reads. */
+ * it failed); a terminal's is not, as its reads are not. fred turns it
+ * on in debugging sessions too, so that a saved one (fred-save) replays
+ * on another machine. */
 HIDDEN int fredlog_stat;
 
 #define STAT_CALL(FD, ST, CALL) STAT_CALL_SIZE(FD, ST, sizeof(struct stat), CALL)
@@ -4340,6 +4422,8 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
 	fredlog_stat = getenv("FREDLOG_STAT") && !strcmp(getenv("FREDLOG_STAT"), "1");
+	if (getenv("FREDLOG_REFS"))
+		load_refs(getenv("FREDLOG_REFS"));
 	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
 		store_below = strtoll(getenv("FREDLOG_STORE"), NULL, 0);
 	{
