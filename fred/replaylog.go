@@ -138,8 +138,8 @@ func (s *Session) recordingEnv() []string {
 	if !s.opt.RecordingNoStat {
 		env = append(env, "FREDLOG_STAT=1")
 	}
-	if s.opt.RecordingLegacy {
-		env = append(env, "FREDLOG_LEGACY=1")
+	if v := s.opt.RecordingLogVersion; v != 0 {
+		env = append(env, fmt.Sprintf("FREDLOG_LOGV=%d", v))
 	}
 	return env
 }

@@ -74,9 +74,9 @@ type Options struct {
 	// RecordingNoStat: the recording's log holds no file metadata (a live
 	// session's, saved), so its replay asks for none.
 	RecordingNoStat bool
-	// RecordingLegacy: the recording's log is from before the scanf
-	// family, statx, read-only opens and uname were logged.
-	RecordingLegacy bool
+	// RecordingLogVersion: the recording's log is from before the
+	// last kinds of entries were added (its version; 0: it is not).
+	RecordingLogVersion int
 }
 
 // SaveRequest is what Options.Save writes.

@@ -208,6 +208,9 @@ func perlArgv(argv []string, marker, tty string) []string {
 // as a prompt is, the terminal the first prompt sets up under fred: the
 // modules it loads (Term::Cap keeps a descriptor open) are then there as
 // in the replay, and the program's own descriptors are the same numbers.
+// The boot asks uname once, in the debugger's time ($fred_x86_64): a
+// probe's timer handler runs in the program's, where a uname is logged.
+// (The boot is joined into one line: it has no comments.)
 // perlDB starts fred's own commands: compiled in package DB, their
 // statements are none of the debugger's business (no watch expression is
 // checked there, none stops there); fred_eval evaluates the person's

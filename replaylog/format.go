@@ -153,7 +153,16 @@ const (
 	// Uname is a uname or gethostname (FREDLOG_STAT=1): uv 1, sv length,
 	// the struct utsname.
 	Uname
-	maxKind = Uname
+	// Seek is an lseek to the end, data or a hole (FREDLOG_STAT=1, log
+	// version 3): uv fd+1, sv the offset or -errno.
+	Seek
+	// OpenDir is an opendir or fdopendir (version 3): sv 0 or -errno.
+	OpenDir
+	// ReadDir is a readdir (version 3): uv fd+1 (the directory's), sv 1
+	// then uv inode, sv offset, uv type, uv length and the name; 0 at the
+	// end, or -errno.
+	ReadDir
+	maxKind = ReadDir
 )
 
 var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getrandom", "read", "pread",
@@ -163,7 +172,8 @@ var kindNames = [...]string{"?", "time", "gettimeofday", "clock_gettime", "getra
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname"}
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname",
+	"lseek", "opendir", "readdir"}
 
 func (k Kind) String() string {
 	if k == 0 || k > maxKind {
@@ -405,7 +415,11 @@ func (d *decoder) next() (Entry, bool, error) {
 				e.Value = d.clock[slot]
 			}
 		}
-	case k.hasData() || k == Accept || k == Send || k == Bind || k == GetPid || k == GetPPid || k == Mmap:
+	case k == OpenDir:
+		e.Result, err = d.sv()
+	case k == ReadDir:
+		err = d.readDir(&e)
+	case k.hasData() || k == Accept || k == Send || k == Bind || k == GetPid || k == GetPPid || k == Mmap || k == Seek:
 		var fd uint64
 		if fd, err = d.uv(); err != nil {
 			break
@@ -472,6 +486,35 @@ func (d *decoder) next() (Entry, bool, error) {
 	e.Len = d.off - start
 	d.seq++
 	return e, true, nil
+}
+
+// readDir decodes a directory entry's fields after its kind byte: the
+// name in Data, the inode in File.Ino, the offset in Value, the type in
+// FileOffset.
+func (d *decoder) readDir(e *Entry) error {
+	fd, err := d.uv()
+	if err != nil {
+		return err
+	}
+	e.Fd = int(fd) - 1
+	if e.Result, err = d.sv(); err != nil || e.Result != 1 {
+		return err
+	}
+	if e.File.Ino, err = d.uv(); err != nil {
+		return err
+	}
+	if e.Value, err = d.sv(); err != nil {
+		return err
+	}
+	if e.FileOffset, err = d.uv(); err != nil {
+		return err
+	}
+	n, err := d.uv()
+	if err != nil {
+		return err
+	}
+	e.Data, err = d.bytes(n)
+	return err
 }
 
 // fileRead decodes a file read's fields after its kind byte.

@@ -69,6 +69,46 @@ func ReadFile(path string) (*Log, error) {
 	return l, nil
 }
 
+// Scan calls fn with each entry of the log at path, in order, until fn
+// returns false. The file is mapped, not read: a session's log may be
+// large, and fred's memory stays bounded.
+func Scan(path string, fn func(Entry) bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() < HeaderSize {
+		return fmt.Errorf("%s: %w", path, &FormatError{0, "shorter than its header"})
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return err
+	}
+	defer syscall.Munmap(b)
+	h, err := ParseHeader(b[:HeaderSize])
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if h.End > uint64(len(b)) {
+		return fmt.Errorf("%s: %w", path, &FormatError{uint64(len(b)), fmt.Sprintf("the file ends before the log's end (byte %d)", h.End)})
+	}
+	d := newDecoder(b[HeaderSize:h.End])
+	for {
+		e, ok, err := d.next()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !ok || !fn(e) {
+			return nil
+		}
+	}
+}
+
 // Parse decodes the entries of a log with header h; on a malformed entry
 // it returns those before it, and the error.
 func Parse(h Header, entries []byte) (*Log, error) {
@@ -156,6 +196,23 @@ func (w *Writer) Add(e Entry) {
 		w.buf = binary.AppendUvarint(w.buf, e.File.Dev)
 		w.buf = binary.AppendUvarint(w.buf, e.File.Ino)
 		w.buf = binary.AppendUvarint(w.buf, e.File.Size)
+	case k == OpenR:
+		w.buf = binary.AppendVarint(w.buf, e.Result)
+		if e.Result >= 0 {
+			w.buf = binary.AppendUvarint(w.buf, e.File.Size)
+		}
+	case k == OpenDir:
+		w.buf = binary.AppendVarint(w.buf, e.Result)
+	case k == ReadDir:
+		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
+		w.buf = binary.AppendVarint(w.buf, e.Result)
+		if e.Result == 1 {
+			w.buf = binary.AppendUvarint(w.buf, e.File.Ino)
+			w.buf = binary.AppendVarint(w.buf, e.Value)
+			w.buf = binary.AppendUvarint(w.buf, e.FileOffset)
+			w.buf = binary.AppendUvarint(w.buf, uint64(len(e.Data)))
+			w.buf = append(w.buf, e.Data...)
+		}
 	default:
 		w.buf = binary.AppendUvarint(w.buf, uint64(e.Fd+1))
 		res := e.Result
@@ -379,6 +436,24 @@ func (e Entry) Describe() string {
 		}
 		u = *(*unix.Utsname)(unsafe.Pointer(&e.Data[0]))
 		return fmt.Sprintf("host %s, %s %s", unix.ByteSliceToString(u.Nodename[:]), unix.ByteSliceToString(u.Sysname[:]), unix.ByteSliceToString(u.Release[:]))
+	case Seek:
+		if e.Result < 0 {
+			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+		}
+		return fmt.Sprintf("fd %d: offset %d", e.Fd, e.Result)
+	case OpenDir:
+		if e.Result < 0 {
+			return "the directory was not there: " + errno(e.Result)
+		}
+		return "the directory was there"
+	case ReadDir:
+		switch {
+		case e.Result < 0:
+			return fmt.Sprintf("fd %d: %s", e.Fd, errno(e.Result))
+		case e.Result == 0:
+			return fmt.Sprintf("fd %d: the end", e.Fd)
+		}
+		return fmt.Sprintf("fd %d: %s (inode %d)", e.Fd, quote(e.Data), e.File.Ino)
 	case OpenR:
 		if e.Result < 0 {
 			return "the file was not there: " + errno(e.Result)

@@ -41,7 +41,10 @@ func Env(path string, inProcess bool) []string {
 		// thread (in one thread the GIL's calls order nothing); while
 		// the person is at the prompt the other threads wait, so the
 		// GIL's calls then follow the program, not the person.
-		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0", "FREDLOG_SYNC=2", "FREDLOG_MONO=lenient")
+		// Directories' entries neither: the interpreter's import caches
+		// are filled while the debugger works too, and checked while
+		// the program runs.
+		env = append(env, "FREDLOG_MMAP=0", "FREDLOG_PID=0", "FREDLOG_SIG=0", "FREDLOG_SYNC=2", "FREDLOG_MONO=lenient", "FREDLOG_DIRS=0")
 	}
 	return env
 }

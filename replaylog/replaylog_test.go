@@ -434,6 +434,49 @@ func TestLibraryReplaysStatx(t *testing.T) {
 	}
 }
 
+// A directory's entries and a seek to a file's end are logged with the
+// file metadata: a replay after the directory gained a file and the file
+// grew prints the recorded names, size and last bytes; and a directory
+// gone since gets a stand-in whose entries are the recorded ones.
+func TestLibraryReplaysDirectoryAndSeek(t *testing.T) {
+	testutil.Require(t, "gcc")
+	lib, err := Preload(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "listdir")
+	dir := t.TempDir()
+	list, data, logf := filepath.Join(dir, "list"), filepath.Join(dir, "data"), filepath.Join(dir, "log")
+	os.Mkdir(list, 0o755)
+	for _, f := range []string{"b", "a"} {
+		os.WriteFile(filepath.Join(list, f), nil, 0o600)
+	}
+	os.WriteFile(data, []byte("recorded\n"), 0o600)
+	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STAT=1"}
+	first := runProg(t, with, prog, list, data)
+	if want := "a b | size 9, then at 7: d\n\n"; first != want {
+		t.Fatalf("recorded run printed %q, want %q", first, want)
+	}
+	os.WriteFile(filepath.Join(list, "c"), nil, 0o600)
+	os.WriteFile(data, []byte("a longer file now\n"), 0o600)
+	if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, list, data); again != first {
+		t.Fatalf("replay printed %q; recorded %q", again, first)
+	}
+	os.RemoveAll(list)
+	if again := runProg(t, append(with, "FREDLOG_REPLAY=1"), prog, list, data); again != first {
+		t.Fatalf("replay without the directory printed %q; recorded %q", again, first)
+	}
+	// A log of version 2 has neither: they pass through.
+	os.Mkdir(list, 0o755)
+	os.WriteFile(filepath.Join(list, "x"), nil, 0o600)
+	v2 := append(with, "FREDLOG_LOGV=2")
+	runProg(t, v2, prog, list, data)
+	os.WriteFile(filepath.Join(list, "y"), nil, 0o600)
+	if again := runProg(t, append(v2, "FREDLOG_REPLAY=1"), prog, list, data); !strings.HasPrefix(again, "x y |") {
+		t.Fatalf("a version 2 replay printed %q, want the directory as it is", again)
+	}
+}
+
 // Under FREDLOG_MONO=lenient (an interpreter's session: CPython reads the
 // monotonic clock at every lock it takes, and its debugger's work takes
 // locks the recorded run did not), a replay that reads the monotonic

@@ -128,7 +128,7 @@ func run(args []string) int {
 	var save func(dir, log string, session []byte, say func(string, ...any)) error
 	noStat := false
 	var debuggerEnv []string
-	legacy := false
+	logVersion := 0
 	if argv[0] == "replay" {
 		if *noLog {
 			fmt.Fprintln(os.Stderr, "fred replay: a recording is replayed by its replay log: --no-replay-log cannot go with it")
@@ -140,7 +140,7 @@ func run(args []string) int {
 			return 2
 		}
 		defer r.cleanup()
-		argv, recorded, programEnv, saved, save, noStat, debuggerEnv, legacy = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat, r.env, r.legacy
+		argv, recorded, programEnv, saved, save, noStat, debuggerEnv, logVersion = r.argv, r.log, r.programEnv, r.session, r.save, r.noStat, r.env, r.logVersion
 		*personality = r.personality
 	}
 	if *personality != "" {
@@ -157,7 +157,7 @@ func run(args []string) int {
 	term := newTerminal(interactive)
 	opt := fred.Options{Personality: p, Argv: argv, Out: os.Stdout, Timeout: *timeout, Batch: !interactive,
 		Snapshots: *snapshots, Dir: *dir, Keep: *keep, CriuPath: *criuPath, Forwarding: term.forwarding,
-		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat, RecordingLegacy: legacy, Env: debuggerEnv}
+		Colour: colour(interactive), NoReplayLog: *noLog, MaxMemory: *maxMem << 20, Recording: recorded, ProgramEnv: programEnv, RecordingNoStat: noStat, RecordingLogVersion: logVersion, Env: debuggerEnv}
 	opt.Save = func(q fred.SaveRequest) error {
 		if !filepath.IsAbs(q.Dir) {
 			q.Dir = filepath.Join(startDir, q.Dir) // (a replay runs in the recorded directory)

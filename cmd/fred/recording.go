@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,9 @@ func recordCmd(args []string) int {
 	if m.Exit.Signal != "" {
 		ended = "killed by " + m.Exit.Signal
 	}
+	if len(res.Changed) > 0 {
+		fmt.Fprintf(os.Stderr, "fred: not kept, edited while the program ran (a replay compiles and lists them as they are then): %s\n", strings.Join(res.Changed, ", "))
+	}
 	if res.Notice != "" {
 		fmt.Fprintf(os.Stderr, "fred: replay log: %s\n", res.Notice)
 	}
@@ -126,7 +130,7 @@ type replaying struct {
 	noStat  bool // the log holds no file metadata (a live session saved)
 	// env is the debugger's environment, which the program inherits
 	env    []string
-	legacy bool // the log is from before the last kinds of entries were added
+	logVersion int // the log's version when older than this fred's (0: it is not)
 }
 
 // prepareReplay checks the recording at args[0], puts the recorded
@@ -165,7 +169,10 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }, noStat: m.NoStat, legacy: m.LogVersion < recording.CurrentLog}
+	r := &replaying{log: filepath.Join(dir, recording.LogFile), cleanup: func() { os.RemoveAll(tmp) }, noStat: m.NoStat}
+	if m.LogVersion < recording.CurrentLog {
+		r.logVersion = max(m.LogVersion, 1)
+	}
 	fail := func(err error) (*replaying, error) { r.cleanup(); return nil, err }
 	if r.session, err = m.Session(dir); err != nil {
 		return fail(err)
@@ -188,6 +195,22 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	refs, err := recording.ExtractReferenced(dir, m, filepath.Join(tmp, "read"))
 	if err != nil {
 		return fail(err)
+	}
+	// Sources edited since (or not here): the debugger lists, and pdb
+	// compiles the script, as recorded.
+	sources, err := recording.ExtractSources(dir, m, filepath.Join(tmp, "src"))
+	if err != nil {
+		return fail(err)
+	}
+	var srcTable strings.Builder
+	var srcRules []string
+	changed := slices.Sorted(maps.Keys(sources))
+	for _, from := range changed {
+		fmt.Fprintf(&srcTable, "%s\t%s\n", from, sources[from])
+		srcRules = append(srcRules, "-iex", fmt.Sprintf("set substitute-path %s %s", from, sources[from]))
+	}
+	if len(changed) > 0 {
+		say("the source here is not the recorded one (edited since, or not here): %s; the recorded source is what the debugger shows", strings.Join(changed, ", "))
 	}
 
 	// The executable and libraries: the ones here when they are the
@@ -240,6 +263,13 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	}
 	if refs != "" {
 		env["FREDLOG_REFS"] = refs // (not kept by a save: FREDLOG_*)
+	}
+	if m.Debugger == "pdb" && srcTable.Len() > 0 {
+		table := filepath.Join(tmp, "sources")
+		if err := os.WriteFile(table, []byte(srcTable.String()), 0o644); err != nil {
+			return fail(err)
+		}
+		env["FRED_SOURCES"] = table // (pdb's bootstrap takes it out)
 	}
 	if libDir != "" {
 		env["LD_LIBRARY_PATH"] = strings.TrimSuffix(libDir+":"+env["LD_LIBRARY_PATH"], ":")
@@ -306,7 +336,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		r.argv = append(r.argv, rest...)
 		return r, nil
 	}
-	r.argv = append(append([]string{gdb}, args[1:]...), "--args", prog)
+	r.argv = append(append(append([]string{gdb}, srcRules...), args[1:]...), "--args", prog)
 	r.argv = append(r.argv, m.Argv[1:]...)
 	return r, nil
 }

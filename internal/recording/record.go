@@ -51,6 +51,8 @@ type Options struct {
 type Result struct {
 	Manifest *Manifest
 	Notice   string // the replay log's latest message, if any
+	// Changed are sources edited while the program ran: not kept.
+	Changed []string
 }
 
 // logRoom is the log file's room while the program runs (a sparse file:
@@ -116,6 +118,13 @@ func Record(o Options) (*Result, error) {
 		}
 	}()
 	runEnv := append(append(append([]string{}, env...), o.Env...), replaylog.Env(tmp, o.InProcess)...)
+	// (pdb's bootstrap lists the script and modules it ran, for the
+	// replay to compile and list them as they were)
+	sourceList := filepath.Join(o.Dir, ".sources")
+	defer os.Remove(sourceList)
+	if o.Debugger == "pdb" {
+		runEnv = append(runEnv, SourcesEnv+"="+sourceList)
+	}
 	// Reads and metadata kept whole: the replay does not need the files.
 	runEnv = append(runEnv, "FREDLOG_STORE=-1", "FREDLOG_STAT=1", fmt.Sprintf("FREDLOG_SIZE=%d", logRoom), "LD_PRELOAD="+replaylog.JoinPreload(lib, os.Getenv("LD_PRELOAD")))
 	cmd := exec.Command(exe, run[1:]...)
@@ -200,6 +209,12 @@ func Record(o Options) (*Result, error) {
 		return nil, err
 	}
 	m.Parts = append(m.Parts, parts...)
+	sources := compiledSources(exe)
+	if o.Debugger == "pdb" {
+		sources = listedSources(sourceList)
+	}
+	srcParts, changed := storeSources(o.Dir, sources, started.UnixNano())
+	m.Parts = append(m.Parts, srcParts...)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
@@ -208,6 +223,10 @@ func Record(o Options) (*Result, error) {
 		return nil, err
 	}
 	made = true
+	if len(changed) > 0 {
+		// (the replay compiles and lists the file as it is then)
+		return &Result{Manifest: m, Notice: h.Notice, Changed: changed}, nil
+	}
 	return &Result{Manifest: m, Notice: h.Notice}, nil
 }
 

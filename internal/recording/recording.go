@@ -51,7 +51,7 @@ const (
 )
 
 // CurrentLog is the LogVersion of the logs this fred writes.
-const CurrentLog = 2
+const CurrentLog = 3
 
 // Part roles.
 const (
@@ -102,8 +102,9 @@ type Manifest struct {
 	LogBytes  uint64   `json:"log_bytes"`
 	LogCounts uint64   `json:"log_entries"`
 	// LogVersion is what the log holds: 2 since the scanf family, statx,
-	// read-only opens and uname are logged (0: a recording made before,
-	// replayed without them: LogVersion < CurrentLog).
+	// read-only opens and uname are logged, 3 since lseek's answers and
+	// directories' entries are (0: a recording made before 2, replayed
+	// without them: LogVersion < CurrentLog).
 	LogVersion int `json:"log_version,omitempty"`
 	// NoStat: the log holds no file metadata (a live session's, saved):
 	// its replay does not ask for it.

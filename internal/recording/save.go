@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -179,6 +180,25 @@ func SaveLive(o Live) (err error) {
 	if len(changed) > 0 && o.Say != nil {
 		o.Say("not saved, changed since the program read them (a replay stops at their reads): %s", strings.Join(changed, ", "))
 	}
+	// The sources, for the debugger to list (and pdb to compile the
+	// script) as they were: C's from the debug info, a Python script.
+	var sources []string
+	switch {
+	case o.Debugger == "gdb":
+		sources = compiledSources(src)
+	case o.Debugger == "pdb" && len(m.Argv) > 1 && m.Argv[1] != "-m":
+		if p, err := filepath.Abs(filepath.Join(cwd, m.Argv[1])); err == nil {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				p = r
+			}
+			sources = []string{p}
+		}
+	}
+	srcParts, edited := storeSources(o.Dir, sources, processStart(o.Pid))
+	m.Parts = append(m.Parts, srcParts...)
+	if len(edited) > 0 && o.Say != nil {
+		o.Say("not saved, edited since the program started (a replay shows them as they are then): %s", strings.Join(edited, ", "))
+	}
 	if err := os.WriteFile(filepath.Join(o.Dir, SessionFile), o.Session, 0o644); err != nil {
 		return err
 	}
@@ -233,36 +253,38 @@ func ownLibrary(path string) bool {
 // read, which version), but those it has, that is still that version at
 // its path; the others are named in changed.
 func storeReferenced(dir, log string, have []Part) (parts []Part, changed []string, err error) {
-	l, err := replaylog.ReadFile(log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the session's replay log: %w", err)
-	}
 	seen := map[replaylog.FileID]bool{}
 	for _, p := range have {
 		if p.ID != nil {
 			seen[*p.ID] = true
 		}
 	}
-	for _, e := range l.Entries {
+	var serr error
+	err = replaylog.Scan(log, func(e replaylog.Entry) bool {
 		if e.Kind != replaylog.FileRead || seen[e.File] {
-			continue
+			return true
 		}
 		seen[e.File] = true
 		if e.FilePath == "" {
 			changed = append(changed, fmt.Sprintf("inode %d (no path logged)", e.File.Ino))
-			continue
+			return true
 		}
 		p, ok, err := storeVersion(dir, e.FilePath, e.File)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return nil, nil, fmt.Errorf("storing %s: %w", e.FilePath, err)
+			serr = fmt.Errorf("storing %s: %w", e.FilePath, err)
+			return false
 		case !ok:
 			changed = append(changed, e.FilePath)
 		default:
 			parts = append(parts, p)
 		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the session's replay log: %w", err)
 	}
-	return parts, changed, nil
+	return parts, changed, serr
 }
 
 // storeVersion stores the file at path if it is still the version id
@@ -325,4 +347,39 @@ func ExtractReferenced(src string, m *Manifest, dir string) (string, error) {
 	}
 	path := filepath.Join(dir, "table")
 	return path, os.WriteFile(path, []byte(table.String()), 0o644)
+}
+
+// processStart is when process pid started, in ns since the epoch (0:
+// unknown): /proc/PID/stat's start, in clock ticks since boot (100 a
+// second on Linux), after /proc/stat's boot time.
+func processStart(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// (after the command's name, which may hold spaces and parentheses)
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	ticks, err := strconv.ParseInt(f[19], 10, 64)
+	if err != nil {
+		return 0
+	}
+	st, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(l, "btime "); ok {
+			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return 0
+			}
+			// (btime is whole seconds: a second's slack, so that a file
+			// written just before the start counts as before)
+			return (boot+1)*1e9 + ticks*1e7
+		}
+	}
+	return 0
 }

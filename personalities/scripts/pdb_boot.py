@@ -696,6 +696,20 @@ def _fred_record(log):
     if isinstance(code, str):
         code = compile(code, '<string>', 'exec')
     p.reset()
+    out = os.environ.pop('FRED_SOURCES_OUT', None)
+
+    def sources():
+        # the script and the modules it ran, for the replay to compile
+        # and list as they were (written after the run: not logged)
+        if not out:
+            return
+        files = {p.mainpyfile}
+        for m in list(sys.modules.values()):
+            f = getattr(m, '__file__', None)
+            if isinstance(f, str) and f.endswith('.py'):
+                files.add(os.path.abspath(f))
+        with open(out, 'w') as f:
+            f.write('\n'.join(sorted(files)) + '\n')
     log(0x46524544, 0)
     # The program's run ends where exec does, as under pdb (ran): what
     # follows is not logged.
@@ -703,15 +717,53 @@ def _fred_record(log):
         exec(code, __main__.__dict__)
     except SystemExit:
         log(0x46524544, 1)
+        sources()
         raise
     except BaseException:
         log(0x46524544, 1)
+        sources()
         t, v, tb = sys.exc_info()
         traceback.print_exception(t, v, tb.tb_next.tb_next)
         sys.exit(1)
     log(0x46524544, 1)
+    sources()
+
+
+def _fred_sources(table):
+    # A replay where the recorded script or modules differ (edited since,
+    # or another machine): the script compiles as recorded (it is read
+    # before the run's log begins), and pdb lists every one as recorded
+    # (linecache entries without a time are never checked again).
+    import linecache, os, sys
+    recorded = {}
+    with open(table) as f:
+        for line in f:
+            path, _, copy = line.rstrip('\n').partition('\t')
+            with open(copy, encoding='utf-8', errors='surrogateescape') as c:
+                recorded[path] = c.read()
+    for path, src in recorded.items():
+        linecache.cache[path] = (len(src), None, src.splitlines(True), path)
+    T = pdb._ScriptTarget
+    code, check = T.code, T.check
+
+    def rcode(self):
+        if self in recorded:
+            return f"exec(compile({recorded[self]!r}, {str(self)!r}, 'exec'))"
+        return code.fget(self)
+
+    def rcheck(self):
+        if self in recorded and not os.path.exists(self):
+            sys.path[0] = os.path.dirname(self)
+            return
+        return check(self)
+    T.code, T.check = property(rcode), rcheck
+
+
 import os as _fred_os
 if _fred_os.environ.pop('FRED_RECORD', None) == '1':
     types.FunctionType(_fred_record.__code__, {'__builtins__': __builtins__, 'pdb': pdb})(_fred_log)
 else:
+    _fred_table = _fred_os.environ.pop('FRED_SOURCES', None)
+    if _fred_table:
+        _fred_sources(_fred_table)
     pdb.main()

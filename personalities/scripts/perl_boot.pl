@@ -63,7 +63,8 @@ sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); m
   pipe(my $r, my $w) or return -1; my $p = fred_rawfork(); return -1 unless defined $p;
   if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
   close $r; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
-sub fred_rawfork { if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
+our $fred_x86_64 = do { syscall(0x46524544, 1); my $u = $^O eq "linux" && (POSIX::uname())[4] eq "x86_64"; syscall(0x46524544, 0); $u };
+sub fred_rawfork { if ($fred_x86_64) { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
 sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
   my $g = fred_copy(); if ($g) { fred_out("\@fred fork $g\n"); return } $g = fred_paused($_[0]); $fred_pcfg = undef; fred_out("\@fred fork $g\n") }
 sub fred_paused { my $g;
@@ -79,7 +80,7 @@ sub fred_arm { return if !$fred_pcfg || $fred_parmed || (defined $SIG{PROF} && $
   fred_ptime($fred_pcfg->[0], $fred_pcfg->[0]) }
 our ($fred_ptimer, $fred_ptpid);
 sub fred_ptime { my ($first, $every) = @_; my $ns = sub { my $t = shift; (int($t), int(($t - int($t)) * 1e9)) };
-  if ($^O eq "linux" && (POSIX::uname())[4] eq "x86_64") {
+  if ($fred_x86_64) {
     if (!defined $fred_ptimer || $fred_ptpid != $$) { my $id = pack("i", 0); my $ev = pack("Qii", 0, POSIX::SIGPROF(), 0) . ("\0" x 48);
       if (syscall(222, 2, $ev, $id) == 0) { ($fred_ptimer, $fred_ptpid) = (unpack("i", $id), $$) } else { $fred_ptimer = undef } }
     if (defined $fred_ptimer) { my $s = pack("q4", $ns->($every), $ns->($first)); syscall(223, $fred_ptimer, 0, $s, 0); return } }

@@ -38,6 +38,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,7 +86,11 @@ enum {
 	K_STAT, /* stat, lstat, fstat, fstatat, statx (FREDLOG_STAT=1): the struct; a path's by its key */
 	K_OPENR, /* a read-only open's result (FREDLOG_STAT=1): whether it found its file, its size */
 	K_UNAME, /* uname (FREDLOG_STAT=1): the struct utsname, the host's name in it */
-	K_LAST = K_UNAME,
+	/* log version 3 */
+	K_SEEK, /* lseek to the end, data or a hole (FREDLOG_STAT=1): the offset */
+	K_OPENDIR, /* opendir, fdopendir (FREDLOG_STAT=1): whether it found its directory */
+	K_READDIR, /* readdir (FREDLOG_STAT=1): the entry, or the end */
+	K_LAST = K_READDIR,
 };
 static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"getrandom", "read", "pread", "recv", "accept", "poll", "select",
@@ -95,7 +100,8 @@ static const char *kname[] = {"?", "time", "gettimeofday", "clock_gettime",
 	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_unlock",
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal", "pthread_cond_broadcast",
 	"sem_wait", "sem_trywait", "sem_timedwait", "sem_post", "pthread_create", "pthread_join", "file read",
-	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname"};
+	"debugger", "open for writing", "send", "bind", "peer address", "stat", "open for reading", "uname",
+	"lseek", "opendir", "readdir"};
 _Static_assert(sizeof kname / sizeof *kname == K_LAST + 1, "a name for every kind");
 
 #define HDR 4096
@@ -204,6 +210,9 @@ static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
 static int (*real_uname)(struct utsname *);
+static DIR *(*real_opendir)(const char *);
+static DIR *(*real_fdopendir)(int);
+static struct dirent64 *(*real_readdir64)(DIR *);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -241,6 +250,7 @@ static void resolve(void)
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
 	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx); REAL(uname);
+	REAL(opendir); REAL(fdopendir); REAL(readdir64);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -1734,10 +1744,12 @@ static int keep_cut(int dir, const char *name, const struct stat *st, off_t size
  * fred's), not on the run: neither its open nor its stat is logged */
 static int device_path(const char *p) { return p && !strncmp(p, "/dev/", 5); }
 HIDDEN extern int fredlog_stat;
-/* fredlog_legacy (FREDLOG_LEGACY=1): a log recorded before the scanf
+/* fredlog_legacy (FREDLOG_LOGV=1): a log recorded before the scanf
  * family, statx, read-only opens and uname were logged (fred record's
- * log version 1): they pass through, as they did */
+ * log version 1): they pass through, as they did; fredlog_logv < 3:
+ * before lseek's answers and directories' entries were */
 static int fredlog_legacy;
+static int fredlog_logv = 3;
 /* opened_read: under FREDLOG_STAT (a recording, replayed anywhere),
  * whether a read-only open found its file is an input too. One that failed
  * then fails again (a cache made since: Python's .pyc, written by the
@@ -2290,6 +2302,199 @@ EXPORT int statx(int dfd, const char *p, int fl, unsigned int mask, struct statx
 	STAT_CALL_SIZE(((fl & AT_EMPTY_PATH) && no_path(p)) ? dfd : path_key(p), st, sizeof(struct statx), real_statx(dfd, p, fl, mask, st));
 }
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one layout");
+
+/* --- what a file's size and a directory's entries say (log version 3) ---
+ *
+ * lseek to the end (or to data, or a hole) answers with the file's size,
+ * which a changed file, or another machine's, does not share: the answer
+ * is logged, and a replay puts the offset there. A seek from the start or
+ * from the offset answers what the run's reads made it (moved), as then.
+ * Entry: K_SEEK, uv fd+1, sv offset or -errno. */
+static int64_t simple(int k, int64_t key, int64_t (*call)(void *), void *arg, int *replayed);
+struct seek_args {
+	int fd, whence;
+	off_t off;
+};
+static int64_t call_lseek(void *a)
+{
+	struct seek_args *x = a;
+	return syscall(SYS_lseek, x->fd, x->off, x->whence);
+}
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	if (whence != SEEK_END && whence != SEEK_DATA && whence != SEEK_HOLE)
+		return syscall(SYS_lseek, fd, off, whence);
+	READY();
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || is_tty(fd))
+		return syscall(SYS_lseek, fd, off, whence);
+	struct seek_args x = {fd, whence, off};
+	int replayed = 0;
+	int64_t r = simple(K_SEEK, fd, call_lseek, &x, &replayed);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	if (replayed)
+		syscall(SYS_lseek, fd, (off_t)r, SEEK_SET); /* where it was then */
+	return (off_t)r;
+}
+EXPORT off_t lseek64(int fd, off_t off, int whence) { return lseek(fd, off, whence); }
+
+/* A directory's entries (Python's import system lists each directory on
+ * its path, and takes a module from there only if it is listed) are the
+ * recorded ones: whether opendir found the directory (one not here gets a
+ * stand-in, "/": its entries come from the log), then each entry readdir
+ * gave, by the directory's descriptor. The real directory is not read on
+ * replay (a telldir or seekdir then is not the recorded one).
+ * Entries: K_OPENDIR, sv 0 or -errno; K_READDIR, uv fd+1, sv 1 (then uv
+ * ino, sv off, uv type, uv length, the name), 0 at the end, or -errno.
+ * Off in an interpreter's session (FREDLOG_DIRS=0): its import caches
+ * are filled while its debugger works too, unlogged, and checked while
+ * the program runs, so when it lists a directory follows the debugger. */
+static int fredlog_dirs = 1;
+static DIR *opened_dir(DIR *d, int sv)
+{
+	struct ent e;
+	inlib = 1;
+	lock();
+	if (start(K_OPENDIR, &e)) {
+		uint64_t at = e.at;
+		int64_t r = get_sv(&at);
+		e.at = at;
+		done(&e);
+		if (r < 0 && d) {
+			closedir(d);
+			d = NULL;
+		}
+		if (r < 0)
+			sv = (int)-r;
+		else if (!d)
+			d = real_opendir("/"); /* a stand-in */
+	} else {
+		unsigned char h[16];
+		h[0] = K_OPENDIR;
+		int n = 1 + put_sv(h + 1, d ? 0 : -(int64_t)sv);
+		append(h, n, NULL, 0);
+	}
+	unlock();
+	inlib = 0;
+	errno = sv;
+	return d;
+}
+EXPORT DIR *opendir(const char *p)
+{
+	READY();
+	DIR *d = real_opendir(p);
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || device_path(p))
+		return d;
+	return opened_dir(d, errno);
+}
+EXPORT DIR *fdopendir(int fd)
+{
+	READY();
+	DIR *d = real_fdopendir(fd);
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs)
+		return d;
+	return opened_dir(d, errno);
+}
+/* replayed entries: one per descriptor, as readdir's own buffer is */
+static struct dirent64 *dents[MAXFILEFD];
+/* read_dir gives readdir's answer for d: its entry (or NULL at the end,
+ * with errno unchanged, or NULL and *err on an error). */
+static struct dirent64 *read_dir(DIR *d, int *err)
+{
+	int fd = dirfd(d);
+	*err = 0;
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || fd < 0 || fd >= MAXFILEFD) {
+		struct dirent64 *de = real_readdir64(d);
+		*err = de ? 0 : errno;
+		return de;
+	}
+	struct ent e;
+	inlib = 1;
+	lock();
+	if (start(K_READDIR, &e)) {
+		uint64_t at = e.at;
+		int64_t lfd = (int64_t)get_uv(&at) - 1;
+		int64_t r = get_sv(&at);
+		if (lfd == fd) {
+			struct dirent64 *de = NULL;
+			if (r == 1) {
+				uint64_t ino = get_uv(&at);
+				int64_t off = get_sv(&at);
+				int type = (int)get_uv(&at);
+				uint64_t n = get_uv(&at);
+				if (!dents[fd])
+					dents[fd] = malloc(sizeof(struct dirent64));
+				de = dents[fd];
+				if (de && n < sizeof de->d_name) {
+					de->d_ino = ino;
+					de->d_off = off;
+					de->d_type = (unsigned char)type;
+					memcpy(de->d_name, fredlog_base + at, n);
+					de->d_name[n] = 0;
+					de->d_reclen = (unsigned short)((offsetof(struct dirent64, d_name) + n + 8) & ~(size_t)7);
+				}
+				at += n;
+			} else if (r < 0)
+				*err = (int)-r;
+			e.at = at;
+			done(&e);
+			unlock();
+			inlib = 0;
+			return de;
+		}
+		diverge(K_READDIR, K_READDIR, " (another directory)");
+	}
+	unlock();
+	struct dirent64 *de = real_readdir64(d);
+	int sv = errno;
+	*err = de ? 0 : sv;
+	unsigned char h[48];
+	h[0] = K_READDIR;
+	int n = 1 + put_uv(h + 1, (uint64_t)(fd + 1));
+	size_t len = de ? strlen(de->d_name) : 0;
+	n += put_sv(h + n, de ? 1 : -(int64_t)*err);
+	if (de) {
+		n += put_uv(h + n, de->d_ino);
+		n += put_sv(h + n, de->d_off);
+		n += put_uv(h + n, de->d_type);
+		n += put_uv(h + n, len);
+	}
+	lock();
+	append(h, n, de ? de->d_name : NULL, len);
+	unlock();
+	inlib = 0;
+	errno = sv;
+	return de;
+}
+_Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "one layout");
+EXPORT struct dirent64 *readdir64(DIR *d)
+{
+	READY();
+	int sv = errno, err;
+	struct dirent64 *de = read_dir(d, &err);
+	errno = err ? err : sv; /* (the end leaves errno as it was) */
+	return de;
+}
+EXPORT struct dirent *readdir(DIR *d) { return (struct dirent *)readdir64(d); }
+static int dir_r(DIR *d, struct dirent64 *buf, struct dirent64 **res)
+{
+	READY();
+	int err;
+	struct dirent64 *de = read_dir(d, &err);
+	if (de) {
+		memcpy(buf, de, de->d_reclen < sizeof *buf ? de->d_reclen : sizeof *buf);
+		*res = buf;
+	} else
+		*res = NULL;
+	return err;
+}
+EXPORT int readdir64_r(DIR *d, struct dirent64 *buf, struct dirent64 **res) { return dir_r(d, buf, res); }
+EXPORT int readdir_r(DIR *d, struct dirent *buf, struct dirent **res)
+{
+	return dir_r(d, (struct dirent64 *)buf, (struct dirent64 **)res);
+}
 
 /* stdio reads go to libc's internal read, which LD_PRELOAD cannot see:
  * the usual ones are wrapped here. The FILE's own buffer is not replayed,
@@ -4412,7 +4617,9 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	unsetenv("FREDLOG_ASLR");
 	trace_path = getenv("FREDLOG_TRACE");
 	fredlog_quiet = getenv("FREDLOG_QUIET") && !strcmp(getenv("FREDLOG_QUIET"), "1");
-	fredlog_legacy = getenv("FREDLOG_LEGACY") && !strcmp(getenv("FREDLOG_LEGACY"), "1");
+	if (getenv("FREDLOG_LOGV")) /* the replayed recording's log version, if older */
+		fredlog_logv = atoi(getenv("FREDLOG_LOGV"));
+	fredlog_legacy = fredlog_logv < 2;
 	fredlog_mono_lenient = getenv("FREDLOG_MONO") && !strcmp(getenv("FREDLOG_MONO"), "lenient");
 	fredlog_tty = getenv("FREDLOG_TTY") && !strcmp(getenv("FREDLOG_TTY"), "1");
 	fredlog_mmap = !getenv("FREDLOG_MMAP") || strcmp(getenv("FREDLOG_MMAP"), "0");
@@ -4422,6 +4629,7 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 	if (getenv("FREDLOG_TURN_MS"))
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
 	fredlog_stat = getenv("FREDLOG_STAT") && !strcmp(getenv("FREDLOG_STAT"), "1");
+	fredlog_dirs = !getenv("FREDLOG_DIRS") || strcmp(getenv("FREDLOG_DIRS"), "0");
 	if (getenv("FREDLOG_REFS"))
 		load_refs(getenv("FREDLOG_REFS"));
 	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
