@@ -251,8 +251,11 @@ type Entry struct {
 // FileID is which version of a file a file read read: a write to the file
 // changes its ctime.
 type FileID struct {
-	Dev, Ino, Size uint64
-	Mtime, Ctime   int64 // ns since the epoch
+	Dev   uint64 `json:"dev"`
+	Ino   uint64 `json:"ino"`
+	Size  uint64 `json:"size"`
+	Mtime int64  `json:"mtime_ns"` // since the epoch
+	Ctime int64  `json:"ctime_ns"`
 }
 
 // File-read flags.

@@ -454,7 +454,7 @@ func TestLibraryReplaysDirectoryAndSeek(t *testing.T) {
 	os.WriteFile(data, []byte("recorded\n"), 0o600)
 	with := []string{"LD_PRELOAD=" + lib, "FREDLOG_FILE=" + logf, "FREDLOG_STAT=1"}
 	first := runProg(t, with, prog, list, data)
-	if want := "a b | size 9, then at 7: d\n\n"; first != want {
+	if want := "a b | size 9, then at 7: d\n| stream: size 9, e\n"; first != want {
 		t.Fatalf("recorded run printed %q, want %q", first, want)
 	}
 	os.WriteFile(filepath.Join(list, "c"), nil, 0o600)

@@ -1,5 +1,5 @@
 /* listdir DIR FILE: the names in DIR (readdir, sorted), then FILE's size
- * as a seek to its end gives it. A replay with file metadata logged
+ * as a seek to its end gives it, by lseek and by fseek. A replay with file metadata logged
  * (FREDLOG_STAT=1) prints what the recorded run printed, though the
  * directory and the file changed since. */
 #include <dirent.h>
@@ -33,6 +33,11 @@ int main(int argc, char **argv)
 	off_t back = lseek(fd, -2, SEEK_CUR);
 	char c[3] = {0};
 	read(fd, c, 2);
-	printf("| size %lld, then at %lld: %s\n", (long long)end, (long long)back, c);
+	FILE *f = fopen(argv[2], "r");
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, -3, SEEK_END);
+	int last = fgetc(f);
+	printf("| size %lld, then at %lld: %s| stream: size %ld, %c\n", (long long)end, (long long)back, c, size, last);
 	return 0;
 }

@@ -93,7 +93,7 @@ func recordCmd(args []string) int {
 		ended = "killed by " + m.Exit.Signal
 	}
 	if len(res.Changed) > 0 {
-		fmt.Fprintf(os.Stderr, "fred: not kept, edited while the program ran (a replay compiles and lists them as they are then): %s\n", strings.Join(res.Changed, ", "))
+		fmt.Fprintf(os.Stderr, "fred: sources not kept, edited while the program ran (a replay shows them as they are then): %s\n", strings.Join(res.Changed, ", "))
 	}
 	if res.Notice != "" {
 		fmt.Fprintf(os.Stderr, "fred: replay log: %s\n", res.Notice)
@@ -129,7 +129,7 @@ type replaying struct {
 	save    func(dir, log string, session []byte, say func(string, ...any)) error
 	noStat  bool // the log holds no file metadata (a live session saved)
 	// env is the debugger's environment, which the program inherits
-	env    []string
+	env        []string
 	logVersion int // the log's version when older than this fred's (0: it is not)
 }
 
@@ -150,12 +150,18 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if err != nil {
 		return nil, err
 	}
-	missing, err := m.Fits()
+	missing, calls, err := m.Fits()
 	if err != nil {
 		return nil, err
 	}
 	if len(missing) > 0 {
 		say("the recording's CPU had flags this one lacks (%s): a program that used those instructions fails here", strings.Join(missing, " "))
+	}
+	if len(calls) > 0 {
+		say("the recording's kernel (%s) had system calls that answer ENOSYS here: %s", m.Kernel, strings.Join(calls, ", "))
+	}
+	if m.LogVersion > recording.CurrentLog {
+		return nil, &recording.UnfitError{Why: fmt.Sprintf("it was made by a newer fred (%s, log version %d; this fred replays up to %d)", m.Fred, m.LogVersion, recording.CurrentLog)}
 	}
 	var gdb string
 	if m.Debugger == "gdb" {
@@ -207,7 +213,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	changed := slices.Sorted(maps.Keys(sources))
 	for _, from := range changed {
 		fmt.Fprintf(&srcTable, "%s\t%s\n", from, sources[from])
-		srcRules = append(srcRules, "-iex", fmt.Sprintf("set substitute-path %s %s", from, sources[from]))
+		srcRules = append(srcRules, "-iex", fmt.Sprintf("set substitute-path %s %s", gdbArg(from), gdbArg(sources[from])))
 	}
 	if len(changed) > 0 {
 		say("the source here is not the recorded one (edited since, or not here): %s; the recorded source is what the debugger shows", strings.Join(changed, ", "))
@@ -370,4 +376,17 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 		}
 	}
 	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Say: q.Say})
+}
+
+// gdbArg escapes a path as one argument of a gdb command (spaces,
+// quotes and backslashes; gdb's splitter honours backslashes).
+func gdbArg(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(" \t'\"\\", c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -253,14 +253,15 @@ func TestReplayDamaged(t *testing.T) {
 			}
 		})
 	}
-	// A kernel without a system call the recording's had: clone3 made to
-	// answer ENOSYS (a seccomp filter), as before Linux 5.3.
-	t.Run("a kernel without clone3", func(t *testing.T) {
-		if !slices.Contains(m.KernelFeatures, "clone3") {
-			t.Fatalf("the recording's kernel features lack clone3: %v", m.KernelFeatures)
+	// A kernel without a system call the recording's had, which nothing
+	// stands in for: openat2 made to answer ENOSYS (a seccomp filter), as
+	// before Linux 5.6.
+	t.Run("a kernel without openat2", func(t *testing.T) {
+		if !slices.Contains(m.KernelFeatures, "openat2") {
+			t.Fatalf("the recording's kernel features lack openat2: %v", m.KernelFeatures)
 		}
 		rec := copyRec()
-		c := testutil.WithoutSyscall(t, unix.SYS_CLONE3, testutil.Fred(t), "replay", rec)
+		c := testutil.WithoutSyscall(t, unix.SYS_OPENAT2, testutil.Fred(t), "replay", rec)
 		c.Dir, c.Env = t.TempDir(), append(c.Env, "TERM=dumb")
 		b, err := c.CombinedOutput()
 		out, code := string(b), 0
@@ -270,9 +271,9 @@ func TestReplayDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := regexp.QuoteMeta(m.Kernel)
-		want := `^fred replay: this recording cannot be replayed here: the recording's kernel \(` + k + `\) had clone3 \([^)]+\), which this kernel \(` + k + `\) lacks: the recorded program may have used it\n$`
+		want := `^fred replay: this recording cannot be replayed here: the recording's kernel \(` + k + `\) had openat2 \([^)]+\), which this one \(` + k + `\) answers ENOSYS to \(an older kernel, or a seccomp filter such as a container's\): the recorded program may have used it\n$`
 		if code != 2 || !regexp.MustCompile(want).MatchString(out) {
-			t.Fatalf("fred replay without clone3: status %d:\n%s\nwant status 2 and one line matching %q", code, out, want)
+			t.Fatalf("fred replay without openat2: status %d:\n%s\nwant status 2 and one line matching %q", code, out, want)
 		}
 		if left := append(testutil.Running(rec), testutil.Running(m.Exe)...); len(left) > 0 {
 			t.Fatalf("left running: %v", left)

@@ -16,26 +16,31 @@ type kernelFeature struct {
 	nr   uintptr
 	args [6]uintptr
 	why  string
+	// must: nothing stands in for it. The others are logged (their
+	// answers replay without the kernel) or have a fallback that the C
+	// library or its usual callers take on ENOSYS (a container's seccomp
+	// profile answers ENOSYS to clone3 for that): said, not refused.
+	must bool
 }
 
 const bad32 = 0xffffffff // an invalid unsigned int: flags, a descriptor
 
 var kernelFeatures = []kernelFeature{
-	{"statx", unix.SYS_STATX, [6]uintptr{bad32, 0, bad32}, "glibc's stat, coreutils"},
-	{"getrandom", unix.SYS_GETRANDOM, [6]uintptr{0, 0, unix.GRND_NONBLOCK}, "glibc's malloc, arc4random, Python's hash seed"},
-	{"memfd_create", unix.SYS_MEMFD_CREATE, [6]uintptr{0, bad32}, "the replay's stand-in files"},
-	{"clone3", unix.SYS_CLONE3, [6]uintptr{0, 0}, "glibc's pthread_create, posix_spawn"},
-	{"rseq", unix.SYS_RSEQ, [6]uintptr{0, 0, 1 << 30}, "glibc's thread start-up"},
-	{"openat2", unix.SYS_OPENAT2, [6]uintptr{bad32, 0, 0, 0}, "path-resolution limits"},
-	{"close_range", unix.SYS_CLOSE_RANGE, [6]uintptr{bad32, 0, bad32}, "closefrom, posix_spawn, Python's subprocess"},
-	{"pidfd_open", unix.SYS_PIDFD_OPEN, [6]uintptr{0, bad32}, "waiting for processes (Go, systemd)"},
-	{"faccessat2", unix.SYS_FACCESSAT2, [6]uintptr{bad32, 0, bad32, bad32}, "glibc's faccessat"},
-	{"fchmodat2", unix.SYS_FCHMODAT2, [6]uintptr{bad32, 0, 0, bad32}, "glibc's fchmodat, lchmod"},
-	{"copy_file_range", unix.SYS_COPY_FILE_RANGE, [6]uintptr{bad32, 0, bad32, 0, 0, bad32}, "cp, Python's shutil"},
-	{"epoll_pwait2", unix.SYS_EPOLL_PWAIT2, [6]uintptr{bad32, 0, 0, 0, 0, 0}, "event loops with fine timeouts"},
-	{"futex_waitv", unix.SYS_FUTEX_WAITV, [6]uintptr{0, 0, bad32, 0, 0}, "waiting on several futexes"},
-	{"io_uring_setup", unix.SYS_IO_URING_SETUP, [6]uintptr{0, 0}, "asynchronous I/O (io_uring)"},
-	{"ptrace", unix.SYS_PTRACE, [6]uintptr{unix.PTRACE_PEEKDATA, 0, 0, 0}, "gdb, which replays under it"}, // pid 0: ESRCH
+	{"statx", unix.SYS_STATX, [6]uintptr{bad32, 0, bad32}, "coreutils; logged", false},
+	{"getrandom", unix.SYS_GETRANDOM, [6]uintptr{0, 0, unix.GRND_NONBLOCK}, "random numbers; logged", false},
+	{"memfd_create", unix.SYS_MEMFD_CREATE, [6]uintptr{0, bad32}, "the replay's stand-in files; /dev/null instead", false},
+	{"clone3", unix.SYS_CLONE3, [6]uintptr{0, 0}, "glibc's pthread_create, posix_spawn; clone instead", false},
+	{"rseq", unix.SYS_RSEQ, [6]uintptr{0, 0, 1 << 30}, "glibc's thread start-up; skipped", false},
+	{"openat2", unix.SYS_OPENAT2, [6]uintptr{bad32, 0, 0, 0}, "path-resolution limits", true},
+	{"close_range", unix.SYS_CLOSE_RANGE, [6]uintptr{bad32, 0, bad32}, "closefrom, Python's subprocess; a loop instead", false},
+	{"pidfd_open", unix.SYS_PIDFD_OPEN, [6]uintptr{0, bad32}, "waiting for processes (Go, systemd)", true},
+	{"faccessat2", unix.SYS_FACCESSAT2, [6]uintptr{bad32, 0, bad32, bad32}, "glibc's faccessat; faccessat instead", false},
+	{"fchmodat2", unix.SYS_FCHMODAT2, [6]uintptr{bad32, 0, 0, bad32}, "glibc's fchmodat, lchmod; fchmodat instead", false},
+	{"copy_file_range", unix.SYS_COPY_FILE_RANGE, [6]uintptr{bad32, 0, bad32, 0, 0, bad32}, "cp, Python's shutil; read and write instead", false},
+	{"epoll_pwait2", unix.SYS_EPOLL_PWAIT2, [6]uintptr{bad32, 0, 0, 0, 0, 0}, "event loops with fine timeouts", true},
+	{"futex_waitv", unix.SYS_FUTEX_WAITV, [6]uintptr{0, 0, bad32, 0, 0}, "waiting on several futexes", true},
+	{"io_uring_setup", unix.SYS_IO_URING_SETUP, [6]uintptr{0, 0}, "asynchronous I/O (io_uring)", true},
+	{"ptrace", unix.SYS_PTRACE, [6]uintptr{unix.PTRACE_PEEKDATA, 0, 0, 0}, "gdb, which replays under it", true}, // pid 0: ESRCH
 }
 
 // KernelFeatures are the system calls of kernelFeatures this kernel has.
@@ -50,34 +55,40 @@ func KernelFeatures() []string {
 }
 
 // kernelFits says which of the recording kernel's features this kernel
-// lacks (nil: none, or an older recording, which does not list them).
-// Names this fred does not probe (a newer fred's) are not checked.
-func (m *Manifest) kernelFits() error {
+// answers ENOSYS to: an error for one nothing stands in for, and those
+// that something does (said, not refused). An older recording lists none;
+// names this fred does not probe (a newer fred's) are not checked.
+func (m *Manifest) kernelFits() (soft []string, err error) {
 	if len(m.KernelFeatures) == 0 {
-		return nil
+		return nil, nil
 	}
 	here := map[string]bool{}
 	for _, f := range KernelFeatures() {
 		here[f] = true
 	}
-	known := map[string]string{}
+	known := map[string]kernelFeature{}
 	for _, f := range kernelFeatures {
-		known[f.name] = f.why
+		known[f.name] = f
 	}
 	var lacks []string
-	for _, f := range m.KernelFeatures {
-		if why, ok := known[f]; ok && !here[f] {
-			lacks = append(lacks, fmt.Sprintf("%s (%s)", f, why))
+	for _, name := range m.KernelFeatures {
+		f, ok := known[name]
+		switch {
+		case !ok || here[name]:
+		case f.must:
+			lacks = append(lacks, fmt.Sprintf("%s (%s)", name, f.why))
+		default:
+			soft = append(soft, fmt.Sprintf("%s (%s)", name, f.why))
 		}
 	}
 	if len(lacks) == 0 {
-		return nil
+		return soft, nil
 	}
 	it := "it"
 	if len(lacks) > 1 {
 		it = "them"
 	}
 	_, kernel, _, _ := Machine()
-	return &UnfitError{Why: fmt.Sprintf("the recording's kernel (%s) had %s, which this kernel (%s) lacks: the recorded program may have used %s",
+	return nil, &UnfitError{Why: fmt.Sprintf("the recording's kernel (%s) had %s, which this one (%s) answers ENOSYS to (an older kernel, or a seccomp filter such as a container's): the recorded program may have used %s",
 		m.Kernel, strings.Join(lacks, ", "), kernel, it)}
 }

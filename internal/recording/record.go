@@ -212,6 +212,15 @@ func Record(o Options) (*Result, error) {
 	sources := compiledSources(exe)
 	if o.Debugger == "pdb" {
 		sources = listedSources(sourceList)
+		if len(sources) == 0 && len(o.Argv) > 1 && o.Argv[1] != "-m" {
+			// (no list: the run ended by os._exit or a signal) the script
+			if p, err := filepath.Abs(o.Argv[1]); err == nil {
+				if r, err := filepath.EvalSymlinks(p); err == nil {
+					p = r
+				}
+				sources = []string{p}
+			}
+		}
 	}
 	srcParts, changed := storeSources(o.Dir, sources, started.UnixNano())
 	m.Parts = append(m.Parts, srcParts...)

@@ -471,27 +471,28 @@ func Read(dir string) (*Manifest, error) {
 }
 
 // Fits says why this machine cannot replay m (nil: it can): another
-// architecture, or a system call the recording's kernel had and this one
-// lacks; and which CPU flags the recording machine had that this one
-// lacks (the program may not have used them: said, not refused).
-func (m *Manifest) Fits() (missing []string, err error) {
-	_, _, arch, flags := Machine()
+// architecture, or a system call the recording's kernel had that nothing
+// stands in for here; and what this machine lacks that the program may
+// not have used (said, not refused): CPU flags, and system calls the C
+// library falls back from or the log answers.
+func (m *Manifest) Fits() (flags, calls []string, err error) {
+	_, _, arch, have := Machine()
 	if m.Arch != "" && arch != m.Arch {
-		return nil, &UnfitError{Why: fmt.Sprintf("it was recorded on %s, this machine is %s", m.Arch, arch)}
+		return nil, nil, &UnfitError{Why: fmt.Sprintf("it was recorded on %s, this machine is %s", m.Arch, arch)}
 	}
-	if err := m.kernelFits(); err != nil {
-		return nil, err
+	if calls, err = m.kernelFits(); err != nil {
+		return nil, nil, err
 	}
-	have := map[string]bool{}
-	for _, f := range flags {
-		have[f] = true
+	here := map[string]bool{}
+	for _, f := range have {
+		here[f] = true
 	}
 	for _, f := range m.CPUFlags {
-		if !have[f] {
-			missing = append(missing, f)
+		if !here[f] {
+			flags = append(flags, f)
 		}
 	}
-	return missing, nil
+	return flags, calls, nil
 }
 
 // Part returns the recording's part of a role and original path.

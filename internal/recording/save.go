@@ -266,7 +266,7 @@ func storeReferenced(dir, log string, have []Part) (parts []Part, changed []stri
 		}
 		seen[e.File] = true
 		if e.FilePath == "" {
-			changed = append(changed, fmt.Sprintf("inode %d (no path logged)", e.File.Ino))
+			changed = append(changed, fmt.Sprintf("inode %d of device %d (its path could not be read when the program read it)", e.File.Ino, e.File.Dev))
 			return true
 		}
 		p, ok, err := storeVersion(dir, e.FilePath, e.File)
@@ -290,7 +290,8 @@ func storeReferenced(dir, log string, have []Part) (parts []Part, changed []stri
 // storeVersion stores the file at path if it is still the version id
 // (ok false: it is not, or it is gone).
 func storeVersion(dir, path string, id replaylog.FileID) (Part, bool, error) {
-	f, err := os.Open(path)
+	// (non-blocking: a FIFO there now does not hang the save)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return Part{}, false, err
 	}
@@ -328,7 +329,7 @@ func ExtractReferenced(src string, m *Manifest, dir string) (string, error) {
 		if p.Role != RoleRead || p.ID == nil {
 			continue
 		}
-		if f, err := os.Open(p.Path); err == nil {
+		if f, err := os.OpenFile(p.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
 			same := sameVersion(f, *p.ID)
 			f.Close()
 			if same {

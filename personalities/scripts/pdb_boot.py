@@ -686,7 +686,8 @@ def _fred_record(log):
         del sys.argv[1]
     else:
         target = pdb._ScriptTarget(sys.argv[1])
-    target.check()
+    if hasattr(target, 'check'):  # (3.13 checks as it makes it)
+        target.check()
     sys.argv[:] = sys.argv[1:]
     p = pdb.Pdb()
     p.mainpyfile = p.canonic(target.filename)
@@ -703,10 +704,14 @@ def _fred_record(log):
         # and list as they were (written after the run: not logged)
         if not out:
             return
+        import sysconfig
+        # the program's own: not the standard library's, nor the
+        # debugger's (the replaying machine's Python has its own)
+        std = tuple(os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ('stdlib', 'platstdlib'))
         files = {p.mainpyfile}
         for m in list(sys.modules.values()):
             f = getattr(m, '__file__', None)
-            if isinstance(f, str) and f.endswith('.py'):
+            if isinstance(f, str) and f.endswith('.py') and not os.path.realpath(f).startswith(std):
                 files.add(os.path.abspath(f))
         with open(out, 'w') as f:
             f.write('\n'.join(sorted(files)) + '\n')
@@ -734,29 +739,47 @@ def _fred_sources(table):
     # or another machine): the script compiles as recorded (it is read
     # before the run's log begins), and pdb lists every one as recorded
     # (linecache entries without a time are never checked again).
-    import linecache, os, sys
+    import linecache, os, sys, tokenize
     recorded = {}
     with open(table) as f:
         for line in f:
             path, _, copy = line.rstrip('\n').partition('\t')
-            with open(copy, encoding='utf-8', errors='surrogateescape') as c:
-                recorded[path] = c.read()
-    for path, src in recorded.items():
-        linecache.cache[path] = (len(src), None, src.splitlines(True), path)
+            with open(copy, 'rb') as c:
+                raw = c.read()
+            with tokenize.open(copy) as c:  # (its coding line, as pdb reads it)
+                lines = c.read().splitlines(True)
+            recorded[path] = raw
+            linecache.cache[path] = (len(raw), None, lines, path)
     T = pdb._ScriptTarget
-    code, check = T.code, T.check
+    where = lambda t: getattr(t, '_target', None) or str(t)  # (3.13: not a str)
+    code = T.code
 
     def rcode(self):
-        if self in recorded:
-            return f"exec(compile({recorded[self]!r}, {str(self)!r}, 'exec'))"
+        if where(self) in recorded:
+            return f"exec(compile({recorded[where(self)]!r}, {where(self)!r}, 'exec'))"
         return code.fget(self)
+    T.code = property(rcode)
+    if hasattr(T, 'check'):  # 3.11, 3.12: checked apart
+        check = T.check
 
-    def rcheck(self):
-        if self in recorded and not os.path.exists(self):
-            sys.path[0] = os.path.dirname(self)
-            return
-        return check(self)
-    T.code, T.check = property(rcode), rcheck
+        def rcheck(self):
+            if self in recorded and not os.path.exists(self):
+                sys.path[0] = os.path.dirname(self)
+                return
+            return check(self)
+        T.check = rcheck
+    else:  # 3.13: checked as it is made
+        init = T.__init__
+
+        def rinit(self, target):
+            real = os.path.realpath(target)
+            if real in recorded and not os.path.exists(real):
+                self._target = real
+                if not sys.flags.safe_path:
+                    sys.path[0] = os.path.dirname(real)
+                return
+            init(self, target)
+        T.__init__ = rinit
 
 
 import os as _fred_os

@@ -213,6 +213,7 @@ static int (*real_uname)(struct utsname *);
 static DIR *(*real_opendir)(const char *);
 static DIR *(*real_fdopendir)(int);
 static struct dirent64 *(*real_readdir64)(DIR *);
+static int (*real_fseeko)(FILE *, off_t, int);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -250,7 +251,7 @@ static void resolve(void)
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
 	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx); REAL(uname);
-	REAL(opendir); REAL(fdopendir); REAL(readdir64);
+	REAL(opendir); REAL(fdopendir); REAL(readdir64); REAL(fseeko);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -1198,10 +1199,31 @@ static int rep_data(struct ent *e, int k, int fd, size_t max, void *buf, int64_t
 static struct fref {
 	struct fid id;
 	char *path;
-	int fd; /* opened at its first use, high (the program's numbering is its own) */
+	int fd;            /* opened at the start, high (the program's numbering is its own) */
+	uint64_t dev, ino; /* the copy's own, checked before each use */
 } *frefs;
 static int nfrefs;
 
+/* copy_fd opens a stored copy high, with what says it is that file. */
+static int copy_fd(struct fref *r)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, r->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+	syscall(SYS_close, fd);
+	if (hi < 0 || raw_fstat(hi, &st) != 0) {
+		if (hi >= 0)
+			syscall(SYS_close, hi);
+		return -1;
+	}
+	r->dev = st.st_dev, r->ino = st.st_ino;
+	return hi;
+}
+
+/* load_refs reads the table and opens each copy, at the start (one
+ * thread: no descriptor number of the program's moves). */
 static void load_refs(const char *table)
 {
 	/* raw calls: the program's own open and read are logged */
@@ -1230,29 +1252,31 @@ static void load_refs(const char *table)
 		if (!g)
 			break;
 		frefs = g;
-		frefs[nfrefs++] = (struct fref){{dev, ino, size, mt, ct}, line + n, -1};
+		struct fref *r = &frefs[nfrefs++];
+		*r = (struct fref){{dev, ino, size, mt, ct}, line + n, -1, 0, 0};
+		r->fd = copy_fd(r);
 	}
 }
 
-/* ref_fd is the stored copy of the file of identity id (-1: none). */
+/* ref_fd is the stored copy of the file of identity id (-1: none; -2:
+ * there is one, but it cannot be read). */
 static int ref_fd(const struct fid *id)
 {
 	for (int i = 0; i < nfrefs; i++) {
 		struct fref *r = &frefs[i];
 		if (memcmp(&r->id, id, sizeof *id) != 0)
 			continue;
-		if (r->fd < 0) {
-			int fd = (int)syscall(SYS_openat, AT_FDCWD, r->path, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
-				syscall(SYS_close, fd);
-			}
-		}
-		return r->fd;
+		struct stat st;
+		/* (the program may have closed it, or put another file there) */
+		if (r->fd < 0 || raw_fstat(r->fd, &st) != 0 || st.st_dev != r->dev || st.st_ino != r->ino)
+			r->fd = copy_fd(r);
+		return r->fd >= 0 ? r->fd : -2;
 	}
 	return -1;
 }
+
 static int64_t store_below = 64 << 10; /* FREDLOG_STORE */
+static int fredlog_logv = 3; /* FREDLOG_LOGV: the replayed log's version (below) */
 static int fd_shared; /* the program has made threads or children */
 /* fredlog_sync: the order of lock calls is logged (below): 1 always, 2
  * once the program has a second thread (interpreters: one thread's
@@ -1322,7 +1346,7 @@ static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int
 {
 	struct fbase *b = &fbases[fd];
 	unsigned char h[96];
-	char path[4096];
+	static char path[4096]; /* (the lock is held) */
 	ssize_t pn = 0;
 	int flags = pr ? FR_PREAD : 0;
 	if ((uint64_t)off != b->end)
@@ -1331,9 +1355,9 @@ static void log_file(int fd, int64_t res, int64_t off, const struct fid *id, int
 		flags |= FR_ID;
 		char link[32];
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		pn = syscall(SYS_readlink, link, path, sizeof path);
+		pn = fredlog_logv >= 3 ? syscall(SYS_readlink, link, path, sizeof path) : 0;
 		if (pn > 0 && pn < (ssize_t)sizeof path)
-			flags |= FR_NAME;
+			flags |= FR_NAME; /* (a log of version 3 on: older readers do not skip it) */
 		else
 			pn = 0;
 	}
@@ -1392,12 +1416,17 @@ static int rep_file(struct ent *e, int fd, size_t max, void *buf, int64_t *res, 
 		fid_of(&st, &now);
 		ok = !memcmp(&now, &id, sizeof id);
 	}
-	if (!ok && nfrefs && (from = ref_fd(&id)) >= 0)
-		ok = 1;
+	int copy = -1;
+	if (!ok && nfrefs && (copy = ref_fd(&id)) >= 0)
+		ok = 1, from = copy;
 	if (!ok) {
 		char d[160];
-		snprintf(d, sizeof d, " (fd %d: the file, inode %llu, changed since; the log has where it read, not"
-			 " the data)", fd, (unsigned long long)id.ino);
+		if (copy == -2)
+			snprintf(d, sizeof d, " (fd %d: the saved copy of the file, inode %llu, cannot be opened)", fd,
+				 (unsigned long long)id.ino);
+		else
+			snprintf(d, sizeof d, " (fd %d: the file, inode %llu, changed since; the log has where it read, not"
+				 " the data)", fd, (unsigned long long)id.ino);
 		diverge(pr ? K_PREAD : K_READ, K_FILE, d);
 		return 0;
 	}
@@ -1749,7 +1778,6 @@ HIDDEN extern int fredlog_stat;
  * log version 1): they pass through, as they did; fredlog_logv < 3:
  * before lseek's answers and directories' entries were */
 static int fredlog_legacy;
-static int fredlog_logv = 3;
 /* opened_read: under FREDLOG_STAT (a recording, replayed anywhere),
  * whether a read-only open found its file is an input too. One that failed
  * then fails again (a cache made since: Python's .pyc, written by the
@@ -2339,6 +2367,38 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 	return (off_t)r;
 }
 EXPORT off_t lseek64(int fd, off_t off, int whence) { return lseek(fd, off, whence); }
+/* A stream's seek to its end (fseek(f, 0, SEEK_END), then ftell: how C
+ * programs size a file) goes to libc's internal lseek: the same entry,
+ * keyed by the stream's descriptor, holds the position it reached. */
+struct fseek_args {
+	FILE *f;
+	off_t off;
+};
+static int64_t call_fseek(void *a)
+{
+	struct fseek_args *x = a;
+	if (real_fseeko(x->f, x->off, SEEK_END) != 0)
+		return -1;
+	return ftello(x->f);
+}
+EXPORT int fseeko(FILE *f, off_t off, int whence)
+{
+	READY();
+	if (whence != SEEK_END || OFF || !fredlog_stat || fredlog_logv < 3 || is_tty(fileno(f)))
+		return real_fseeko(f, off, whence);
+	struct fseek_args x = {f, off};
+	int replayed = 0;
+	int64_t r = simple(K_SEEK, fileno(f), call_fseek, &x, &replayed);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	if (replayed)
+		return real_fseeko(f, (off_t)r, SEEK_SET); /* where it was then */
+	return 0;
+}
+EXPORT int fseeko64(FILE *f, off_t off, int whence) { return fseeko(f, off, whence); }
+EXPORT int fseek(FILE *f, long off, int whence) { return fseeko(f, (off_t)off, whence); }
 
 /* A directory's entries (Python's import system lists each directory on
  * its path, and takes a module from there only if it is listed) are the
@@ -2352,7 +2412,24 @@ EXPORT off_t lseek64(int fd, off_t off, int whence) { return lseek(fd, off, when
  * are filled while its debugger works too, unlogged, and checked while
  * the program runs, so when it lists a directory follows the debugger. */
 static int fredlog_dirs = 1;
-static DIR *opened_dir(DIR *d, int sv)
+/* empty_dir: a descriptor of an empty directory of fred's (beside the
+ * log), the stand-in for a directory not here now: its entries come
+ * from the log, and past the log it lists nothing (-1: none). */
+static int empty_dir(int flags)
+{
+	char p[sizeof cutdir + 16];
+	snprintf(p, sizeof p, "%s/.fred-empty", cutdir);
+	syscall(SYS_mkdirat, AT_FDCWD, p, 0700);
+	return (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY | O_DIRECTORY | (flags & O_CLOEXEC));
+}
+/* dir_at[fd]: where a replayed listing stands (its last entry's d_off),
+ * for the real stream to go on from there past the log (0: nowhere) */
+static int64_t dir_at[MAXFILEFD];
+/* opened_dir replays or logs an opendir or fdopendir (fd: its argument,
+ * -1 for a path), the lock not held: open is the real call's result now
+ * (NULL: it failed, errno sv) or, for fdopendir on replay, not yet made
+ * (made here only if the recorded one succeeded). */
+static DIR *opened_dir(DIR *d, int sv, int fd, int made)
 {
 	struct ent e;
 	inlib = 1;
@@ -2362,21 +2439,44 @@ static DIR *opened_dir(DIR *d, int sv)
 		int64_t r = get_sv(&at);
 		e.at = at;
 		done(&e);
-		if (r < 0 && d) {
-			closedir(d);
+		unlock();
+		if (r < 0) {
+			if (d && made)
+				closedir(d);
 			d = NULL;
-		}
-		if (r < 0)
 			sv = (int)-r;
-		else if (!d)
-			d = real_opendir("/"); /* a stand-in */
-	} else {
-		unsigned char h[16];
-		h[0] = K_OPENDIR;
-		int n = 1 + put_sv(h + 1, d ? 0 : -(int64_t)sv);
-		append(h, n, NULL, 0);
+		} else {
+			if (!made)
+				d = real_fdopendir(fd), sv = errno;
+			if (!d) {
+				/* not here: an empty stand-in, at the program's fd */
+				int e0 = empty_dir(O_CLOEXEC);
+				if (e0 >= 0 && fd >= 0 && e0 != fd) {
+					syscall(SYS_dup3, e0, fd, O_CLOEXEC);
+					syscall(SYS_close, e0);
+					e0 = fd;
+				}
+				d = e0 >= 0 ? real_fdopendir(e0) : NULL;
+				TRACE("T%d opendir: the directory is not here: a stand-in, fd %d", mythr, e0);
+			}
+		}
+		if (d && dirfd(d) >= 0 && dirfd(d) < MAXFILEFD)
+			dir_at[dirfd(d)] = 0;
+		inlib = 0;
+		errno = sv;
+		return d;
 	}
 	unlock();
+	if (!made)
+		d = real_fdopendir(fd), sv = errno;
+	unsigned char h[16];
+	h[0] = K_OPENDIR;
+	int n = 1 + put_sv(h + 1, d ? 0 : -(int64_t)sv);
+	lock();
+	append(h, n, NULL, 0);
+	unlock();
+	if (d && dirfd(d) >= 0 && dirfd(d) < MAXFILEFD)
+		dir_at[dirfd(d)] = 0;
 	inlib = 0;
 	errno = sv;
 	return d;
@@ -2387,29 +2487,40 @@ EXPORT DIR *opendir(const char *p)
 	DIR *d = real_opendir(p);
 	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || device_path(p))
 		return d;
-	return opened_dir(d, errno);
+	return opened_dir(d, errno, -1, 1);
 }
 EXPORT DIR *fdopendir(int fd)
 {
 	READY();
-	DIR *d = real_fdopendir(fd);
 	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs)
-		return d;
-	return opened_dir(d, errno);
+		return real_fdopendir(fd);
+	/* (made after the log is asked: a recorded failure must not take
+	 * the program's descriptor, which fdopendir's success would own) */
+	return opened_dir(NULL, 0, fd, 0);
 }
 /* replayed entries: one per descriptor, as readdir's own buffer is */
 static struct dirent64 *dents[MAXFILEFD];
-/* read_dir gives readdir's answer for d: its entry (or NULL at the end,
- * with errno unchanged, or NULL and *err on an error). */
+/* real_next is the real stream's next entry: from where a replayed
+ * listing stood, if one did. *err: 0, or the error. */
+static struct dirent64 *real_next(DIR *d, int fd, int *err)
+{
+	if (fd >= 0 && fd < MAXFILEFD && dir_at[fd]) {
+		seekdir(d, (long)dir_at[fd]);
+		dir_at[fd] = 0;
+	}
+	errno = 0;
+	struct dirent64 *de = real_readdir64(d);
+	*err = de ? 0 : errno;
+	return de;
+}
+/* read_dir gives readdir's answer for d: its entry, or NULL at the end
+ * (*err 0) or on an error (*err). */
 static struct dirent64 *read_dir(DIR *d, int *err)
 {
 	int fd = dirfd(d);
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || fd < 0 || fd >= MAXFILEFD)
+		return real_next(d, -1, err);
 	*err = 0;
-	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || fd < 0 || fd >= MAXFILEFD) {
-		struct dirent64 *de = real_readdir64(d);
-		*err = de ? 0 : errno;
-		return de;
-	}
 	struct ent e;
 	inlib = 1;
 	lock();
@@ -2435,6 +2546,7 @@ static struct dirent64 *read_dir(DIR *d, int *err)
 					de->d_name[n] = 0;
 					de->d_reclen = (unsigned short)((offsetof(struct dirent64, d_name) + n + 8) & ~(size_t)7);
 				}
+				dir_at[fd] = off;
 				at += n;
 			} else if (r < 0)
 				*err = (int)-r;
@@ -2444,12 +2556,12 @@ static struct dirent64 *read_dir(DIR *d, int *err)
 			inlib = 0;
 			return de;
 		}
-		diverge(K_READDIR, K_READDIR, " (another directory)");
+		char why[64];
+		snprintf(why, sizeof why, " (fd %d; the log's is fd %lld)", fd, (long long)lfd);
+		diverge(K_READDIR, K_READDIR, why);
 	}
 	unlock();
-	struct dirent64 *de = real_readdir64(d);
-	int sv = errno;
-	*err = de ? 0 : sv;
+	struct dirent64 *de = real_next(d, fd, err);
 	unsigned char h[48];
 	h[0] = K_READDIR;
 	int n = 1 + put_uv(h + 1, (uint64_t)(fd + 1));
@@ -2465,7 +2577,6 @@ static struct dirent64 *read_dir(DIR *d, int *err)
 	append(h, n, de ? de->d_name : NULL, len);
 	unlock();
 	inlib = 0;
-	errno = sv;
 	return de;
 }
 _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "one layout");
@@ -2481,13 +2592,14 @@ EXPORT struct dirent *readdir(DIR *d) { return (struct dirent *)readdir64(d); }
 static int dir_r(DIR *d, struct dirent64 *buf, struct dirent64 **res)
 {
 	READY();
-	int err;
+	int sv = errno, err;
 	struct dirent64 *de = read_dir(d, &err);
 	if (de) {
 		memcpy(buf, de, de->d_reclen < sizeof *buf ? de->d_reclen : sizeof *buf);
 		*res = buf;
 	} else
 		*res = NULL;
+	errno = sv;
 	return err;
 }
 EXPORT int readdir64_r(DIR *d, struct dirent64 *buf, struct dirent64 **res) { return dir_r(d, buf, res); }
@@ -4630,8 +4742,10 @@ __attribute__((constructor)) static void fredlog_init(int argc, char **argv, cha
 		turn_ms = atoi(getenv("FREDLOG_TURN_MS"));
 	fredlog_stat = getenv("FREDLOG_STAT") && !strcmp(getenv("FREDLOG_STAT"), "1");
 	fredlog_dirs = !getenv("FREDLOG_DIRS") || strcmp(getenv("FREDLOG_DIRS"), "0");
-	if (getenv("FREDLOG_REFS"))
+	if (getenv("FREDLOG_REFS")) {
 		load_refs(getenv("FREDLOG_REFS"));
+		unsetenv("FREDLOG_REFS"); /* (not the program's) */
+	}
 	if (getenv("FREDLOG_STORE")) /* bytes of each file stored; -1: all */
 		store_below = strtoll(getenv("FREDLOG_STORE"), NULL, 0);
 	{
