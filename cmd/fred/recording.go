@@ -375,7 +375,13 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 			argv[0] = exe // the interpreter itself, not a wrapper
 		}
 	}
-	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Say: q.Say})
+	var env []string
+	if q.Debugger == "perl" {
+		// perl -d writes $0 over the memory /proc's environ shows; the
+		// program started with fred's (less what fred added for itself)
+		env = os.Environ()
+	}
+	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Env: env, Say: q.Say})
 }
 
 // gdbArg escapes a path as one argument of a gdb command (spaces,

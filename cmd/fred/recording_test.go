@@ -627,6 +627,13 @@ func TestSaveLiveTravels(t *testing.T) {
 			if p, ok := m.Part(recording.RoleRead, input); !ok || p.ID == nil || p.Size != 300<<10 {
 				t.Fatalf("the saved session does not hold the file read by reference: %+v", m.Parts)
 			}
+			// (perl -d writes $0 over what /proc shows of its environment)
+			if home := os.Getenv("HOME"); home != "" && !slices.Contains(m.Env, "HOME="+home) {
+				t.Fatalf("the saved session's environment lacks HOME: %q", m.Env)
+			}
+			if _, ok := m.Part(recording.RoleSource, filepath.Join(root, "bigread.py")); c.name == "pdb" && !ok {
+				t.Fatalf("the saved pdb session does not hold its script: %+v", m.Parts)
+			}
 			os.WriteFile(input, big(0x5a), 0o644) // same size, other bytes, a new version
 			os.WriteFile(filepath.Join(work, "cmds2"), []byte(c.show+"\n"), 0o644)
 			out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", filepath.Join(work, "cmds2"), "replay", saved)

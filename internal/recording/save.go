@@ -106,6 +106,9 @@ type Live struct {
 	Debugger string
 	Fred     string
 	Cwd      string // where the program started ("": where it is now)
+	// Env is the environment the program started with, when /proc's is
+	// not it (perl writes $0 over it): nil, /proc's.
+	Env []string
 	// Say tells the person what the save could not keep (files changed
 	// since the program read them).
 	Say func(format string, args ...any)
@@ -134,6 +137,9 @@ func SaveLive(o Live) (err error) {
 	environ, err := os.ReadFile(proc("environ"))
 	if err != nil {
 		return fmt.Errorf("the program's environment: %w", err)
+	}
+	if o.Env != nil {
+		environ = []byte(strings.Join(o.Env, "\x00"))
 	}
 	h, err := replaylog.ReadHeader(o.Log)
 	if err != nil {
@@ -187,7 +193,11 @@ func SaveLive(o Live) (err error) {
 	case o.Debugger == "gdb":
 		sources = compiledSources(src)
 	case o.Debugger == "pdb" && len(m.Argv) > 1 && m.Argv[1] != "-m":
-		if p, err := filepath.Abs(filepath.Join(cwd, m.Argv[1])); err == nil {
+		p := m.Argv[1]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if p, err := filepath.Abs(p); err == nil {
 			if r, err := filepath.EvalSymlinks(p); err == nil {
 				p = r
 			}
