@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,12 +54,23 @@ func recordCmd(args []string) int {
 		// The interpreter itself, not a wrapper script (pyenv's shims),
 		// is the one the replay runs; and fred follows its pdb's own
 		// steps (Python 3.11's, with _ScriptTarget).
-		real, err := exec.Command(argv[0], "-S", "-c", "import sys, pdb; pdb._ScriptTarget.check; print(sys.executable)").Output()
-		if err != nil || strings.TrimSpace(string(real)) == "" {
-			fmt.Fprintf(os.Stderr, "fred record: %s is not an interpreter fred records with (it needs pdb._ScriptTarget, as in Python 3.11): %v\n", argv[0], err)
+		// (pdb's source is read, not imported: an import of pdb costs a
+		// recording of a short run a tenth of its time)
+		out, err := exec.Command(argv[0], "-S", "-c", "import sys, importlib.util as u; print(sys.executable); print(u.find_spec('pdb').origin)").Output()
+		real, origin, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		src, rerr := os.ReadFile(origin)
+		if err == nil {
+			err = rerr
+		}
+		if err != nil || real == "" || !bytes.Contains(src, []byte("class _ScriptTarget(str):")) || !bytes.Contains(src, []byte("    def check(self):")) {
+			why := ""
+			if err != nil {
+				why = ": " + err.Error()
+			}
+			fmt.Fprintf(os.Stderr, "fred record: %s is not an interpreter fred records with (it needs pdb._ScriptTarget, as in Python 3.11 and 3.12)%s\n", argv[0], why)
 			return 2
 		}
-		argv = append([]string{strings.TrimSpace(string(real))}, argv[1:]...)
+		argv = append([]string{real}, argv[1:]...)
 		run[0] = argv[0]
 		o.Argv = argv
 		o.Run, o.Debugger, o.InProcess, o.Env = run, "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"regexp"
 	"sort"
 	"strings"
@@ -147,7 +148,7 @@ func Record(o Options) (*Result, error) {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startNoASLR(cmd); err != nil {
 		return nil, err
 	}
 	// The libraries it maps, dlopen'ed ones too: looked at while it runs.
@@ -567,4 +568,21 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return s.String()
+}
+
+// startNoASLR starts cmd with address-space randomisation off, as the
+// replay log wants it (else its library runs the program again so).
+// Personality is a thread's, inherited by what it forks: set on this
+// thread, locked, for the fork, then put back.
+func startNoASLR(cmd *exec.Cmd) error {
+	const addrNoRandomize = 0x0040000
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	old, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, 0xffffffff, 0, 0)
+	if e == 0 {
+		if _, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, old|addrNoRandomize, 0, 0); e == 0 {
+			defer unix.RawSyscall(unix.SYS_PERSONALITY, old, 0, 0)
+		}
+	}
+	return cmd.Start()
 }
