@@ -747,48 +747,48 @@ func TestReplaySourcesAsRecorded(t *testing.T) {
 			t.Fatalf("the replay lists the edited source, not the recorded one: status %d:\n%s", code, out)
 		}
 	})
-	t.Run("perl", func(t *testing.T) {
-		// (perl reads its script and modules inside the log: perl5db
-		// lists the lines perl compiled, the recorded ones)
-		testutil.Require(t, "perl")
-		work := t.TempDir()
-		os.WriteFile(filepath.Join(work, "Helper.pm"), []byte("package Helper;\nsub value { return 'old helper' }\n1;\n"), 0o644)
-		os.WriteFile(filepath.Join(work, "app.pl"), []byte("use lib '.';\nuse Helper;\nmy $x = 'old script';\nprint 'x=' . $x . ' h=' . Helper::value() . \"\\n\";\n"), 0o644)
-		out, code := fredRun(t, work, "record", "-o", filepath.Join(work, "rec"), "perl", "app.pl")
-		if code != 0 || !strings.Contains(out, "x=old script h=old helper") {
-			t.Fatalf("fred record: status %d:\n%s", code, out)
-		}
-		os.WriteFile(filepath.Join(work, "Helper.pm"), []byte("package Helper;\nsub value { return 'new helper, edited' }\n1;\n"), 0o644)
-		os.WriteFile(filepath.Join(work, "app.pl"), []byte("use lib '.';\nuse Helper;\nmy $x = 'new script, edited';\nprint 'x=' . $x . ' h=' . Helper::value() . \"\\n\";\n"), 0o644)
-		cmds := filepath.Join(work, "cmds")
-		os.WriteFile(cmds, []byte("l 3\nb Helper::value\nc\nl 2\nc\n"), 0o644)
-		out, code = fredElsewhere(t, work, "--batch", "-x", cmds, "replay", filepath.Join(work, "rec"))
-		if code != 0 || !strings.Contains(out, "x=old script h=old helper") || strings.Contains(out, "edited") ||
-			!strings.Contains(out, "my $x = 'old script'") || !strings.Contains(out, "return 'old helper'") || strings.Contains(out, "diverged") {
-			t.Fatalf("the replay runs or lists the edited script, not the recorded one: status %d:\n%s", code, out)
-		}
-	})
-	t.Run("pdb", func(t *testing.T) {
-		work := t.TempDir()
-		os.WriteFile(filepath.Join(work, "helper.py"), []byte("def value():\n    return 'old helper'\n"), 0o644)
-		os.WriteFile(filepath.Join(work, "app.py"), []byte("import helper\nx = 'old script'\nprint('x=%s h=%s' % (x, helper.value()))\n"), 0o644)
-		out, code := fredRun(t, work, "record", "-o", filepath.Join(work, "rec"), "python3", "app.py")
-		if code != 0 || !strings.Contains(out, "x=old script h=old helper") {
-			t.Fatalf("fred record: status %d:\n%s", code, out)
-		}
-		os.WriteFile(filepath.Join(work, "helper.py"), []byte("def value():\n    return 'new helper, edited'\n"), 0o644)
-		os.WriteFile(filepath.Join(work, "app.py"), []byte("import helper\nx = 'new script, edited'\nprint('x=%s h=%s' % (x, helper.value()))\n"), 0o644)
-		cmds := filepath.Join(work, "cmds")
-		os.WriteFile(cmds, []byte("l\nb helper.value\nc\nl\nc\n"), 0o644)
-		out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", cmds, "replay", filepath.Join(work, "rec"))
-		if code != 0 || !strings.Contains(out, "x=old script h=old helper") ||
-			!strings.Contains(out, "x = 'old script'") || !strings.Contains(out, "return 'old helper'") || strings.Contains(out, "diverged") {
-			t.Fatalf("the replay compiles or lists the edited script, not the recorded one: status %d:\n%s", code, out)
-		}
-		if strings.Contains(strings.ReplaceAll(out, "(edited since, or not here)", ""), "edited") {
-			t.Fatalf("the replay shows the edited files:\n%s", out)
-		}
-	})
+	// (perl reads its script and modules inside the log: perl5db lists
+	// the lines perl compiled, the recorded ones)
+	for _, c := range []struct {
+		name, module, script string
+		argv                 []string
+		cmds                 string
+		shown                []string // the recorded lines, listed
+	}{
+		{"perl", "Helper.pm", "app.pl", []string{"perl", "app.pl"}, "l 3\nb Helper::value\nc\nl 2\nc\n", []string{"my $x = 'old script'", "return 'old helper'"}},
+		{"pdb", "helper.py", "app.py", []string{"python3", "app.py"}, "l\nb helper.value\nc\nl\nc\n", []string{"x = 'old script'", "return 'old helper'"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			work := t.TempDir()
+			files := func(script, helper string) {
+				if c.name == "perl" {
+					os.WriteFile(filepath.Join(work, c.module), []byte("package Helper;\nsub value { return '"+helper+"' }\n1;\n"), 0o644)
+					os.WriteFile(filepath.Join(work, c.script), []byte("use lib '.';\nuse Helper;\nmy $x = '"+script+"';\nprint 'x=' . $x . ' h=' . Helper::value() . \"\\n\";\n"), 0o644)
+					return
+				}
+				os.WriteFile(filepath.Join(work, c.module), []byte("def value():\n    return '"+helper+"'\n"), 0o644)
+				os.WriteFile(filepath.Join(work, c.script), []byte("import helper\nx = '"+script+"'\nprint('x=%s h=%s' % (x, helper.value()))\n"), 0o644)
+			}
+			files("old script", "old helper")
+			out, code := fredRun(t, work, append([]string{"record", "-o", filepath.Join(work, "rec")}, c.argv...)...)
+			if code != 0 || !strings.Contains(out, "x=old script h=old helper") {
+				t.Fatalf("fred record: status %d:\n%s", code, out)
+			}
+			files("new script, edited", "new helper, edited")
+			cmds := filepath.Join(work, "cmds")
+			os.WriteFile(cmds, []byte(c.cmds), 0o644)
+			out, code = fredElsewhere(t, t.TempDir(), "--batch", "-x", cmds, "replay", filepath.Join(work, "rec"))
+			if code != 0 || !strings.Contains(out, "x=old script h=old helper") || strings.Contains(out, "diverged") ||
+				strings.Contains(strings.ReplaceAll(out, "(edited since, or not here)", ""), "edited") {
+				t.Fatalf("the replay runs or shows the edited files, not the recorded ones: status %d:\n%s", code, out)
+			}
+			for _, l := range c.shown {
+				if !strings.Contains(out, l) {
+					t.Fatalf("the replay does not list the recorded line %q:\n%s", l, out)
+				}
+			}
+		})
+	}
 }
 
 // A recorded Python run keeps the modules it imported as it read them:
