@@ -210,9 +210,12 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 		}
 		return recording.Save(dir, m, to, log, session, version, say)
 	}
-	refs, err := recording.ExtractReferenced(dir, m, filepath.Join(tmp, "read"))
+	refs, read, err := recording.ExtractReferenced(dir, m, filepath.Join(tmp, "read"))
 	if err != nil {
 		return fail(err)
+	}
+	if len(read) > 0 {
+		say("not the versions the saved session read here (changed since, or another machine): %s; the program reads the saved copies", strings.Join(read, ", "))
 	}
 	// Sources edited since (or not here): the debugger lists, and pdb
 	// compiles the script, as recorded.

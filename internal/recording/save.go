@@ -332,9 +332,10 @@ func sameVersion(f *os.File, id replaylog.FileID) bool {
 // ExtractReferenced puts the files a saved session read by reference
 // that are not that version here (another machine, or changed since) in
 // dir, and returns the replay library's table of them (FREDLOG_REFS;
-// "": none needed).
-func ExtractReferenced(src string, m *Manifest, dir string) (string, error) {
+// "": none needed) and their paths.
+func ExtractReferenced(src string, m *Manifest, dir string) (string, []string, error) {
 	var table strings.Builder
+	var paths []string
 	for _, p := range m.Parts {
 		if p.Role != RoleRead || p.ID == nil {
 			continue
@@ -348,16 +349,17 @@ func ExtractReferenced(src string, m *Manifest, dir string) (string, error) {
 		}
 		dst := filepath.Join(dir, p.SHA256)
 		if err := Extract(src, p, dst); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		id := p.ID
 		fmt.Fprintf(&table, "%d %d %d %d %d %s\n", id.Dev, id.Ino, id.Size, id.Mtime, id.Ctime, dst)
+		paths = append(paths, p.Path)
 	}
 	if table.Len() == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	path := filepath.Join(dir, "table")
-	return path, os.WriteFile(path, []byte(table.String()), 0o644)
+	return path, paths, os.WriteFile(path, []byte(table.String()), 0o644)
 }
 
 // processStart is when process pid started, in ns since the epoch (0:
