@@ -74,6 +74,9 @@ func recordCmd(args []string) int {
 		run[0] = argv[0]
 		o.Argv = argv
 		o.Run, o.Debugger, o.InProcess, o.Env = run, "pdb", true, append(P.PDB.Env, "FRED_RECORD=1")
+		if !module {
+			o.Script = script
+		}
 		name = filepath.Base(script)
 	case strings.HasPrefix(name, "perl"):
 		// Recorded under perl -d with fred's start, not stopping
@@ -162,6 +165,9 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if err != nil {
 		return nil, err
 	}
+	if m.LogVersion > recording.CurrentLog {
+		return nil, &recording.UnfitError{Why: fmt.Sprintf("it was made by a newer fred (%s, log version %d; this fred replays up to %d)", m.Fred, m.LogVersion, recording.CurrentLog)}
+	}
 	missing, calls, err := m.Fits()
 	if err != nil {
 		return nil, err
@@ -172,9 +178,7 @@ func prepareReplay(args []string, say func(string, ...any)) (*replaying, error) 
 	if len(calls) > 0 {
 		say("the recording's kernel (%s) had system calls that answer ENOSYS here: %s", m.Kernel, strings.Join(calls, ", "))
 	}
-	if m.LogVersion > recording.CurrentLog {
-		return nil, &recording.UnfitError{Why: fmt.Sprintf("it was made by a newer fred (%s, log version %d; this fred replays up to %d)", m.Fred, m.LogVersion, recording.CurrentLog)}
-	}
+
 	var gdb string
 	if m.Debugger == "gdb" {
 		if gdb, err = exec.LookPath("gdb"); err != nil {
@@ -393,8 +397,8 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 	var env []string
 	if q.Debugger == "perl" {
 		// perl -d writes $0 over the memory /proc's environ shows; the
-		// program started with fred's (less what fred added for itself)
-		env = os.Environ()
+		// program started with fred's, and the hash seed fred gives it
+		env = append(os.Environ(), P.Perl.Env...)
 	}
 	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Env: env, Say: q.Say})
 }
@@ -403,11 +407,11 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 // quotes and backslashes; gdb's splitter honours backslashes).
 func gdbArg(s string) string {
 	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(" \t'\"\\", c) {
+	for i := 0; i < len(s); i++ { // (bytes: a path need not be UTF-8)
+		if strings.IndexByte(" \t\n\r\v\f'\"\\", s[i]) >= 0 {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(c)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }

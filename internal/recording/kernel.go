@@ -28,7 +28,7 @@ const bad32 = 0xffffffff // an invalid unsigned int: flags, a descriptor
 var kernelFeatures = []kernelFeature{
 	{"statx", unix.SYS_STATX, [6]uintptr{bad32, 0, bad32}, "coreutils; logged", false},
 	{"getrandom", unix.SYS_GETRANDOM, [6]uintptr{0, 0, unix.GRND_NONBLOCK}, "random numbers; logged", false},
-	{"memfd_create", unix.SYS_MEMFD_CREATE, [6]uintptr{0, bad32}, "the replay's stand-in files; /dev/null instead", false},
+	{"memfd_create", unix.SYS_MEMFD_CREATE, [6]uintptr{0, bad32}, "the replay's stand-in files, which take /dev/null instead; a program's own call has no fallback", false},
 	{"clone3", unix.SYS_CLONE3, [6]uintptr{0, 0}, "glibc's pthread_create, posix_spawn; clone instead", false},
 	{"rseq", unix.SYS_RSEQ, [6]uintptr{0, 0, 1 << 30}, "glibc's thread start-up; skipped", false},
 	{"openat2", unix.SYS_OPENAT2, [6]uintptr{bad32, 0, 0, 0}, "path-resolution limits", true},

@@ -42,6 +42,7 @@ type Options struct {
 	// InProcess says it runs inside the program (the log's settings).
 	Debugger  string
 	InProcess bool
+	Script    string   // a Python script's path as given (pdb's target): kept if its run lists none
 	Env       []string // added to the program's environment, not kept
 	// Stdin, Stdout and Stderr are the program's (nil: fred's own).
 	Stdin          io.Reader
@@ -213,9 +214,9 @@ func Record(o Options) (*Result, error) {
 	sources := compiledSources(exe)
 	if o.Debugger == "pdb" {
 		sources = listedSources(sourceList)
-		if len(sources) == 0 && len(o.Argv) > 1 && o.Argv[1] != "-m" {
+		if len(sources) == 0 && o.Script != "" {
 			// (no list: the run ended by os._exit or a signal) the script
-			if p, err := filepath.Abs(o.Argv[1]); err == nil {
+			if p, err := filepath.Abs(o.Script); err == nil {
 				if r, err := filepath.EvalSymlinks(p); err == nil {
 					p = r
 				}

@@ -707,11 +707,17 @@ def _fred_record(log):
         import sysconfig
         # the program's own: not the standard library's, nor the
         # debugger's (the replaying machine's Python has its own)
-        std = tuple(os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ('stdlib', 'platstdlib'))
+        paths = sysconfig.get_paths()
+        std = tuple(os.path.realpath(paths[k]) + os.sep for k in ('stdlib', 'platstdlib'))
+        # (site-packages may lie inside the standard library's directory)
+        site = tuple(os.path.realpath(paths[k]) + os.sep for k in ('purelib', 'platlib'))
         files = {p.mainpyfile}
         for m in list(sys.modules.values()):
             f = getattr(m, '__file__', None)
-            if isinstance(f, str) and f.endswith('.py') and not os.path.realpath(f).startswith(std):
+            if not isinstance(f, str) or not f.endswith('.py'):
+                continue
+            real = os.path.realpath(f)
+            if real.startswith(site) or not real.startswith(std):
                 files.add(os.path.abspath(f))
         with open(out, 'w') as f:
             f.write('\n'.join(sorted(files)) + '\n')

@@ -39,6 +39,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,6 +215,8 @@ static DIR *(*real_opendir)(const char *);
 static DIR *(*real_fdopendir)(int);
 static struct dirent64 *(*real_readdir64)(DIR *);
 static int (*real_fseeko)(FILE *, off_t, int);
+static void (*real_rewinddir)(DIR *);
+static void (*real_seekdir)(DIR *, long);
 static pid_t (*real_fork)(void);
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_pipe)(int *);
@@ -251,7 +254,7 @@ static void resolve(void)
 	REAL(getline); REAL(fgetc); REAL(getc); REAL(getchar); REAL(fork);
 	REAL(fread_unlocked); REAL(fgets_unlocked); REAL(fgetc_unlocked); REAL(getc_unlocked);
 	REAL(stat); REAL(lstat); REAL(fstat); REAL(fstatat); REAL(statx); REAL(uname);
-	REAL(opendir); REAL(fdopendir); REAL(readdir64); REAL(fseeko);
+	REAL(opendir); REAL(fdopendir); REAL(readdir64); REAL(fseeko); REAL(rewinddir); REAL(seekdir);
 	REAL(clock_gettime);
 	REAL(pipe); REAL(pipe2); REAL(close); REAL(dup2); REAL(dup3); REAL(dup); REAL(fcntl); REAL(fcntl64);
 	REAL(write); REAL(writev); REAL(send); REAL(sendto); REAL(sendmsg); REAL(socketpair);
@@ -1211,7 +1214,10 @@ static int copy_fd(struct fref *r)
 	struct stat st;
 	if (fd < 0)
 		return -1;
-	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+	/* (halfway to the limit: room for many copies, above the program's) */
+	struct rlimit rl;
+	long base = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur / 2 : 1000;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, base > 100 ? base : 100);
 	syscall(SYS_close, fd);
 	if (hi < 0 || raw_fstat(hi, &st) != 0) {
 		if (hi >= 0)
@@ -2379,16 +2385,21 @@ static int64_t call_fseek(void *a)
 	struct fseek_args *x = a;
 	if (real_fseeko(x->f, x->off, SEEK_END) != 0)
 		return -1;
-	return ftello(x->f);
+	off_t at = ftello(x->f);
+	return at < 0 ? -1 : at;
 }
 EXPORT int fseeko(FILE *f, off_t off, int whence)
 {
 	READY();
-	if (whence != SEEK_END || OFF || !fredlog_stat || fredlog_logv < 3 || is_tty(fileno(f)))
+	if (whence != SEEK_END || OFF || !fredlog_stat || fredlog_logv < 3)
+		return real_fseeko(f, off, whence);
+	int sv = errno, fd = fileno(f); /* (a memory stream has none: EBADF) */
+	errno = sv;
+	if (fd < 0 || is_tty(fd))
 		return real_fseeko(f, off, whence);
 	struct fseek_args x = {f, off};
 	int replayed = 0;
-	int64_t r = simple(K_SEEK, fileno(f), call_fseek, &x, &replayed);
+	int64_t r = simple(K_SEEK, fd, call_fseek, &x, &replayed);
 	if (r < 0) {
 		errno = (int)-r;
 		return -1;
@@ -2403,28 +2414,41 @@ EXPORT int fseek(FILE *f, long off, int whence) { return fseeko(f, (off_t)off, w
 /* A directory's entries (Python's import system lists each directory on
  * its path, and takes a module from there only if it is listed) are the
  * recorded ones: whether opendir found the directory (one not here gets a
- * stand-in, "/": its entries come from the log), then each entry readdir
- * gave, by the directory's descriptor. The real directory is not read on
- * replay (a telldir or seekdir then is not the recorded one).
+ * stand-in, an empty directory of fred's: its entries come from the log),
+ * then each entry readdir gave, by the directory's descriptor. The real
+ * directory is not read on replay (a telldir then is not the recorded
+ * one); past the log's end its stream goes on from the last replayed
+ * entry.
  * Entries: K_OPENDIR, sv 0 or -errno; K_READDIR, uv fd+1, sv 1 (then uv
  * ino, sv off, uv type, uv length, the name), 0 at the end, or -errno.
  * Off in an interpreter's session (FREDLOG_DIRS=0): its import caches
  * are filled while its debugger works too, unlogged, and checked while
  * the program runs, so when it lists a directory follows the debugger. */
 static int fredlog_dirs = 1;
-/* empty_dir: a descriptor of an empty directory of fred's (beside the
- * log), the stand-in for a directory not here now: its entries come
- * from the log, and past the log it lists nothing (-1: none). */
+/* empty_dir: a descriptor of a new empty directory of fred's (beside the
+ * log, removed with it), the stand-in for a directory not here now: its
+ * entries come from the log, and past the log it lists nothing (-1:
+ * none). One each: a file the program makes in one stays in it. */
 static int empty_dir(int flags)
 {
-	char p[sizeof cutdir + 16];
-	snprintf(p, sizeof p, "%s/.fred-empty", cutdir);
-	syscall(SYS_mkdirat, AT_FDCWD, p, 0700);
+	static int n;
+	char p[sizeof cutdir + 48];
+	snprintf(p, sizeof p, "%s/.fred-empty-%d-%d", cutdir, (int)syscall(SYS_getpid), __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED));
+	if (syscall(SYS_mkdirat, AT_FDCWD, p, 0700) != 0)
+		return -1;
 	return (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY | O_DIRECTORY | (flags & O_CLOEXEC));
 }
 /* dir_at[fd]: where a replayed listing stands (its last entry's d_off),
- * for the real stream to go on from there past the log (0: nowhere) */
+ * for the real stream to go on from there past the log (0: nowhere;
+ * DIR_END: the replayed listing ended) */
 static int64_t dir_at[MAXFILEFD];
+#define DIR_END INT64_MIN
+static void dir_fresh(DIR *d)
+{
+	int fd = d ? dirfd(d) : -1;
+	if (fd >= 0 && fd < MAXFILEFD)
+		dir_at[fd] = 0;
+}
 /* opened_dir replays or logs an opendir or fdopendir (fd: its argument,
  * -1 for a path), the lock not held: open is the real call's result now
  * (NULL: it failed, errno sv) or, for fdopendir on replay, not yet made
@@ -2449,19 +2473,22 @@ static DIR *opened_dir(DIR *d, int sv, int fd, int made)
 			if (!made)
 				d = real_fdopendir(fd), sv = errno;
 			if (!d) {
-				/* not here: an empty stand-in, at the program's fd */
+				/* not here: an empty stand-in, at the program's fd
+				 * (with its close-on-exec) */
+				int cloexec = fd >= 0 ? (fcntl(fd, F_GETFD) & FD_CLOEXEC) : 1;
 				int e0 = empty_dir(O_CLOEXEC);
 				if (e0 >= 0 && fd >= 0 && e0 != fd) {
-					syscall(SYS_dup3, e0, fd, O_CLOEXEC);
+					int r2 = (int)syscall(SYS_dup3, e0, fd, cloexec ? O_CLOEXEC : 0);
 					syscall(SYS_close, e0);
-					e0 = fd;
+					e0 = r2 >= 0 ? fd : -1;
 				}
 				d = e0 >= 0 ? real_fdopendir(e0) : NULL;
+				if (!d && e0 >= 0 && e0 != fd)
+					syscall(SYS_close, e0);
 				TRACE("T%d opendir: the directory is not here: a stand-in, fd %d", mythr, e0);
 			}
 		}
-		if (d && dirfd(d) >= 0 && dirfd(d) < MAXFILEFD)
-			dir_at[dirfd(d)] = 0;
+		dir_fresh(d);
 		inlib = 0;
 		errno = sv;
 		return d;
@@ -2475,8 +2502,7 @@ static DIR *opened_dir(DIR *d, int sv, int fd, int made)
 	lock();
 	append(h, n, NULL, 0);
 	unlock();
-	if (d && dirfd(d) >= 0 && dirfd(d) < MAXFILEFD)
-		dir_at[dirfd(d)] = 0;
+	dir_fresh(d);
 	inlib = 0;
 	errno = sv;
 	return d;
@@ -2485,15 +2511,24 @@ EXPORT DIR *opendir(const char *p)
 {
 	READY();
 	DIR *d = real_opendir(p);
-	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || device_path(p))
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs || device_path(p)) {
+		int sv = errno;
+		dir_fresh(d);
+		errno = sv;
 		return d;
+	}
 	return opened_dir(d, errno, -1, 1);
 }
 EXPORT DIR *fdopendir(int fd)
 {
 	READY();
-	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs)
-		return real_fdopendir(fd);
+	if (OFF || !fredlog_stat || fredlog_logv < 3 || !fredlog_dirs) {
+		DIR *d = real_fdopendir(fd);
+		int sv = errno;
+		dir_fresh(d);
+		errno = sv;
+		return d;
+	}
 	/* (made after the log is asked: a recorded failure must not take
 	 * the program's descriptor, which fdopendir's success would own) */
 	return opened_dir(NULL, 0, fd, 0);
@@ -2504,8 +2539,12 @@ static struct dirent64 *dents[MAXFILEFD];
  * listing stood, if one did. *err: 0, or the error. */
 static struct dirent64 *real_next(DIR *d, int fd, int *err)
 {
+	if (fd >= 0 && fd < MAXFILEFD && dir_at[fd] == DIR_END) {
+		*err = 0; /* (the replayed listing ended: so does this one) */
+		return NULL;
+	}
 	if (fd >= 0 && fd < MAXFILEFD && dir_at[fd]) {
-		seekdir(d, (long)dir_at[fd]);
+		real_seekdir(d, (long)dir_at[fd]);
 		dir_at[fd] = 0;
 	}
 	errno = 0;
@@ -2550,6 +2589,8 @@ static struct dirent64 *read_dir(DIR *d, int *err)
 				at += n;
 			} else if (r < 0)
 				*err = (int)-r;
+			else
+				dir_at[fd] = DIR_END;
 			e.at = at;
 			done(&e);
 			unlock();
@@ -2580,6 +2621,19 @@ static struct dirent64 *read_dir(DIR *d, int *err)
 	return de;
 }
 _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "one layout");
+/* the program's own moves of a stream: its position is its own again */
+EXPORT void rewinddir(DIR *d)
+{
+	READY();
+	dir_fresh(d);
+	real_rewinddir(d);
+}
+EXPORT void seekdir(DIR *d, long at)
+{
+	READY();
+	dir_fresh(d);
+	real_seekdir(d, at);
+}
 EXPORT struct dirent64 *readdir64(DIR *d)
 {
 	READY();
