@@ -394,11 +394,12 @@ func saveLive(q fred.SaveRequest, cwd string) error {
 			argv[0] = exe // the interpreter itself, not a wrapper
 		}
 	}
+	// An in-process debugger's program started with fred's environment
+	// and the personality's (its hash seed), which /proc need not show:
+	// perl -d writes $0 over that memory.
 	var env []string
-	if q.Debugger == "perl" {
-		// perl -d writes $0 over the memory /proc's environ shows; the
-		// program started with fred's, and the hash seed fred gives it
-		env = append(os.Environ(), P.Perl.Env...)
+	if p, err := P.ByName(q.Debugger); err == nil && p.InProcess {
+		env = append(os.Environ(), p.Env...)
 	}
 	return recording.SaveLive(recording.Live{Dir: q.Dir, Log: q.Log, Session: q.Session, Pid: q.Pid, Argv: argv, Debugger: q.Debugger, Fred: version, Cwd: cwd, Env: env, Say: q.Say})
 }

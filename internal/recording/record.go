@@ -112,6 +112,16 @@ func Record(o Options) (*Result, error) {
 	// as it maps them: the recording's cost is mostly the program's own.
 	st := newStorer(o.Dir, exe, lib, tmp)
 	defer st.close()
+	// (its debug info's sources, looked for on the other CPU meanwhile:
+	// a large program's line tables take a while)
+	compiled := make(chan []string, 1)
+	go func() {
+		if o.Debugger == "pdb" {
+			compiled <- nil
+			return
+		}
+		compiled <- compiledSources(exe)
+	}()
 	loader := make(chan struct{})
 	go func() {
 		defer close(loader)
@@ -211,7 +221,7 @@ func Record(o Options) (*Result, error) {
 		return nil, err
 	}
 	m.Parts = append(m.Parts, parts...)
-	sources := compiledSources(exe)
+	sources := <-compiled
 	if o.Debugger == "pdb" {
 		sources = listedSources(sourceList)
 		if len(sources) == 0 && o.Script != "" {

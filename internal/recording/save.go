@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fred-debugger/fred/internal/proc"
 	"github.com/fred-debugger/fred/replaylog"
 )
 
@@ -106,8 +107,9 @@ type Live struct {
 	Debugger string
 	Fred     string
 	Cwd      string // where the program started ("": where it is now)
-	// Env is the environment the program started with, when /proc's is
-	// not it (perl writes $0 over it): nil, /proc's.
+	// Env is the environment the program started with, when the caller
+	// knows it (an in-process debugger's: perl writes $0 over what /proc
+	// shows); nil: /proc's.
 	Env []string
 	// Say tells the person what the save could not keep (files changed
 	// since the program read them).
@@ -363,24 +365,12 @@ func ExtractReferenced(src string, m *Manifest, dir string) (string, []string, e
 }
 
 // processStart is when process pid started, in ns since the epoch (0:
-// unknown): /proc/PID/stat's start, in clock ticks since boot (100 a
-// second on Linux), after /proc/stat's boot time.
+// unknown): its start in clock ticks since boot (100 a second on Linux)
+// after /proc/stat's boot time.
 func processStart(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// (after the command's name, which may hold spaces and parentheses)
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 20 {
-		return 0
-	}
-	ticks, err := strconv.ParseInt(f[19], 10, 64)
-	if err != nil {
-		return 0
-	}
+	ticks := proc.StartTime(pid)
 	st, err := os.ReadFile("/proc/stat")
-	if err != nil {
+	if ticks == 0 || err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(st), "\n") {
@@ -391,7 +381,7 @@ func processStart(pid int) int64 {
 			}
 			// (btime is whole seconds: a second's slack, so that a file
 			// written just before the start counts as before)
-			return (boot+1)*1e9 + ticks*1e7
+			return (boot+1)*1e9 + int64(ticks)*1e7
 		}
 	}
 	return 0
