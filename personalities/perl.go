@@ -208,6 +208,9 @@ func perlArgv(argv []string, marker, tty string) []string {
 // as a prompt is, the terminal the first prompt sets up under fred: the
 // modules it loads (Term::Cap keeps a descriptor open) are then there as
 // in the replay, and the program's own descriptors are the same numbers.
+// A probe (fred_probe, in a timer handler, SIGINT blocked) ignores SIGINT
+// in its copy only: ignoring it in the program would discard a Ctrl-C
+// pending meanwhile, and the person's continue would never stop.
 // The boot asks uname once, in the debugger's time ($fred_x86_64): a
 // probe's timer handler runs in the program's, where a uname is logged.
 // (The boot is joined into one line: it has no comments.)

@@ -62,7 +62,7 @@ sub watchfunction { return fred_first() if $fred_sc && !$fred_sn; return 0 unles
 sub fred_copy { for my $h (\*STDOUT, \*STDERR, $DB::OUT) { my $o = select($h); my $a = $|; $| = 1; $| = $a; select($o) }
   pipe(my $r, my $w) or return -1; my $p = fred_rawfork(); return -1 unless defined $p;
   if ($p) { close $w; my $g = <$r>; close $r; waitpid($p, 0); return defined $g && $g > 0 ? $g : -1 }
-  close $r; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
+  close $r; $SIG{INT} = "IGNORE"; my $g = fred_rawfork(); POSIX::_exit(1) unless defined $g; if ($g) { print $w $g; close $w; POSIX::_exit(0) } close $w; 0 }
 our $fred_x86_64 = do { syscall(0x46524544, 1); my $u = $^O eq "linux" && (POSIX::uname())[4] eq "x86_64"; syscall(0x46524544, 0); $u };
 sub fred_rawfork { if ($fred_x86_64) { my $p = syscall(57); return $p < 0 ? undef : $p } CORE::fork() }
 sub fred_fork { require POSIX; local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6;
@@ -94,7 +94,7 @@ sub fred_prof { return if !$fred_parmed || $fred_pbusy; my $p = (caller(0))[0] /
   local $fred_pbusy = 1; syscall(0x46524544, 1); fred_probe(); syscall(0x46524544, 0); POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old) }
 sub fred_probe { my ($slot, $idx) = (pop @fred_pfree, $fred_pn++);
   my %off; opendir(my $d, "/proc/self/fd"); for my $fd (grep { /^\d+$/ } readdir $d) { my $o = POSIX::lseek($fd, 0, 1); $off{$fd} = $o if defined $o } closedir $d;
-  my $g; { local @SIG{qw(INT HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 6; $g = fred_copy();
+  my $g; { local @SIG{qw(HUP QUIT TSTP TTIN TTOU)} = ("IGNORE") x 5; local $SIG{INT} = $SIG{INT}; $g = fred_copy();
     if ($g) { if ($g > 0) { push @fred_plive, [$idx, $slot, $g]; fred_thin() } else { push @fred_pfree, $slot } return } $g = fred_paused($fred_pcfg->[1 + $slot]) }
   POSIX::lseek($_, $off{$_}, 0) for keys %off; ($fred_parmed, $fred_pcfg, @fred_plive, @fred_pdead) = (0); $SIG{PROF} = $fred_pold // "DEFAULT";
   fred_out("\@fred fork $g\n"); $DB::single = 1 }
