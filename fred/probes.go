@@ -198,6 +198,11 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 // probesIn are the probes kept inside the continue last run from before,
 // the latest first.
 func (s *Session) probesIn(before []history.Step, last history.Step) []*probe {
+	if s.p.Passes != nil && slices.ContainsFunc(last.Bps, s.p.Passes.MatchString) {
+		// Counted from a probe, the ignore count would start afresh
+		// there and stop the count at a later crossing.
+		return nil
+	}
 	var ps []*probe
 	gen := 0
 	for i := len(s.order) - 1; i >= 0; i-- {

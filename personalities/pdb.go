@@ -116,6 +116,7 @@ var PDB = &Personality{
 	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
 	ParseEval:          parseFredEval,
 	EvalFailed:         regexp.MustCompile(`^\(raises `),
+	Passes:             regexp.MustCompile(` ignore \d+`),
 	BlockStart:         regexp.MustCompile(`^commands(\s|$)`),
 	BlockEnd:           regexp.MustCompile(`^(c|cont|continue|s|step|n|next|r|return|j|jump|q|quit|exit)(\s|$)`),
 	Refused: func(out string) bool {

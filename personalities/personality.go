@@ -223,6 +223,11 @@ type Personality struct {
 	// raised (pdb, perl): a value, so that a search counts it as another
 	// one, but not one to watch for.
 	EvalFailed *regexp.Regexp
+	// Passes matches a Bp.Where whose breakpoint lets crossings pass (an
+	// ignore count): a count started inside a continue that ran with it
+	// would start the ignore count afresh, so only the continue's start
+	// serves.
+	Passes *regexp.Regexp
 	// NoName matches the debugger's answer to an expression with a name
 	// not defined where it is evaluated (gdb: a local of main's at the
 	// program's entry point), as opposed to one it could not read.
