@@ -49,7 +49,7 @@ const shortWalk = 30
 func (m sessionMover) LastNext(before []history.Step, last history.Step) ([]history.Step, bool, error) {
 	s := m.s
 	if !nativeProbes || s.p.Stepper == nil || s.p.Stepper.Where == "" ||
-		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.Known() {
+		last.Cmd.Op != P.OpContinue || last.Cmd.Count > 1 || !endsLike(last.Stop, last) || !last.Known() || s.passes(last) {
 		return nil, false, nil
 	}
 	// Count up to shortWalk `next`s; if the stop is not reached by then,

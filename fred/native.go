@@ -260,7 +260,7 @@ func (w *watchProgram) stretchOf(a, b moment) (stretch, bool) {
 		return st, false
 	}
 	c := st.cont
-	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.Known() {
+	if c.Cmd.Op != P.OpContinue || c.Cmd.Count > 1 || c.Ended || !c.Known() || s.passes(c) {
 		return st, false
 	}
 	if st.pa == nil && !history.Equal(a.steps, st.base) || st.pa != nil && !history.Equal(st.pa.base, st.base) {

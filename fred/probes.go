@@ -195,12 +195,18 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 	return true
 }
 
+// passes says whether the continue c ran with a breakpoint that lets
+// crossings pass (an ignore count). A count or a run started inside it
+// (from a probe, a hit count, a jump near its stop) would start that
+// count afresh and stop crossings too late: only its start serves.
+func (s *Session) passes(c history.Step) bool {
+	return s.p.Passes != nil && slices.ContainsFunc(c.Bps, s.p.Passes.MatchString)
+}
+
 // probesIn are the probes kept inside the continue last run from before,
 // the latest first.
 func (s *Session) probesIn(before []history.Step, last history.Step) []*probe {
-	if s.p.Passes != nil && slices.ContainsFunc(last.Bps, s.p.Passes.MatchString) {
-		// Counted from a probe, the ignore count would start afresh
-		// there and stop the count at a later crossing.
+	if s.passes(last) {
 		return nil
 	}
 	var ps []*probe
