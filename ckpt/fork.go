@@ -1,7 +1,8 @@
 package ckpt
 
 // The fork backend: unprivileged snapshots of a single-threaded program
-// under gdb. A snapshot is a paused copy of the program made by fork(2);
+// under a debugger that traces it (gdb), whose commands its Tracer holds.
+// A snapshot is a paused copy of the program made by fork(2);
 // restoring makes a copy the live program. Design, command sequences,
 // limits and measurements: FORK.md beside this file.
 
@@ -27,8 +28,9 @@ import (
 //go:embed forkagent/agent.c
 var forkAgentSource []byte
 
-// Debugger runs one debugger command and returns its output. The fork
-// backend drives gdb through it; the session's own query function fits
+// Debugger runs one debugger command and returns its output. The
+// in-process fork backend drives the debugger through it; the session's
+// own query function fits
 // (DebuggerFunc(s.query)).
 type Debugger interface {
 	Query(cmd string) (string, error)
@@ -39,6 +41,32 @@ type DebuggerFunc func(cmd string) (string, error)
 
 // Query calls f.
 func (f DebuggerFunc) Query(cmd string) (string, error) { return f(cmd) }
+
+// Tracer is what the fork backend asks of the debugger that traces the
+// program, in that debugger's commands (gdb's: personalities, ForkCalls,
+// whose method set this is).
+type Tracer interface {
+	// Preload is the command that puts lib first in the LD_PRELOAD the
+	// program starts with (old: what it has now, "" none).
+	Preload(lib, old string) string
+	// Load has the program dlopen lib.
+	Load(lib string) error
+	// Call calls fn (an address, 0x..., or a name) in the program with
+	// four long arguments and returns its result; a fork child it makes
+	// goes free of the debugger. threadsHeld: the other threads stay
+	// where they are meanwhile.
+	Call(fn string, args [4]int64, threadsHeld bool) (int64, error)
+	// Registers reads the selected thread's registers by name (values in
+	// hex); SetRegisters writes those named.
+	Registers(names []string) (map[string]string, error)
+	SetRegisters(values map[string]string, names []string) error
+	// Kill kills the program; Attach traces process pid; Settle tells the
+	// debugger that the program it attached to sits on a breakpoint where
+	// it stands.
+	Kill() error
+	Attach(pid int) error
+	Settle() error
+}
 
 // ThroughDebugger is implemented by backends that take and restore
 // snapshots through the debugger while it holds the program (the fork
@@ -67,7 +95,7 @@ var ErrNoCopy = errors.New("no fork copy")
 
 // ForkOptions configure the fork backend.
 type ForkOptions struct {
-	Debugger Debugger // gdb, on the program (required)
+	Tracer Tracer // the debugger on the program (required)
 	// Agent is the built agent library; "" builds it (BuildForkAgent) in
 	// the user's cache directory, or in Dir if that fails.
 	Agent string
@@ -76,21 +104,16 @@ type ForkOptions struct {
 	// a process: it costs a process slot (RLIMIT_NPROC) and the memory
 	// pages the live program has written since, copy-on-write.
 	Max int
-	// Settle runs after the registers are written back, so that gdb knows
-	// the program sits on a breakpoint (default: tbreak *$pc, jump *$pc).
-	Settle []string
 	// Timeout bounds waiting for a killed copy to be reaped (default 5 s).
 	Timeout time.Duration
 }
 
 // Fork is the fork snapshot backend.
 type Fork struct {
-	opt    ForkOptions
-	agent  string
-	regs   []string       // general registers saved at take, as gdb names them
-	regnum map[string]int // gdb's register numbers
-	snaps  map[int]*forkSnap
-	live   int // the copy made live by the last Restore, for reaping
+	opt   ForkOptions
+	agent string
+	snaps map[int]*forkSnap
+	live  int // the copy made live by the last Restore, for reaping
 	// deathSig: live asks to die with fred (see BeforeCRIU).
 	deathSig bool
 	entry    uint64 // fredfork_take's offset in the agent library
@@ -118,14 +141,11 @@ var savedRegs = []string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
 // NewFork makes a fork backend. The calling process must be a child
 // subreaper (PR_SET_CHILD_SUBREAPER): the copies are its children.
 func NewFork(opt ForkOptions) (*Fork, error) {
-	if opt.Debugger == nil {
+	if opt.Tracer == nil {
 		return nil, errors.New("fork snapshots: no debugger")
 	}
 	if opt.Max == 0 {
 		opt.Max = 64
-	}
-	if opt.Settle == nil {
-		opt.Settle = []string{"tbreak *$pc", "jump *$pc"}
 	}
 	if opt.Timeout == 0 {
 		opt.Timeout = 5 * time.Second
@@ -175,40 +195,20 @@ func (f *Fork) ThroughDebugger() {}
 // Agent is the path of the agent library.
 func (f *Fork) Agent() string { return f.agent }
 
-// SetupCommands are the gdb commands to run once, before the program is
-// started, to preload the agent, before old: the program's LD_PRELOAD as
-// gdb has it now. (Take loads it with dlopen otherwise.)
-func (f *Fork) SetupCommands(old string) []string {
-	v := f.agent
-	if old != "" {
-		v += ":" + old
+// SetupCommand is the debugger's command to run once, before the program
+// is started, to preload the agent, before old: the program's LD_PRELOAD
+// as the debugger has it now. (Take loads it with dlopen otherwise.)
+func (f *Fork) SetupCommand(old string) string { return f.opt.Tracer.Preload(f.agent, old) }
+
+// failed names the fork backend in a Tracer's error.
+func failed(err error) error {
+	if err == nil {
+		return nil
 	}
-	return []string{"set environment LD_PRELOAD " + v}
+	return fmt.Errorf("fork snapshots: %w", err)
 }
 
-func (f *Fork) query(cmd string) (string, error) {
-	out, err := f.opt.Debugger.Query(cmd)
-	if err != nil {
-		return out, fmt.Errorf("fork snapshots: %q: %w", cmd, err)
-	}
-	if m := miError.FindStringSubmatch(out); m != nil {
-		return out, fmt.Errorf("fork snapshots: %q: %s", cmd, m[1])
-	}
-	return out, nil
-}
-
-func (f *Fork) mi(cmd string) (string, error) {
-	return f.query(`interpreter-exec mi "` + cmd + `"`)
-}
-
-var (
-	miError    = regexp.MustCompile(`\^error,msg="((?:[^"\\]|\\.)*)"`)
-	miValue    = regexp.MustCompile(`\^done,value="(-?\d+)"`)
-	miRegValue = regexp.MustCompile(`\{number="(\d+)",value="([^"]*)"\}`)
-	miRegNames = regexp.MustCompile(`"([^"]*)"`)
-)
-
-// Take makes a paused copy of program pid, which is stopped in gdb.
+// Take makes a paused copy of program pid, which is stopped in its debugger.
 func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 	start := time.Now()
 	if err := canFork(pid, len(f.snaps), f.opt.Max); err != nil {
@@ -217,13 +217,13 @@ func (f *Fork) Take(pid, id int) (*Snapshot, error) {
 	if err := f.loadAgent(pid); err != nil {
 		return nil, err
 	}
-	values, err := f.readRegs()
+	values, err := f.opt.Tracer.Registers(savedRegs)
 	if err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
 	tracer := proc.TracerPid(pid)
 	if tracer == 0 {
-		return nil, fmt.Errorf("fork snapshots: pid %d is not traced by gdb", pid)
+		return nil, fmt.Errorf("fork snapshots: pid %d is not traced by its debugger", pid)
 	}
 	sn := &forkSnap{values: values, offsets: fileOffsets(pid), cttyFd: cttyFd(pid)}
 	if sn.pid, err = f.call(pid, tracer, -1); err != nil {
@@ -245,7 +245,7 @@ func (f *Fork) SetUnshare(on bool) { f.unshare = on }
 // Unsharing says whether SetUnshare is on (to put it back as it was).
 func (f *Fork) Unsharing() bool { return f.unshare }
 
-// call runs the agent in process pid, which gdb holds, and returns the new
+// call runs the agent in process pid, which the debugger holds, and returns the new
 // copy.
 func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	flags := 0
@@ -255,7 +255,7 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	if f.noScan {
 		flags |= 2 // FREDFORK_NO_SCAN
 	}
-	n, err := f.agentCall(pid, "", tracer, cttyFd, flags)
+	n, err := f.agentCall(pid, false, tracer, cttyFd, flags)
 	if err != nil {
 		return 0, err
 	}
@@ -269,36 +269,20 @@ func (f *Fork) call(pid, tracer, cttyFd int) (int, error) {
 	return n, nil
 }
 
-// agentCall calls the agent in process pid with gdb's settings with
-// (each "SETTING VALUE") and returns its answer.
-func (f *Fork) agentCall(pid int, with string, tracer, cttyFd, flags int) (int, error) {
-	// gdb must let the fork child go (it removes its breakpoints from the
-	// child first); -data-evaluate-expression leaves gdb's value history
-	// alone. The expression must not contain spaces.
+// agentCall calls the agent in process pid (threadsHeld: the other
+// threads stay where they are) and returns its answer.
+func (f *Fork) agentCall(pid int, threadsHeld bool, tracer, cttyFd, flags int) (int, error) {
 	// By address when fred can tell it: gdb's lookup of the name expands
 	// symbol tables after every attach (30 ms with libc6-dbg installed).
 	fn := "fredfork_take"
 	if a, err := f.agentEntry(pid); err == nil {
 		fn = "0x" + strconv.FormatUint(a, 16)
 	}
-	if with != "" {
-		with = "with " + with + " -- "
-	}
-	out, err := f.query(fmt.Sprintf(`%swith detach-on-fork on -- with follow-fork-mode parent -- with unwindonsignal on -- `+
-		`interpreter-exec mi "-data-evaluate-expression ((long(*)(long,long,long,long))%s)(%d,%d,%d,%d)"`,
-		with, fn, os.Getpid(), tracer, cttyFd, flags))
-	if err != nil {
-		return 0, err
-	}
-	m := miValue.FindStringSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("fork snapshots: unexpected answer from the agent: %q", strings.TrimSpace(out))
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n, nil
+	n, err := f.opt.Tracer.Call(fn, [4]int64{int64(os.Getpid()), int64(tracer), int64(cttyFd), int64(flags)}, threadsHeld)
+	return int(n), failed(err)
 }
 
-// BeforeCRIU readies process pid, which gdb holds, for a CRIU dump: if it
+// BeforeCRIU readies process pid, which the debugger holds, for a CRIU dump: if it
 // is the copy Restore made live, it stops asking the kernel to kill it
 // when fred dies (PR_SET_PDEATHSIG, see the agent), which CRIU would
 // restore and the kernel carry out as soon as criu, the restored
@@ -308,7 +292,7 @@ func (f *Fork) BeforeCRIU(pid int) error {
 		return nil
 	}
 	// Threads other than the selected one stay where they are.
-	n, err := f.agentCall(pid, "scheduler-locking on", 0, -1, 4) // FREDFORK_OUTLIVE
+	n, err := f.agentCall(pid, true, 0, -1, 4) // FREDFORK_OUTLIVE
 	if err != nil {
 		return err
 	}
@@ -375,8 +359,8 @@ func (f *Fork) loadAgent(pid int) error {
 	if maps() {
 		return nil
 	}
-	if _, err := f.query(fmt.Sprintf(`call (void)dlopen("%s", 2)`, f.agent)); err != nil {
-		return err
+	if err := f.opt.Tracer.Load(f.agent); err != nil {
+		return failed(err)
 	}
 	if !maps() {
 		return fmt.Errorf("fork snapshots: %w: could not load %s into the program (dlopen failed; is it dynamically linked?)", ErrNoCopy, f.agent)
@@ -384,65 +368,15 @@ func (f *Fork) loadAgent(pid int) error {
 	return nil
 }
 
-func (f *Fork) readRegs() (map[string]string, error) {
-	if f.regnum == nil {
-		out, err := f.mi("-data-list-register-names")
-		if err != nil {
-			return nil, err
-		}
-		i := strings.Index(out, "register-names=[")
-		if i < 0 {
-			return nil, fmt.Errorf("fork snapshots: reading register names: %q", strings.TrimSpace(out))
-		}
-		f.regnum = map[string]int{}
-		for i, m := range miRegNames.FindAllStringSubmatch(out[i:], -1) {
-			f.regnum[m[1]] = i
-		}
-		for _, r := range savedRegs {
-			if _, ok := f.regnum[r]; !ok {
-				return nil, fmt.Errorf("fork snapshots: gdb has no register %s (x86-64 Linux only)", r)
-			}
-		}
-	}
-	cmd := "-data-list-register-values x"
-	name := map[string]string{}
-	for _, r := range savedRegs {
-		n := strconv.Itoa(f.regnum[r])
-		cmd += " " + n
-		name[n] = r
-	}
-	out, err := f.mi(cmd)
-	if err != nil {
-		return nil, err
-	}
-	values := map[string]string{}
-	for _, m := range miRegValue.FindAllStringSubmatch(out, -1) {
-		values[name[m[1]]] = m[2]
-	}
-	if len(values) != len(savedRegs) {
-		return nil, fmt.Errorf("fork snapshots: reading registers: %q", strings.TrimSpace(out))
-	}
-	return values, nil
-}
-
-func (f *Fork) writeRegs(values map[string]string, names ...string) error {
-	cmd := "-data-write-register-values x"
-	for _, r := range names {
-		cmd += fmt.Sprintf(" %d %s", f.regnum[r], values[r])
-	}
-	_, err := f.mi(cmd)
-	return err
-}
-
-// Restore kills the live program through gdb, makes snapshot s's copy the
+// Restore kills the live program through the debugger, makes snapshot s's copy the
 // live program and leaves a fresh copy as s (so s can be restored again).
 func (f *Fork) Restore(s *Snapshot) (int, error) {
 	sn, ok := f.snaps[s.ID]
 	if !ok {
 		return 0, fmt.Errorf("%w: snapshot %d", ErrDropped, s.ID)
 	}
-	if _, err := f.query("with confirm off -- kill"); err != nil {
-		return 0, err
+	if err := f.opt.Tracer.Kill(); err != nil {
+		return 0, failed(err)
 	}
 	if f.live != 0 {
 		f.reap(f.live)
@@ -451,12 +385,8 @@ func (f *Fork) Restore(s *Snapshot) (int, error) {
 	if err := setOffsets(sn.pid, sn.offsets); err != nil {
 		return 0, err
 	}
-	out, err := f.query(fmt.Sprintf("attach %d", sn.pid))
-	if err != nil {
-		return 0, err
-	}
-	if strings.Contains(out, "ptrace:") || strings.Contains(out, "Could not attach") {
-		return 0, fmt.Errorf("fork snapshots: gdb could not attach to the copy %d: %s", sn.pid, lastLineOf(out))
+	if err := f.opt.Tracer.Attach(sn.pid); err != nil {
+		return 0, fmt.Errorf("fork snapshots: the copy: %w", err)
 	}
 	// A fresh copy stays behind as the snapshot; this one takes the pty.
 	next, err := f.call(sn.pid, proc.TracerPid(sn.pid), sn.cttyFd)
@@ -464,20 +394,18 @@ func (f *Fork) Restore(s *Snapshot) (int, error) {
 		return 0, err
 	}
 	names := savedRegs[:len(savedRegs)-1]
-	if err := f.writeRegs(sn.values, names...); err != nil {
-		return 0, err
+	if err := f.opt.Tracer.SetRegisters(sn.values, names); err != nil {
+		return 0, failed(err)
 	}
-	for _, c := range f.opt.Settle {
-		if _, err := f.query(c); err != nil {
-			return 0, err
-		}
+	if err := f.opt.Tracer.Settle(); err != nil {
+		return 0, failed(err)
 	}
 	// jump set orig_rax to -1 (no syscall restart). A program stopped
 	// inside a system call gets it back, with rax, so that continuing
 	// restarts the call as it would have in the original.
 	if sn.values["orig_rax"] != "0xffffffffffffffff" {
-		if err := f.writeRegs(sn.values, "rax", "orig_rax"); err != nil {
-			return 0, err
+		if err := f.opt.Tracer.SetRegisters(sn.values, []string{"rax", "orig_rax"}); err != nil {
+			return 0, failed(err)
 		}
 	}
 	f.live, sn.pid, s.Pid = sn.pid, next, next

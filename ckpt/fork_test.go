@@ -19,6 +19,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/fred-debugger/fred/internal/xstate"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 // The fork backend's tests run the real gdb, on a pty the way fred runs it
@@ -102,6 +103,11 @@ func startGDB(t *testing.T, prog string) *gdbOnPTY {
 	}()
 	t.Cleanup(g.close)
 	g.wait(g.marker, 30*time.Second) // the first prompt
+	// fred's helpers, as its sessions load them: gdb's fork calls
+	// (personalities) settle a restored copy with them.
+	for _, c := range P.GDB.Setup(g.marker) {
+		g.q(c)
+	}
 	return g
 }
 
@@ -225,15 +231,13 @@ func bpLine(t *testing.T) int {
 
 func newForkFor(t *testing.T, g *gdbOnPTY, agent string) *Fork {
 	t.Helper()
-	f, err := NewFork(ForkOptions{Debugger: g, Agent: agent})
+	f, err := NewFork(ForkOptions{Tracer: P.GDB.Tracer.Fork(g.Query), Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// As in fred's session: the debugger goes first, then the snapshots.
 	t.Cleanup(func() { g.close(); f.Close() })
-	for _, c := range f.SetupCommands(os.Getenv("LD_PRELOAD")) {
-		g.q(c)
-	}
+	g.q(f.SetupCommand(os.Getenv("LD_PRELOAD")))
 	return f
 }
 
@@ -430,7 +434,7 @@ func testForkSnapshotDlopen(t *testing.T, symlinked bool) {
 		agent = filepath.Join(link, filepath.Base(agent))
 	}
 	g := startGDB(t, prog)
-	f, err := NewFork(ForkOptions{Debugger: g, Agent: agent})
+	f, err := NewFork(ForkOptions{Tracer: P.GDB.Tracer.Fork(g.Query), Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,45 +23,47 @@ import (
 // at once. A snapshot holds the debugger too, and restoring one replaces
 // the process fred talks to: fred kills it, CRIU brings back the snapshot's
 // process (same pid, on the same pty, reparented to fred as subreaper), and
-// fred takes that as the debugger. What the engine needs for that is here;
-// the hooks elsewhere call these functions, which do nothing for debuggers
-// that are separate processes (gdb).
+// fred takes that as the debugger. The host for that is here (host.go
+// has the other).
 
-// inproc tracks which process is the debugger now.
-type inproc struct {
+// inProcess is the host of a debugger inside the program; it tracks which
+// process is the debugger now.
+type inProcess struct {
+	s   *Session
 	mu  sync.Mutex
 	gen int // the exit of the watch with this number ends the session
 	pid int
-	// typed: the person typed to the program during the command.
-	typed bool
-	done  chan struct{} // closed when the debugger exits by itself
-	once  sync.Once
+	// typedIn: the person typed to the program during the command.
+	typedIn bool
+	exited  chan struct{} // closed when the debugger exits by itself
+	once    sync.Once
 	// status is how the debugger's current process ended (ok false: not
 	// known).
 	status func() (syscall.WaitStatus, bool)
 }
 
-// ipInit prepares the tracking of an in-process debugger; call before the
-// conn is made.
-func (s *Session) ipInit() {
-	if s.p.InProcess {
-		s.ip = &inproc{done: make(chan struct{})}
-		s.ip.watch(s.proc.Cmd.Process.Pid, s.proc.Done(), s.proc.Status)
-	}
+// newInProcess tracks the debugger's first process; call before the conn
+// is made.
+func newInProcess(s *Session) *inProcess {
+	ip := &inProcess{s: s, exited: make(chan struct{})}
+	ip.watch(s.proc.Cmd.Process.Pid, s.proc.Done(), s.proc.Status)
+	return ip
 }
 
-// debuggerDone is closed when the debugger has exited (for an in-process
-// debugger: not when fred killed its process to restore a snapshot).
-func (s *Session) debuggerDone() <-chan struct{} {
-	if s.ip != nil {
-		return s.ip.done
-	}
-	return s.proc.Done()
+func (ip *inProcess) done() <-chan struct{} { return ip.exited }
+
+func (ip *inProcess) process() (int, func() (syscall.WaitStatus, bool), string) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	return ip.pid, ip.status, ip.s.p.Name + " and the program"
 }
+
+// reap: the program is the debugger's own process, fred's child.
+func (ip *inProcess) reap(int) {}
 
 // watch makes pid, which has exited when exited is closed (as status
 // tells), the debugger.
-func (ip *inproc) watch(pid int, exited <-chan struct{}, status func() (syscall.WaitStatus, bool)) {
+func (ip *inProcess) watch(pid int, exited <-chan struct{}, status func() (syscall.WaitStatus, bool)) {
 	ip.mu.Lock()
 	ip.gen++
 	g := ip.gen
@@ -80,7 +82,7 @@ func (ip *inproc) watch(pid int, exited <-chan struct{}, status func() (syscall.
 }
 
 // letGo says the current process's exit is fred's doing.
-func (ip *inproc) letGo() int {
+func (ip *inProcess) letGo() int {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
 	ip.gen++
@@ -88,7 +90,7 @@ func (ip *inproc) letGo() int {
 	return ip.pid
 }
 
-func (ip *inproc) end() { ip.once.Do(func() { close(ip.done) }) }
+func (ip *inProcess) end() { ip.once.Do(func() { close(ip.exited) }) }
 
 // waitExit reaps pid, a process CRIU restored and fred adopted, when it
 // exits (or sees it gone, if someone else reaped it); status says how it
@@ -126,38 +128,33 @@ func waitExit(pid int) (ended <-chan struct{}, status func() (syscall.WaitStatus
 	return ch, status
 }
 
-// ipInput notes that the person typed to the running program (Ctrl-C
+// typed notes that the person typed to the running program (Ctrl-C
 // aside).
-func (s *Session) ipInput(b []byte) {
-	if s.ip == nil || len(b) == 0 {
+func (ip *inProcess) typed(b []byte) {
+	if len(b) == 0 {
 		return
 	}
-	if c, ok := s.interruptChar(); !(len(b) == 1 && ok && b[0] == c) {
-		s.ip.mu.Lock()
-		s.ip.typed = true
-		s.ip.mu.Unlock()
+	if c, ok := ip.s.interruptChar(); !(len(b) == 1 && ok && b[0] == c) {
+		ip.mu.Lock()
+		ip.typedIn = true
+		ip.mu.Unlock()
 	}
 }
 
-// ipAfterInput takes a snapshot after a command during which the program
+// afterInput takes a snapshot after a command during which the program
 // read what the person typed, when there is no replay log to give it that
 // input again: later replays start after it. With the log, the program's
 // reads of the terminal are in it (the bootstrap tells the library when
 // the person talks to the debugger instead) and replays need nobody.
-func (s *Session) ipAfterInput() {
-	if s.ip == nil {
-		return
-	}
+func (ip *inProcess) afterInput() {
+	s := ip.s
+	ip.mu.Lock()
+	typed := ip.typedIn
+	ip.typedIn = false
+	ip.mu.Unlock()
 	if s.rlog != nil && s.rlog.path != "" {
-		s.ip.mu.Lock()
-		s.ip.typed = false
-		s.ip.mu.Unlock()
 		return
 	}
-	s.ip.mu.Lock()
-	typed := s.ip.typed
-	s.ip.typed = false
-	s.ip.mu.Unlock()
 	if !typed || s.snap == nil || !s.running {
 		return
 	}
@@ -172,13 +169,11 @@ func (s *Session) ipAfterInput() {
 	s.Printf("snapshot %d taken after the program read input (%.3f s): going back into that command would need the same input again", sn.ID, sn.Took.Seconds())
 }
 
-// ipStarted sets up an in-process debugger's program, which is loaded and
-// stopped at its first line when the debugger first prompts: fred takes
-// its first snapshot there.
-func (s *Session) ipStarted() {
-	if s.ip == nil {
-		return
-	}
+// started sets up the program, which is loaded and stopped at its first
+// line when the debugger first prompts: fred takes its first snapshot
+// there.
+func (ip *inProcess) started() {
+	s := ip.s
 	loc, err := s.location()
 	if err != nil {
 		return
@@ -193,11 +188,11 @@ func (s *Session) ipStarted() {
 	s.maybeAutoSnapshot()
 }
 
-// ipNewRun reports whether a forward command starts a new run: an
-// in-process debugger restarts the program by itself once it has ended
-// (pdb does), so the next command moves a new run.
-func (s *Session) ipNewRun() bool {
-	return s.ip != nil && !s.running && s.Timeline.Len() > 0 && s.Timeline.Now().Ended
+// newRun: an in-process debugger restarts the program by itself once it
+// has ended (pdb does), so the next command moves a new run.
+func (ip *inProcess) newRun() bool {
+	s := ip.s
+	return !s.running && s.Timeline.Len() > 0 && s.Timeline.Now().Ended
 }
 
 // stopOf says why a forward command stopped: from its output, or by
@@ -270,11 +265,12 @@ func (s *Session) sendStep(c P.Command, timeout time.Duration) (string, error) {
 	return all.String(), nil
 }
 
-// take dumps the program as snapshot id. An in-process debugger's process
-// is stopped for the dump and let go on after it; the debugger waits at
-// its prompt throughout.
-func (s *Session) take(via ckpt.Snapshotter, pid, id int) (*ckpt.Snapshot, error) {
-	if _, through := via.(ckpt.ThroughDebugger); s.ip == nil || through {
+// take dumps the program as snapshot id: its process is stopped for the
+// dump and let go on after it; the debugger waits at its prompt
+// throughout.
+func (ip *inProcess) take(via ckpt.Snapshotter, pid, id, _ int) (*ckpt.Snapshot, error) {
+	s := ip.s
+	if _, through := via.(ckpt.ThroughDebugger); through {
 		return via.Take(pid, id)
 	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -287,10 +283,10 @@ func (s *Session) take(via ckpt.Snapshotter, pid, id int) (*ckpt.Snapshot, error
 	return via.Take(pid, id)
 }
 
-// restoreInProcess is restore for an in-process debugger: keep the
-// debugger's settings, kill the process, restore the snapshot's, and talk
-// to that one from now on.
-func (s *Session) restoreInProcess(sn *snap) error {
+// restore keeps the debugger's settings, kills the process, restores the
+// snapshot's, and talks to that one from now on.
+func (ip *inProcess) restore(sn *snap) error {
+	s := ip.s
 	state := ""
 	if s.p.SaveState != "" && s.dir != "" {
 		state = filepath.Join(s.dir, "debugger-state")
@@ -304,14 +300,14 @@ func (s *Session) restoreInProcess(sn *snap) error {
 			state = ""
 		}
 	}
-	old := s.ip.letGo()
+	old := ip.letGo()
 	pids := []int{old, sn.Pid} // CRIU restores the snapshot's pid
 	if _, through := sn.via.(ckpt.ThroughDebugger); through {
 		pids = pids[:1] // sn.Pid is the fork backend's waiting copy
 	}
 	for _, pid := range pids {
 		if err := s.freePid(pid, sn.ID); err != nil {
-			s.ip.end()
+			ip.end()
 			return err
 		}
 	}
@@ -319,13 +315,13 @@ func (s *Session) restoreInProcess(sn *snap) error {
 	got, err := s.restoreImage(sn)
 	if err != nil {
 		// The debugger went with its process: the session is over.
-		s.ip.end()
+		ip.end()
 		return fmt.Errorf("%w; the debugger's process is gone, so the session ends", err)
 	}
 	s.adopted[got] = true
 	s.keeper.Watch(got, sn.Pid) // for the fork backend, sn.Pid is the fresh copy
 	ended, status := waitExit(got)
-	s.ip.watch(got, ended, status)
+	ip.watch(got, ended, status)
 	// The restored process is stopped at the debugger's prompt, which it
 	// printed before the dump: it reads the next command once it goes on.
 	if err := syscall.Kill(got, syscall.SIGCONT); err != nil {

@@ -82,7 +82,7 @@ func inprocSessionWith(t *testing.T, p *P.Personality, argv []string, backend st
 	f.mu.Unlock()
 	ts := &tsession{Session: s, t: t, out: out, backend: backend, in: f}
 	t.Cleanup(func() {
-		pid := s.ip.pid
+		pid, _, _ := s.host.process()
 		s.Close()
 		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
 			t.Errorf("interpreter pid %d still there after Close", pid)

@@ -77,8 +77,8 @@ func logSession(t *testing.T, p *P.Personality, argv []string, snapshots string,
 	ts := &tsession{Session: s, t: t, out: out}
 	t.Cleanup(func() {
 		pid := s.pid
-		if s.ip != nil {
-			pid = s.ip.pid
+		if s.p.InProcess {
+			pid, _, _ = s.host.process()
 		}
 		s.Close()
 		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {

@@ -134,7 +134,7 @@ type Session struct {
 	order              []int
 	nextSnap           int
 	adopted            map[int]bool // restored programs fred must reap
-	ip                 *inproc      // an in-process debugger's process (inprocess.go)
+	host               host         // how the program is held (host.go)
 	rlog               *replayLog   // replaylog.go
 
 	run      int      // counts the program's runs; snapshots belong to one
@@ -398,8 +398,8 @@ func Start(opt Options) (*Session, error) {
 	}
 	s.proc = pp
 	s.keeper.Watch(pp.Cmd.Process.Pid)
-	s.ipInit()
-	s.conn = conn.New(pp.Master, s.marker, s.debuggerDone())
+	s.host = newHost(s)
+	s.conn = conn.New(pp.Master, s.marker, s.host.done())
 	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
@@ -426,7 +426,7 @@ func Start(opt Options) (*Session, error) {
 	// debugger's program takes its first one).
 	s.Printf("%s", s.snapWhy)
 	s.gdbReplayLog()
-	s.ipStarted()
+	s.host.started()
 	return s, nil
 }
 
@@ -438,7 +438,7 @@ func (s *Session) Personality() *P.Personality { return s.p }
 
 // Prompt is what to show the person.
 func (s *Session) Prompt() string {
-	if s.p.PromptQuery != "" && s.ip != nil && s.proc != nil {
+	if s.p.PromptQuery != "" && s.p.InProcess && s.proc != nil {
 		if out, err := s.query(s.p.PromptQuery); err == nil {
 			if _, p, ok := strings.Cut(out, "@fred prompt ["); ok {
 				p, _, _ = strings.Cut(p, "\n")
@@ -468,7 +468,7 @@ func (s *Session) Input(b []byte) bool {
 		s.mu.Unlock()
 		return false
 	}
-	s.ipInput(b)
+	s.host.typed(b)
 	_ = s.conn.SendRaw(b)
 	s.mu.Unlock()
 	if c, ok := s.interruptChar(); ok && bytes.IndexByte(b, c) >= 0 {
@@ -485,7 +485,7 @@ func (s *Session) Resize(ws *pty.Winsize) {
 }
 
 // Done is closed when the debugger process has exited.
-func (s *Session) Done() <-chan struct{} { return s.debuggerDone() }
+func (s *Session) Done() <-chan struct{} { return s.host.done() }
 
 // sayOver tells the person, once, why the session ended when they did not
 // end it themselves: what went wrong (err, when it says more than that the
@@ -517,13 +517,7 @@ func (s *Session) debuggerEnd() string {
 	if s.proc == nil {
 		return ""
 	}
-	status, pid, what := s.proc.Status, s.proc.Cmd.Process.Pid, s.p.Name
-	if s.ip != nil {
-		s.ip.mu.Lock()
-		status, pid = s.ip.status, s.ip.pid
-		s.ip.mu.Unlock()
-		what += " and the program"
-	}
+	pid, status, what := s.host.process()
 	if status == nil {
 		return ""
 	}
@@ -812,7 +806,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		if s.p.Refused != nil && s.p.Refused(out) {
 			return nil // the debugger did not do it: nothing to record
 		}
-		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == P.OpStarti) && s.p.NewRun != nil && s.p.NewRun(out) || s.ipNewRun() {
+		if (cmd.Op == P.OpRun || cmd.Op == P.OpStart || cmd.Op == P.OpStarti) && s.p.NewRun != nil && s.p.NewRun(out) || s.host.newRun() {
 			s.newRun()
 		}
 		step := history.Step{Cmd: cmd, Shown: shown, Stop: s.stopOf(out), Bps: s.bps, Took: took}
@@ -838,7 +832,7 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 			s.refreshBreakpoints() // it may be gone now: later commands did not see it
 		}
 		s.maybeAutoSnapshot()
-		s.ipAfterInput()
+		s.host.afterInput()
 	case P.Breakpoint:
 		s.refreshBreakpoints()
 	case P.Mutate:

@@ -101,11 +101,11 @@ func (s *Session) openFork(dir, why string) {
 		s.openInterpFork(dir, because)
 		return
 	}
-	if s.p.Tracer == nil {
+	if s.p.Tracer == nil || s.p.Tracer.Fork == nil {
 		s.snapWhy = "no snapshots" + because + "; this debugger has no fork backend"
 		return
 	}
-	f, err := ckpt.NewFork(ckpt.ForkOptions{Debugger: ckpt.DebuggerFunc(s.query), Dir: dir, Settle: s.p.Tracer.Settle})
+	f, err := ckpt.NewFork(ckpt.ForkOptions{Tracer: s.p.Tracer.Fork(s.query), Dir: dir})
 	if err != nil {
 		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend: %v", because, err)
 		return
@@ -117,11 +117,9 @@ func (s *Session) openFork(dir, why string) {
 			old = xstate.Strip(t.EnvValue(out, "LD_PRELOAD"))
 		}
 	}
-	for _, c := range f.SetupCommands(old) {
-		if _, err := s.query(c); err != nil {
-			s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend setup: %v", because, err)
-			return
-		}
+	if _, err := s.query(f.SetupCommand(old)); err != nil {
+		s.snapWhy = fmt.Sprintf("no snapshots%s; fork backend setup: %v", because, err)
+		return
 	}
 	s.snap = f
 	s.snapWhy = "snapshots: fork (single-threaded programs, no root needed)" + because
@@ -317,7 +315,7 @@ func (s *Session) checkpointAs(auto bool, id int) (*snap, error) {
 		if err := s.roomFor(via, pid); err != nil {
 			return nil, err
 		}
-		return s.takeWith(via, pid, id, lwp)
+		return s.host.take(via, pid, id, lwp)
 	}
 	cs, err := take()
 	if err != nil && via == s.copies && s.copies != s.snap && (errors.Is(err, ckpt.ErrNoCopy) || errors.Is(err, ckpt.ErrThreaded)) {
@@ -359,74 +357,6 @@ func (s *Session) addSnap(sn *snap) {
 	s.order = append(s.order, sn.ID)
 }
 
-// takeWith takes snapshot id of process pid with backend via: through the
-// debugger (fork copies), or let go of by it for the time of the dump.
-func (s *Session) takeWith(via ckpt.Snapshotter, pid, id, lwp int) (*ckpt.Snapshot, error) {
-	_, through := via.(ckpt.ThroughDebugger)
-	if f, ok := s.copies.(*ckpt.Fork); ok && !through {
-		// The live program may be a fork copy, about to go through CRIU.
-		if err := f.BeforeCRIU(pid); err != nil {
-			return nil, err
-		}
-	}
-	if t := s.p.Tracer; t != nil && !through {
-		// CRIU cannot dump a traced process: queue a stop, let go of it,
-		// dump it, take it back.
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			return nil, fmt.Errorf("stopping the program (pid %d): %w", pid, err)
-		}
-		if _, err := s.query(s.p.Quiet(t.Detach)); err != nil {
-			return nil, err
-		}
-		if err := ckpt.WaitStopped(pid, s.opt.Timeout); err != nil {
-			s.reattach(pid, lwp)
-			return nil, err
-		}
-	}
-	cs, err := s.take(via, pid, id)
-	if s.p.Tracer != nil && !through && err == nil && via.Name() == "criu" {
-		// Else the debugger, attached again, ignores the main thread's
-		// stops (see ckpt.ClearDebugStatus).
-		err = ckpt.ClearDebugStatus(pid)
-	}
-	if s.p.Tracer != nil && !through {
-		if aerr := s.reattach(pid, lwp); aerr != nil && err == nil {
-			err = aerr
-		}
-	}
-	return cs, err
-}
-
-// reattach gives a program fred let go of back to the debugger, with
-// thread lwp selected (if not 0).
-func (s *Session) reattach(pid, lwp int) error {
-	if err := s.fullAttachFor(pid); err != nil {
-		return err
-	}
-	out, err := s.query(s.p.Quiet(fmt.Sprintf(s.p.Tracer.Attach, pid)))
-	if err != nil {
-		return err
-	}
-	if s.lean {
-		s.leanAttached = true
-	}
-	// gdb selects the main thread on attach: only another needs selecting.
-	if lwp != 0 && lwp != pid && s.p.Threads != nil {
-		if _, err := s.query(fmt.Sprintf(s.p.Threads.Select, lwp)); err != nil {
-			return err
-		}
-	}
-	if _, err := s.location(); err != nil {
-		return fmt.Errorf("attaching to pid %d again: %v: %s", pid, err, lastLine(out))
-	}
-	for _, c := range s.p.Tracer.Settle {
-		if _, err := s.query(s.p.Quiet(c)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Restart brings the program back to snapshot id and shows where it is.
 func (s *Session) Restart(id int) error {
 	sn, ok := s.snaps[id]
@@ -449,8 +379,7 @@ func (s *Session) Restart(id int) error {
 	return s.show()
 }
 
-// restore replaces the live program with snapshot sn: kill it, restore the
-// image (same pid), take it back into the debugger.
+// restore replaces the live program with snapshot sn (see host.restore).
 func (s *Session) restore(sn *snap) error {
 	if _, through := sn.via.(ckpt.ThroughDebugger); through && !proc.Alive(sn.Pid) {
 		// Found before the live program is let go of: under pdb and
@@ -459,55 +388,7 @@ func (s *Session) restore(sn *snap) error {
 		return fmt.Errorf("snapshot %d is gone: its copy (pid %d) has exited; fred goes on without it", sn.ID, sn.Pid)
 	}
 	s.timeTurnsCaveat()
-	if s.ip != nil {
-		return s.restoreInProcess(sn)
-	}
-	if _, ok := sn.via.(ckpt.ThroughDebugger); ok {
-		// The fork backend kills the program, attaches to the copy and
-		// settles it itself.
-		got, err := s.restoreImage(sn)
-		if err != nil {
-			s.running, s.pid = false, 0
-			return err
-		}
-		if s.lean {
-			s.leanAttached = true
-		}
-		s.adopted[got] = true
-		s.running, s.pid = true, got
-		s.keeper.Watch(got, sn.Pid) // the live program, the snapshot's fresh copy
-		return nil
-	}
-	pid := sn.Pid
-	if debugProbes {
-		t0 := time.Now()
-		defer func() { debugf("fred-restore %d: %v", sn.ID, time.Since(t0)) }()
-	}
-	if s.running && s.pid != 0 {
-		if t := s.p.Tracer; t != nil {
-			if _, err := s.query(s.p.Quiet(t.Kill)); err != nil {
-				return err
-			}
-		}
-		_ = syscall.Kill(s.pid, syscall.SIGKILL)
-	}
-	if err := s.freePid(pid, sn.ID); err != nil {
-		return err
-	}
-	s.running, s.pid = false, 0
-	got, err := s.restoreImage(sn)
-	if err != nil {
-		return err
-	}
-	s.adopted[got] = true
-	s.keeper.Watch(got)
-	if s.p.Tracer != nil {
-		if err := s.reattach(got, sn.lwp); err != nil {
-			return err
-		}
-	}
-	s.running, s.pid = true, got
-	return nil
+	return s.host.restore(sn)
 }
 
 // restoreImage has sn's backend restore it, every backend the same way:
@@ -538,33 +419,12 @@ func (s *Session) restoreImage(sn *snap) (int, error) {
 // CRIU restores the snapshot's process under that same pid.
 func (s *Session) freePid(pid, snapID int) error {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	s.reapByDebugger(pid)
+	s.host.reap(pid)
 	if !proc.Reap(pid, s.opt.Timeout) || !proc.WaitGone(pid, s.opt.Timeout) {
 		return fmt.Errorf("pid %d is still in use; cannot restore snapshot %d", pid, snapID)
 	}
 	delete(s.adopted, pid)
 	return nil
-}
-
-// reapByDebugger collects pid, killed, when the debugger is its parent
-// and left it a zombie: a program gdb started, detached from and attached
-// to again for CRIU's dumps, with threads, is now and then not collected
-// by gdb's kill, and only its parent can collect it (fred waited for its
-// pid to be free until its deadline, and the restore failed).
-func (s *Session) reapByDebugger(pid int) {
-	if s.p.Tracer == nil || s.proc == nil || s.proc.Cmd == nil || s.proc.Cmd.Process == nil {
-		return
-	}
-	dbg := s.proc.Cmd.Process.Pid
-	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		switch st := proc.State(pid); {
-		case st == 0 || proc.Parent(pid) != dbg:
-			return // gone, or not the debugger's to collect
-		case st == 'Z':
-			// (not collectable until its last thread is gone: again)
-			_, _ = s.query(fmt.Sprintf(`python exec("import os\ntry:\n os.waitpid(%d, os.WNOHANG)\nexcept OSError:\n pass")`, pid))
-		}
-	}
 }
 
 // show prints the current location as the debugger does after a stop.

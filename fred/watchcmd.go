@@ -108,7 +108,7 @@ func (w *watchProgram) goEval(mm moment) (v string, err, moveErr error) {
 	if failed == nil {
 		failed = err
 	}
-	if failed == nil || s.ip == nil || s.exactCounts || !(errors.Is(failed, P.ErrNotRunning) || errors.Is(failed, ErrNoProgram) || errors.As(failed, new(*DivergedError))) {
+	if failed == nil || !s.p.InProcess || s.exactCounts || !(errors.Is(failed, P.ErrNotRunning) || errors.Is(failed, ErrNoProgram) || errors.As(failed, new(*DivergedError))) {
 		return v, err, moveErr
 	}
 	debugf("eval at %v: %v; counted again from the stretch's start", mm, failed)

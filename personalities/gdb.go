@@ -10,6 +10,11 @@ import (
 	"strings"
 )
 
+// gdbSettle: see Tracer.Settle. Scheduler locking: the other threads
+// stay where the snapshot has them while the current one settles.
+var gdbSettle = []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
+	"python fred_locked('jump *$pc', 0)"}
+
 // GDB is the personality for GNU gdb. Queries go through gdb's MI
 // interpreter ("interpreter-exec mi"), whose answers are stable to parse.
 var GDB = &Personality{
@@ -247,10 +252,9 @@ var GDB = &Personality{
 	},
 	Quiet: func(cmd string) string { return "with confirm off -- " + cmd },
 	Tracer: &Tracer{Detach: "detach", Attach: "attach %d", Kill: "kill",
-		// Scheduler locking: the other threads stay where the snapshot
-		// has them while the current one settles.
-		Settle: []string{`python gdb.Breakpoint("*%d" % int(gdb.parse_and_eval("$pc")), internal=True, temporary=True)`,
-			"python fred_locked('jump *$pc', 0)"},
+		Settle:   gdbSettle,
+		Fork:     newGDBFork,
+		Reap:     "python fred_reap(%d)",
 		DebugDir: "debug-file-directory", Reload: []string{"nosharedlibrary", "sharedlibrary"},
 		Show: "show %s", Set: "set %s %s",
 		Env: "show environment %s", SetEnv: "set environment %s %s", UnsetEnv: "unset environment %s", EnvValue: gdbEnvValue,

@@ -328,6 +328,12 @@ type Tracer struct {
 	// breakpoint again without moving; a stop gdb sees for itself at the
 	// same pc fixes that.
 	Settle []string
+	// Fork, where set, drives fork copies of the program (the fork
+	// backend, ckpt.Fork) through the session's query.
+	Fork func(query func(cmd string) (string, error)) ForkCalls
+	// Reap has the debugger collect its child pid (%d), a zombie, without
+	// waiting: a program it started, killed, that it left uncollected.
+	Reap string
 	// DebugDir is the setting that says where separate debug information
 	// is, and Reload reads the libraries' symbols again after it changed
 	// (fred/lean.go).

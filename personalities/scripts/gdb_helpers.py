@@ -76,3 +76,10 @@ def fred_depth():
 def fred_fp():
     f = gdb.newest_frame()
     return ':'.join('%x' % (int(f.read_register(r)) & 0xffffffffffffffff) for r in f.architecture().registers('general'))
+def fred_reap(pid):
+    # A zombie child of gdb's that its kill left uncollected (fred's
+    # Tracer.Reap): only gdb, its parent, can collect it.
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except OSError:
+        pass
