@@ -297,3 +297,25 @@ func TestPDBLongAfterInput(t *testing.T) {
 	ts.must("c", `\(20\)main\(\)`)
 	ts.must("c", `total=179999700000 pid=\d+`)
 }
+
+// gdb's ignore count is part of where a continue stopped: a replay of the
+// run after the count ran out stopped at the first crossing (i = 0), and
+// reverse-step landed there. Going back to the stop replays the count;
+// going inside such a continue is refused (each command fred runs there
+// would start the count afresh), and the program stays where it was.
+func TestGDBIgnoreCountReplayed(t *testing.T) {
+	ts := gdbStart(t, "watch_long", "auto")
+	ts.play([]step{
+		{cmd: "break 15", out: `Breakpoint 1 at`},
+		{cmd: "ignore 1 500", out: `Will ignore next 500 crossings of breakpoint 1`},
+		{cmd: "run", out: `Breakpoint 1, add \(i=500\)`},
+		{cmd: "disable 1"},
+		{cmd: "break 25", out: `Breakpoint 2 at`},
+		{cmd: "continue", out: `Breakpoint 2, main`},
+		{cmd: "fred-reverse-continue", out: `add \(i=500\)`, expr: "i", want: "500"},
+		{cmd: "fred-reverse-step", out: `ignore count \(breakpoint 1 at .*watch_long.c:15\) is not supported.*you are back where you were`, expr: "i", want: "500"},
+		{cmd: "frame", out: `watch_long.c:15`},
+		{cmd: "enable 1"},
+		{cmd: "continue", out: `Breakpoint 1, add \(i=501\)`},
+	})
+}

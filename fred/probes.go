@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -201,6 +202,37 @@ func (s *Session) keepProbe(f *ckpt.InterpFork, sl *ckpt.Slot, pid int, base []h
 // count afresh and stop crossings too late: only its start serves.
 func (s *Session) passes(c history.Step) bool {
 	return s.p.Passes != nil && slices.ContainsFunc(c.Bps, s.p.Passes.MatchString)
+}
+
+// passesIn refuses a command the rewriting of a reverse command makes up
+// with breakpoints bps, one of which lets crossings pass, in a debugger
+// that runs each such command with the breakpoints set afresh (gdb):
+// its ignore count would start again at each. An in-process debugger
+// counts a stretch in one command from the continue's start.
+func (s *Session) passesIn(bps []string) error {
+	if s.p.InProcess || s.p.Passes == nil {
+		return nil
+	}
+	i := slices.IndexFunc(bps, s.p.Passes.MatchString)
+	if i < 0 {
+		return nil
+	}
+	loc := func(w string) string {
+		w, _, _ = strings.Cut(w, " if ")
+		w, _, _ = strings.Cut(w, " ignore ")
+		return w
+	}
+	where := bps[i]
+	for _, b := range s.bpList {
+		// the person's breakpoint, by the number and place they know
+		if loc(b.Where) == loc(bps[i]) {
+			where = "breakpoint " + b.Num
+			if b.Orig != "" {
+				where += " at " + b.Orig
+			}
+		}
+	}
+	return &PassesError{Where: where}
 }
 
 // probesIn are the probes kept inside the continue last run from before,

@@ -564,11 +564,17 @@ func (m sessionMover) Forward(op string, bps []string) (history.Step, error) {
 	if err := m.ctx.Err(); err != nil {
 		return history.Step{}, err
 	}
+	if err := m.s.passesIn(bps); err != nil {
+		return history.Step{}, err
+	}
 	return m.s.forward(op, bps, m.st)
 }
 
 func (m sessionMover) Bare(op string, bps []string) (P.Stop, error) {
 	if err := m.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := m.s.passesIn(bps); err != nil {
 		return 0, err
 	}
 	return m.s.bareNext(bps, m.st)

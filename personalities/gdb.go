@@ -218,6 +218,7 @@ var GDB = &Personality{
 	},
 	ScopeCmd:    "python fred_scope_here()",
 	NoName:      regexp.MustCompile(`No symbol .* in current context`),
+	Passes:      regexp.MustCompile(` ignore \d+( if |$)`),
 	ScopeWhere:  func(string) string { return "python fred_scope_where()" },
 	ScopeSelect: "'frame %d' selects it",
 	ScopedEvalCmd: func(expr, _ string) string {
@@ -547,8 +548,12 @@ func parseGDBBreakpoints(out string) []Bp {
 		if b.Num == "" || strings.TrimSpace(b.Where) == "" || b.Where == "*" {
 			continue
 		}
-		// The condition is part of where it stops: a replay after the
-		// person deleted or changed it sees the one the run saw.
+		// An ignore count and the condition are part of where it stops:
+		// a replay after the count ran out, or after the person deleted
+		// or changed the condition, sees the ones the run saw.
+		if n := m["ignore"]; n != "" && n != "0" {
+			b.Where += " ignore " + n
+		}
 		if c := m["cond"]; c != "" {
 			b.Where += " if " + c
 			if b.Orig != "" {
