@@ -795,3 +795,21 @@ func TestReverseStepiNexti(t *testing.T) {
 		}
 	})
 }
+
+// A breakpoint with two locations (a function inlined twice, as in an
+// optimised build): gdb names the one hit ("Breakpoint 1.2, "), and those
+// are breakpoint stops. fred took them for none, and reverse-continue went
+// to the first snapshot, saying no breakpoint was hit (Debian's gzip,
+// `break updcrc`).
+func TestReverseContinueSeveralLocations(t *testing.T) {
+	ts := gdbStart(t, "inlined", "auto")
+	ts.play([]step{
+		{cmd: "break bump", out: `2 locations`},
+		{cmd: "run", out: `Breakpoint 1\.1, `, expr: "*x", want: "0"},
+		{cmd: "continue", out: `Breakpoint 1\.2, `, expr: "*x", want: "1"},
+		{cmd: "continue", out: `Breakpoint 1\.1, `, expr: "*x", want: "11"},
+		{cmd: "fred-reverse-continue", out: `bump`, not: "no breakpoint", expr: "*x", want: "1"},
+		{cmd: "fred-reverse-continue", out: `bump`, not: "no breakpoint", expr: "*x", want: "0"},
+		{cmd: "continue", out: `Breakpoint 1\.2, `, expr: "*x", want: "1"},
+	})
+}

@@ -286,7 +286,9 @@ var gdbEnded = regexp.MustCompile(`\[Inferior \d+ \(process \d+\) (exited|killed
 
 var (
 	// In a program with threads: `Thread 13 "mariadbd" hit Breakpoint 1, `.
-	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint -?\d+: )`)
+	// "Breakpoint 1.2, ": a breakpoint with several locations (an inlined
+	// function) names the one hit.
+	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+(\.\d+)?, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint -?\d+: )`)
 	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
 )

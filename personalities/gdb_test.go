@@ -1745,6 +1745,8 @@ func TestGDBStopReason(t *testing.T) {
 	}{
 		{"Continuing.\n\nBreakpoint 1, 0x0000555555555152 in fact ()\n", StopBreakpoint},
 		{"\nBreakpoint 2, main () at steps.c:20\n20\t  x++;\n", StopBreakpoint},
+		{"\nBreakpoint 1.1, updcrc (s=s@entry=0x0, n=n@entry=0) at util.c:136\n", StopBreakpoint}, // several locations (gzip -O2)
+		{"\nThread 2 \"w\" hit Breakpoint 3.2, f () at f.c:4\n", StopBreakpoint},
 		{"[Switching to Thread 0x7fffe40616c0 (LWP 8302)]\n\nThread 13 \"mariadbd\" hit Breakpoint 1, 0x0000555555da6b24 in dispatch_command(enum_server_command, THD*, char*, unsigned int, bool) ()\n", StopBreakpoint},
 		{"\nThread 2 hit Temporary breakpoint 3, worker (arg=0x0) at mt.c:12\n", StopBreakpoint},
 		{"\nThread 3 \"mt_sum\" hit Hardware watchpoint 2: total\n\nOld value = 1\nNew value = 2\n", StopBreakpoint},

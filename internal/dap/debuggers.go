@@ -114,7 +114,7 @@ var gdbDAP = &debugger{
 		return vs, nil
 	},
 	ended: regexp.MustCompile(`\[Inferior \d+ \(process \d+\) exited|The program is not being run`),
-	hit:   regexp.MustCompile(`(?m)^(Thread \d+ .* hit )?Breakpoint \d+, `),
+	hit:   regexp.MustCompile(`(?m)^(Thread \d+ .* hit )?Breakpoint \d+(\.\d+)?, `),
 }
 
 var pdbDAP = &debugger{
