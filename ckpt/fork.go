@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/fred-debugger/fred/internal/cbuild"
+	"github.com/fred-debugger/fred/internal/forkcall"
 	"github.com/fred-debugger/fred/internal/proc"
 	"golang.org/x/sys/unix"
 )
@@ -43,30 +44,8 @@ type DebuggerFunc func(cmd string) (string, error)
 func (f DebuggerFunc) Query(cmd string) (string, error) { return f(cmd) }
 
 // Tracer is what the fork backend asks of the debugger that traces the
-// program, in that debugger's commands (gdb's: personalities, ForkCalls,
-// whose method set this is).
-type Tracer interface {
-	// Preload is the command that puts lib first in the LD_PRELOAD the
-	// program starts with (old: what it has now, "" none).
-	Preload(lib, old string) string
-	// Load has the program dlopen lib.
-	Load(lib string) error
-	// Call calls fn (an address, 0x..., or a name) in the program with
-	// four long arguments and returns its result; a fork child it makes
-	// goes free of the debugger. threadsHeld: the other threads stay
-	// where they are meanwhile.
-	Call(fn string, args [4]int64, threadsHeld bool) (int64, error)
-	// Registers reads the selected thread's registers by name (values in
-	// hex); SetRegisters writes those named.
-	Registers(names []string) (map[string]string, error)
-	SetRegisters(values map[string]string, names []string) error
-	// Kill kills the program; Attach traces process pid; Settle tells the
-	// debugger that the program it attached to sits on a breakpoint where
-	// it stands.
-	Kill() error
-	Attach(pid int) error
-	Settle() error
-}
+// program, in that debugger's commands (gdb's: in its personality).
+type Tracer = forkcall.Tracer
 
 // ThroughDebugger is implemented by backends that take and restore
 // snapshots through the debugger while it holds the program (the fork

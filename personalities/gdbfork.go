@@ -6,36 +6,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fred-debugger/fred/internal/forkcall"
 )
 
-// ForkCalls is what the fork backend (ckpt.Fork) asks of a debugger that
-// traces the program, in that debugger's commands; its method set is
-// ckpt.Tracer's (this package does not import ckpt, whose tests run gdb
-// through it).
-type ForkCalls interface {
-	// Preload is the command that puts lib first in the LD_PRELOAD the
-	// program starts with (old: what it has now, "" none).
-	Preload(lib, old string) string
-	// Load has the program dlopen lib (RTLD_NOW).
-	Load(lib string) error
-	// Call calls fn (an address, 0x..., or a name) in the program with
-	// four long arguments and returns its result; a fork child it makes
-	// goes free of the debugger. threadsHeld: the other threads stay
-	// where they are meanwhile.
-	Call(fn string, args [4]int64, threadsHeld bool) (int64, error)
-	// Registers reads the selected thread's registers by name (values in
-	// hex); SetRegisters writes those named.
-	Registers(names []string) (map[string]string, error)
-	SetRegisters(values map[string]string, names []string) error
-	// Kill kills the program; Attach traces process pid; Settle tells the
-	// debugger that the program it attached to sits on a breakpoint where
-	// it stands (after its registers were written back).
-	Kill() error
-	Attach(pid int) error
-	Settle() error
-}
-
-// gdbFork is ForkCalls in gdb's commands, through MI where there is an
+// gdbFork is forkcall.Tracer in gdb's commands, through MI where there is an
 // answer to read.
 type gdbFork struct {
 	query  func(cmd string) (string, error)
@@ -44,7 +19,7 @@ type gdbFork struct {
 }
 
 // newGDBFork drives fork copies through query (the session's).
-func newGDBFork(query func(cmd string) (string, error)) ForkCalls {
+func newGDBFork(query func(cmd string) (string, error)) forkcall.Tracer {
 	return &gdbFork{query: query, settle: gdbSettle}
 }
 

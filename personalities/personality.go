@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fred-debugger/fred/internal/forkcall"
 )
 
 // Kind says what a debugger command does to the program.
@@ -330,7 +332,7 @@ type Tracer struct {
 	Settle []string
 	// Fork, where set, drives fork copies of the program (the fork
 	// backend, ckpt.Fork) through the session's query.
-	Fork func(query func(cmd string) (string, error)) ForkCalls
+	Fork func(query func(cmd string) (string, error)) forkcall.Tracer
 	// Reap has the debugger collect its child pid (%d), a zombie, without
 	// waiting: a program it started, killed, that it left uncollected.
 	Reap string
