@@ -813,3 +813,22 @@ func TestReverseContinueSeveralLocations(t *testing.T) {
 		{cmd: "continue", out: `Breakpoint 1\.2, `, expr: "*x", want: "1"},
 	})
 }
+
+// A breakpoint inside a call that a long loop in its caller precedes (as
+// gzip's fill_window rehashes before read_buf reaches updcrc): the
+// statement before the stop is the caller's call of it, after the loop.
+// fred walked the loop statement by statement (600,000 of them: minutes,
+// then "a call covers more than 100000 statements"); now the continue to
+// the call's return, stopped by that breakpoint, is divided like any
+// continue.
+func TestReverseStepAfterLongLoopInCall(t *testing.T) {
+	ts := gdbStart(t, "call_after_loop", "auto")
+	ts.play([]step{
+		{cmd: "break leaf", out: `Breakpoint 1 at`},
+		{cmd: "run", out: `Breakpoint 1, leaf \(v=150000\)`},
+		{cmd: "continue", out: `Breakpoint 1, leaf \(v=450000\)`},
+		{cmd: "fred-reverse-step", out: `fill \(round=2\) at .*call_after_loop.c:22`, expr: "i", want: "300000"},
+		{expr: "acc", want: "450000"},
+		{cmd: "next", out: `Breakpoint 1, leaf \(v=450000\)`},
+	})
+}

@@ -337,10 +337,18 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 		return history.Step{}, false, nil
 	}
 	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), s.p.Tracer.AtAddress(ret)))
-	if err := s.goTo(history.With(base, cont), st); err != nil {
+	end, err := s.forward(cont.Cmd.Line, cont.Bps, st)
+	if err != nil {
 		return history.Step{}, false, err
 	}
-	end := s.Timeline.Now()
+	if !end.Ended && (end.Stop == P.StopBreakpoint || end.Stop == P.StopSignal) && end.At.PC != ret && end.Depth >= history.DepthOf(base) {
+		// A breakpoint (or a crash) inside the call stopped the continue
+		// first, as it stopped the command gone back over: the stretch up
+		// to it is a continue like any other, which the last-pass
+		// machinery divides, where a walk would go a statement at a time
+		// (a long loop in the call before the call that hits it).
+		return end, true, nil
+	}
 	if end.Ended || end.Depth != history.DepthOf(base)-1 || end.At.PC != ret {
 		return history.Step{}, false, nil
 	}
