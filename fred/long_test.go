@@ -1,14 +1,17 @@
 package fred
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fred-debugger/fred/fred/history"
 	"github.com/fred-debugger/fred/fred/rewrite"
 	P "github.com/fred-debugger/fred/personalities"
 )
@@ -318,4 +321,43 @@ func TestGDBIgnoreCountReplayed(t *testing.T) {
 		{cmd: "enable 1"},
 		{cmd: "continue", out: `Breakpoint 1, add \(i=501\)`},
 	})
+}
+
+// An ignore count used up by the command that ran with it: the commands
+// after run without it. fred's list of breakpoints kept "ignore 5" until a
+// breakpoint command re-read it, so the replay of the run used the
+// person's breakpoint, whose count gdb had spent, and stopped at i = 0.
+func TestGDBIgnoreCountUsedUp(t *testing.T) {
+	ts := gdbStart(t, "watch_long", "auto")
+	ts.play([]step{
+		{cmd: "break 15", out: `Breakpoint 1 at`},
+		{cmd: "ignore 1 5", out: `Will ignore next 5 crossings of breakpoint 1`},
+		{cmd: "run", out: `Breakpoint 1, add \(i=5\)`},
+		{cmd: "next", out: `16\t`},
+		{cmd: "fred-reverse-continue", out: `add \(i=5\)`, expr: "i", want: "5"},
+		{cmd: "continue", out: `Breakpoint 1, add \(i=6\)`},
+	})
+}
+
+// crossedCounts: only a count that went down (or ran out) in the history
+// was crossed; one that stayed as it was is not refused.
+func TestCrossedCounts(t *testing.T) {
+	s := &Session{p: P.GDB, bps: []string{"*0x1 ignore 3", "*0x2 ignore 7"}}
+	steps := []history.Step{
+		{Bps: []string{"*0x1 ignore 5", "*0x2 ignore 7"}},
+		{Bps: []string{"*0x1 ignore 3", "*0x2 ignore 7"}},
+		{Bps: []string{"*0x1 ignore 3", "*0x2 ignore 7", "*0x3"}},
+	}
+	got := s.crossedCounts(steps)
+	if want := map[string]bool{"*0x1 ignore 5": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("crossed %v, want %v", got, want)
+	}
+	s.crossed = got
+	if err := s.passesIn([]string{"*0x2 ignore 7"}); err != nil {
+		t.Errorf("a count that never moved refused: %v", err)
+	}
+	var pe *PassesError
+	if err := s.passesIn([]string{"*0x1 ignore 5", "*0x3"}); !errors.As(err, &pe) {
+		t.Errorf("a crossed count: %v, want a PassesError", err)
+	}
 }

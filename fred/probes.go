@@ -205,15 +205,19 @@ func (s *Session) passes(c history.Step) bool {
 }
 
 // passesIn refuses a command the rewriting of a reverse command makes up
-// with breakpoints bps, one of which lets crossings pass, in a debugger
-// that runs each such command with the breakpoints set afresh (gdb):
-// its ignore count would start again at each. An in-process debugger
-// counts a stretch in one command from the continue's start.
+// with breakpoints bps, one of which lets crossings pass and was crossed
+// in the history (its count went down), in a debugger that runs each
+// such command with the breakpoints set afresh (gdb): its ignore count
+// would start again at each. Where the count never moved, starting it
+// afresh changes nothing. An in-process debugger counts a stretch in one
+// command from the continue's start.
 func (s *Session) passesIn(bps []string) error {
 	if s.p.InProcess || s.p.Passes == nil {
 		return nil
 	}
-	i := slices.IndexFunc(bps, s.p.Passes.MatchString)
+	i := slices.IndexFunc(bps, func(b string) bool {
+		return s.p.Passes.MatchString(b) && (s.crossed == nil || s.crossed[b])
+	})
 	if i < 0 {
 		return nil
 	}
@@ -233,6 +237,28 @@ func (s *Session) passesIn(bps []string) error {
 		}
 	}
 	return &PassesError{Where: where}
+}
+
+// crossedCounts are the breakpoints with an ignore count (as Bps names
+// them) that some step of steps ran with and left otherwise: the count
+// went down, or ran out.
+func (s *Session) crossedCounts(steps []history.Step) map[string]bool {
+	crossed := map[string]bool{}
+	if s.p.Passes == nil {
+		return crossed
+	}
+	for i, st := range steps {
+		after := s.bps
+		if i+1 < len(steps) {
+			after = steps[i+1].Bps
+		}
+		for _, b := range st.Bps {
+			if s.p.Passes.MatchString(b) && !slices.Contains(after, b) {
+				crossed[b] = true
+			}
+		}
+	}
+	return crossed
 }
 
 // probesIn are the probes kept inside the continue last run from before,

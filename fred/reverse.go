@@ -610,6 +610,8 @@ func (s *Session) reverseTo(name string, n int, pick func(r *rewrite.Rewriter, t
 	rw := s.rewriter(ctx, st)
 	target := func(t []history.Step, _ *revStats) ([]history.Step, error) { return pick(rw, t) }
 	orig := s.Timeline.Steps()
+	s.crossed = s.crossedCounts(orig)
+	defer func() { s.crossed = nil }()
 	leave := s.enterLeanFor(orig, s.firstIndex())
 	defer func() { _ = leave() }() // symbols come back after any error too
 	t := orig

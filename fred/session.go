@@ -135,7 +135,10 @@ type Session struct {
 	nextSnap           int
 	adopted            map[int]bool // restored programs fred must reap
 	host               host         // how the program is held (host.go)
-	rlog               *replayLog   // replaylog.go
+	// crossed: the ignore counts the history a reverse command started
+	// from used (crossedCounts); nil outside one.
+	crossed map[string]bool
+	rlog    *replayLog // replaylog.go
 
 	run      int      // counts the program's runs; snapshots belong to one
 	bps      []string // where enabled breakpoints stop now
@@ -828,8 +831,10 @@ func (s *Session) afterShown(cmd P.Command, shown, out string, took time.Duratio
 		step.At = loc
 		step.Depth, _ = s.depth()
 		s.Timeline.Add(step)
-		if s.hasTempBreakpoint() {
-			s.refreshBreakpoints() // it may be gone now: later commands did not see it
+		if s.hasTempBreakpoint() || s.passes(step) {
+			// A temporary breakpoint may be gone now, an ignore count
+			// used up: later commands did not run with them.
+			s.refreshBreakpoints()
 		}
 		s.maybeAutoSnapshot()
 		s.host.afterInput()

@@ -305,9 +305,10 @@ func (q repeatSeq) At(i int) watch.Moment {
 // CallToReturn is the run from a moment inside a call to the call's
 // return: a continue with a breakpoint at the return address, beside the
 // breakpoints bps. It ends where the call returns, in the middle of the
-// caller's line (where gdb's finish ends too). ok is false
-// where that does not hold: a recursive call that returns there from
-// deeper first, a debugger without return addresses.
+// caller's line (where gdb's finish ends too), or, when one of bps (or a
+// crash) stops it inside the call first, there. ok is false where neither
+// holds: a recursive call that returns there from deeper first, a
+// debugger without return addresses.
 func (m sessionMover) CallToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error) {
 	return m.s.callToReturn(m.ctx, base, bps, onlyLong, m.st)
 }
@@ -337,6 +338,9 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 		return history.Step{}, false, nil
 	}
 	cont := s.synth(P.OpContinue, 1, append(append([]string{}, bps...), s.p.Tracer.AtAddress(ret)))
+	if err := s.passesIn(cont.Bps); err != nil {
+		return history.Step{}, false, err
+	}
 	end, err := s.forward(cont.Cmd.Line, cont.Bps, st)
 	if err != nil {
 		return history.Step{}, false, err

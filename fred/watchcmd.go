@@ -572,6 +572,8 @@ func (s *Session) reverseWatchTry(text string, last bool) error {
 		}
 	}()
 	orig := s.Timeline.Steps()
+	s.crossed = s.crossedCounts(orig)
+	defer func() { s.crossed = nil }()
 	w := &watchProgram{s: s, expr: expr, end: orig, scope: scope, watchKind: s.hardwareWatch(scope, expr), st: st, ends: map[string]time.Duration{}, endFrom: map[string]time.Duration{}, hitEnds: map[string]int{}, scanStep: map[string]int{}}
 	ctx, stop := s.interruptible()
 	defer stop()

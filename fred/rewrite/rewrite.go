@@ -65,7 +65,8 @@ type CallSiter interface {
 
 // LongCaller is a Mover that can name the return of a long call as a
 // continue to its return address (callToReturn), for the last-pass
-// machinery of continues to divide.
+// machinery of continues to divide; the continue ends earlier, inside
+// the call, where one of the breakpoints stops it first.
 type LongCaller interface {
 	CallToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error)
 }
