@@ -68,10 +68,10 @@ func (e *InterruptedError) Error() string {
 func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 
 // PassesError is a reverse command that would have to run part of a
-// continue that ran with a breakpoint letting crossings pass (an ignore
-// count, Where): each command run again would start the count afresh.
+// command that used up some of a breakpoint's ignore count (Where): each
+// command run again would start the count afresh.
 type PassesError struct{ Where string }
 
 func (e *PassesError) Error() string {
-	return fmt.Sprintf("going back inside a continue that ran with an ignore count (%s) is not supported under this debugger yet; fred-reverse-continue and fred-restart N reach its stop", e.Where)
+	return fmt.Sprintf("going back inside a command that used up part of an ignore count (%s) is not supported under this debugger yet; fred-reverse-continue and fred-restart N reach its stop", e.Where)
 }

@@ -1834,9 +1834,9 @@ func TestParseNexts(t *testing.T) {
 // 13: `ignore 1 5`, `condition 1 i > 2`) is part of where a continue
 // stopped, before the condition, as fred_break reads it back.
 func TestGDBParseBreakpointIgnoreCount(t *testing.T) {
-	const out = `^done,BreakpointTable={nr_rows="1",nr_cols="6",hdr=[{width="7",alignment="-1",col_name="number",colhdr="Num"}],body=[bkpt={number="1",type="breakpoint",disp="keep",enabled="y",addr="0x0000000000001141",func="add",file="testdata/watch_long.c",fullname="/work/main/testdata/watch_long.c",line="15",thread-groups=["i1"],cond="i > 2",times="0",ignore="5",original-location="/work/main/testdata/watch_long.c:15"}]}`
+	const out = `^done,BreakpointTable={nr_rows="1",nr_cols="6",hdr=[{width="7",alignment="-1",col_name="number",colhdr="Num"}],body=[bkpt={number="1",type="breakpoint",disp="keep",enabled="y",addr="0x0000000000001141",func="add",file="testdata/watch_long.c",fullname="/src/testdata/watch_long.c",line="15",thread-groups=["i1"],cond="i > 2",times="0",ignore="5",original-location="/src/testdata/watch_long.c:15"}]}`
 	got := GDB.ParseBreakpoints(out)
-	want := []Bp{{Num: "1", Where: "*0x0000000000001141 ignore 5 if i > 2", Orig: "/work/main/testdata/watch_long.c:15 if i > 2", Enabled: true}}
+	want := []Bp{{Num: "1", Where: "*0x0000000000001141 ignore 5 if i > 2", Orig: "/src/testdata/watch_long.c:15 if i > 2", Enabled: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
