@@ -310,14 +310,15 @@ func (q repeatSeq) At(i int) watch.Moment {
 // holds: a recursive call that returns there from deeper first, a
 // debugger without return addresses.
 func (m sessionMover) CallToReturn(base []history.Step, bps []string, onlyLong bool) (history.Step, bool, error) {
-	return m.s.callToReturn(m.ctx, base, bps, onlyLong, m.st)
+	return m.s.callToReturn(m.ctx, base, bps, onlyLong, true, m.st)
 }
 
 // callToReturn: base is a moment inside the call (for a `next` from a,
 // a and the step into the call; for a `finish`, its start).
 // With onlyLong, ok is false too when the call returns within rewrite.LongWalk
-// `next`s.
-func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []string, onlyLong bool, st *revStats) (history.Step, bool, error) {
+// `next`s. Without inside, a stop inside the call is not ok either: the
+// search's moments of a call (watchcmd.go) take the end for its return.
+func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []string, onlyLong, inside bool, st *revStats) (history.Step, bool, error) {
 	if s.p.CallerCmd == "" || s.canCountSteps() || history.DepthOf(base) < 2 {
 		return history.Step{}, false, nil
 	}
@@ -341,16 +342,18 @@ func (s *Session) callToReturn(ctx context.Context, base []history.Step, bps []s
 	if err := s.passesIn(cont.Bps); err != nil {
 		return history.Step{}, false, err
 	}
-	end, err := s.forward(cont.Cmd.Line, cont.Bps, st)
-	if err != nil {
+	if err := s.goTo(history.With(base, cont), st); err != nil {
 		return history.Step{}, false, err
 	}
-	if !end.Ended && (end.Stop == P.StopBreakpoint || end.Stop == P.StopSignal) && end.At.PC != ret && end.Depth >= history.DepthOf(base) {
-		// A breakpoint (or a crash) inside the call stopped the continue
-		// first, as it stopped the command gone back over: the stretch up
-		// to it is a continue like any other, which the last-pass
-		// machinery divides, where a walk would go a statement at a time
-		// (a long loop in the call before the call that hits it).
+	end := s.Timeline.Now()
+	if inside && !end.Ended && end.At.PC != ret && end.Depth >= history.DepthOf(base) {
+		// One of bps inside the call stopped the continue first, as it
+		// stopped the command gone back over: the stretch up to it is a
+		// continue like any other, which the last-pass machinery
+		// divides, where a walk would go a statement at a time (a long
+		// loop in the call before the call that hits it).
+		end.Stop = P.StopBreakpoint
+		s.Timeline.SetNow(end)
 		return end, true, nil
 	}
 	if end.Ended || end.Depth != history.DepthOf(base)-1 || end.At.PC != ret {

@@ -385,7 +385,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 		if err == nil && why == "limit" {
 			// A long call: q, then its return (a continue that native
 			// probes and hit counts divide), then the rest of a's line.
-			end, ok, err := s.callToReturn(ctx, base, c.Bps, false, w.st)
+			end, ok, err := s.callToReturn(ctx, base, c.Bps, false, false, w.st)
 			if err != nil {
 				return nil, err
 			}
@@ -425,7 +425,7 @@ func (w *watchProgram) refine(ctx context.Context, a []history.Step, c history.S
 			if why != "limit" {
 				return repeatSeq{s: s, op: P.OpNext, a: a, n: n, of: c, then: single(P.OpNext)}, nil
 			}
-			end, ok, err := s.callToReturn(ctx, a, c.Bps, false, w.st)
+			end, ok, err := s.callToReturn(ctx, a, c.Bps, false, false, w.st)
 			if err != nil {
 				return nil, err
 			}
