@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
@@ -149,7 +150,11 @@ func init() { timed.Debugf = debugf }
 // settle brings the program to the start of a statement with source, at
 // most depth frames deep (0: any depth).
 func (s *Session) settle(depth int) (string, error) {
-	out, err := s.query(fmt.Sprintf("%s %d", s.p.Stepper.Settle, depth))
+	cmd := s.p.Stepper.Settle + " %d" // the depth goes after the command, or where it says
+	if strings.Contains(s.p.Stepper.Settle, "%d") {
+		cmd = s.p.Stepper.Settle
+	}
+	out, err := s.query(fmt.Sprintf(cmd, depth))
 	if err != nil {
 		return "", err
 	}

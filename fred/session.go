@@ -393,7 +393,11 @@ func Start(opt Options) (*Session, error) {
 	}
 	// A debugger of its own (gdb) dies with fred; an in-process one is the
 	// program, which CRIU may dump: the keeper ends it.
-	pp, err := proc.StartPTY(argv, env, master, slave, size, !s.p.NoCtty, !s.p.InProcess)
+	startSize := size
+	if s.p.LineEditorAtSize {
+		startSize = &pty.Winsize{}
+	}
+	pp, err := proc.StartPTY(argv, env, master, slave, startSize, !s.p.NoCtty, !s.p.InProcess)
 	if err != nil {
 		s.keeper.Close()
 		s.closeSessionDir()
@@ -406,6 +410,9 @@ func Start(opt Options) (*Session, error) {
 	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
+	}
+	if startSize != size {
+		s.Resize(size)
 	}
 	setup := s.p.Setup(s.marker)
 	if opt.Batch {

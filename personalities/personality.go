@@ -159,6 +159,12 @@ type Personality struct {
 	NoCtty bool
 	// Env is added to the debugger's environment.
 	Env []string
+	// LineEditorAtSize: the debugger turns its own line editor on when
+	// its terminal has a width, and that editor drops the marker's control
+	// bytes from the prompt (lldb's editline). It starts on a terminal of
+	// no width, which it then takes for a plain one for good, and gets
+	// the real size once it prompts (fred edits the lines itself).
+	LineEditorAtSize bool
 	// InitialPrompt matches the debugger's first prompt when it cannot be
 	// given the marker on its command line; nil means the marker is used
 	// from the start.
@@ -436,7 +442,7 @@ func (t ThreadInfo) String() string {
 	return fmt.Sprintf("thread %d (LWP %d, %q)", t.Num, t.LWP, t.Name)
 }
 
-var all = []*Personality{GDB, PDB, Perl}
+var all = []*Personality{GDB, PDB, Perl, LLDB}
 
 // All returns every personality.
 func All() []*Personality { return all }

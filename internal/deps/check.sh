@@ -17,8 +17,9 @@ set -euo pipefail
 # Debian packages fred and its tests need (libc6-dev and binutils so that gcc and g++
 # can build the fixture programs; MariaDB's server and client, the -core
 # packages, which start no service, for the test on a real server; dpkg-dev,
-# with patch and xz-utils, for make bench's gzip built from its Debian source).
-FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils libpadwalker-perl mariadb-server-core mariadb-client-core dpkg-dev)
+# with patch and xz-utils, for make bench's gzip built from its Debian source;
+# lldb, the fourth debugger, with python3-six, which its Python module imports).
+FRED_APT_PACKAGES=(gdb gcc g++ make python3 perl libc6-dev binutils libpadwalker-perl mariadb-server-core mariadb-client-core dpkg-dev lldb python3-six)
 
 # The editor tests drive `fred dap` with VS Code's own DebugClient, an npm
 # package pinned (with its lock file) in a directory of its own.

@@ -2,7 +2,7 @@
 # install.sh: install everything fred and its tests need on Debian 12
 # (bookworm, amd64), as root. Run by `make deps` as `check.sh || install.sh`.
 #
-#   1. gdb gcc g++ make python3 perl libc6-dev binutils libpadwalker-perl from the machine's own apt
+#   1. the Debian packages check.sh lists (gdb, gcc, lldb, ...) from the machine's own apt
 #      (apt-get update only when something has to be installed);
 #   2. Go, if no go >= FRED_GO_MIN is in PATH or $FRED_GO_DIR: Debian 13's
 #      golang-1.NN-go and golang-1.NN-src, unpacked into $FRED_GO_DIR/root,

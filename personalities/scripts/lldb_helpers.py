@@ -1,0 +1,417 @@
+# fred's helpers inside lldb: queries whose answers fred reads as one
+# "@fred ..." line, through the SB API rather than lldb's display formats
+# (which the person may have changed: frame-format, thread-format).
+import os
+import lldb
+
+
+def fred_target():
+    return lldb.debugger.GetSelectedTarget()
+
+
+def fred_process():
+    p = fred_target().GetProcess()
+    if not p.IsValid() or p.GetState() in (lldb.eStateInvalid, lldb.eStateExited, lldb.eStateDetached, lldb.eStateUnloaded, lldb.eStateConnected):
+        return None
+    return p
+
+
+def fred_frame():
+    p = fred_process()
+    if p is None:
+        return None
+    f = p.GetSelectedThread().GetSelectedFrame()
+    return f if f.IsValid() else None
+
+
+def fred_where():
+    f = fred_frame()
+    if f is None:
+        print("@fred not running")
+        return
+    le = f.GetLineEntry()
+    path = le.GetFileSpec().fullpath if le.IsValid() and le.GetFileSpec().IsValid() else ""
+    print("@fred where %d\t%s\t%s\t%d" % (f.GetPC(), f.GetFunctionName() or "", path or "", le.GetLine() if path else 0))
+
+
+def fred_depth():
+    p = fred_process()
+    if p is None:
+        print("@fred not running")
+        return
+    print("@fred depth %d" % p.GetSelectedThread().GetNumFrames())
+
+
+def fred_pid():
+    p = fred_process()
+    print("@fred pid %d" % (p.GetProcessID() if p is not None else 0))
+
+
+def fred_caller():
+    p = fred_process()
+    if p is None:
+        print("@fred not running")
+        return
+    t = p.GetSelectedThread()
+    f = t.GetSelectedFrame()
+    up = t.GetFrameAtIndex(f.GetFrameID() + 1)
+    print("@fred caller %d" % (up.GetPC() if up.IsValid() else 0))
+
+
+def fred_where_of(bp):
+    # Where a breakpoint stops, in a form fred_break takes again: a line
+    # where it has one, else its function, else its address.
+    if bp.GetNumLocations() == 0:
+        return None
+    addr = bp.GetLocationAtIndex(0).GetAddress()
+    le = addr.GetLineEntry()
+    if le.IsValid() and le.GetFileSpec().IsValid():
+        return "%s:%d" % (le.GetFileSpec().fullpath, le.GetLine())
+    fn = addr.GetFunction()
+    if fn.IsValid():
+        return fn.GetName()
+    return "*0x%016x" % addr.GetLoadAddress(fred_target())
+
+
+def fred_bps():
+    t = fred_target()
+    for i in range(t.GetNumBreakpoints()):
+        bp = t.GetBreakpointAtIndex(i)
+        where = fred_where_of(bp)
+        if where is None or bp.MatchesName("fred"):
+            continue
+        print("@fred bp %d %d %d %s" % (bp.GetID(), 1 if bp.IsEnabled() else 0, 1 if bp.IsOneShot() else 0, where))
+
+
+def fred_break(where, internal=True):
+    t = fred_target()
+    if where.startswith("*0x"):
+        bp = t.BreakpointCreateByAddress(int(where[1:], 16))
+    elif ":" in where:
+        f, _, line = where.rpartition(":")
+        bp = t.BreakpointCreateByLocation(f, int(line))
+    else:
+        bp = t.BreakpointCreateByName(where)
+    if not bp.IsValid():
+        print("@fred no breakpoint at %s" % where)
+        return
+    if internal:
+        # fred's own: fred_bps leaves it out.
+        bp.AddName("fred")
+    print("@fred breakpoint %d" % bp.GetID())
+
+
+def fred_value(v):
+    s = v.GetValue()
+    if s is None:
+        s = v.GetSummary()
+    if s is None:
+        s = str(v).split(" = ", 1)[-1]
+    return s
+
+
+def fred_eval(expr):
+    f = fred_frame()
+    o = lldb.SBExpressionOptions()
+    # The person's $0, $1 ... stay theirs.
+    o.SetSuppressPersistentResult(True)
+    o.SetTryAllThreads(False)
+    v = f.EvaluateExpression(expr, o) if f is not None else fred_target().EvaluateExpression(expr, o)
+    err = v.GetError()
+    if err.Fail():
+        print("@fred error %s" % " ".join((err.GetCString() or "cannot evaluate").split()))
+        return
+    print("@fred value %s" % fred_value(v))
+
+
+def fred_env(name):
+    e = fred_target().GetEnvironment()
+    v = e.Get(name)
+    print("@fred env %s" % (v or ""))
+
+
+def fred_call(fn, a, b, c, d, threads_held):
+    # A call into the program for the fork backend, made by hand rather
+    # than as an expression: lldb 14 interrupts an expression whose
+    # program forks ("reason: fork"), while a plain continue lets lldb
+    # detach the fork child (follow-fork-mode parent), taking its
+    # breakpoints out of it, and go on. The call returns to where the
+    # thread stands, on a breakpoint of fred's there.
+    p = fred_process()
+    if p is None:
+        print("@fred error the program is not running")
+        return
+    t = p.GetSelectedThread()
+    f = t.GetFrameAtIndex(0)
+    regs = {}
+    for n in ("rip", "rsp", "rax", "rdi", "rsi", "rdx", "rcx", "rflags"):
+        regs[n] = f.FindRegister(n).GetValueAsUnsigned()
+    target = fred_target()
+    if fn.startswith("0x"):
+        addr = int(fn, 16)
+    else:
+        syms = target.FindSymbols(fn)
+        if syms.GetSize() == 0:
+            print("@fred error no function %s" % fn)
+            return
+        addr = syms.GetContextAtIndex(0).GetSymbol().GetStartAddress().GetLoadAddress(target)
+    ret = regs["rip"]
+    # Below the red zone, 16-byte aligned, then the return address.
+    sp = ((regs["rsp"] - 256) & ~0xf) - 8
+    err = lldb.SBError()
+    p.WriteMemory(sp, ret.to_bytes(8, "little"), err)
+    if err.Fail():
+        print("@fred error writing the stack: %s" % err.GetCString())
+        return
+
+    def put(n, v):
+        e = lldb.SBError()
+        t.GetFrameAtIndex(0).FindRegister(n).SetValueFromCString("0x%x" % (v & 0xffffffffffffffff), e)
+        return e.Success()
+    for n, v in (("rdi", a), ("rsi", b), ("rdx", c), ("rcx", d), ("rsp", sp), ("rax", 0), ("rip", addr)):
+        if not put(n, v):
+            print("@fred error writing %s" % n)
+            return
+    bp = target.BreakpointCreateByAddress(ret)
+    bp.AddName("fred")
+    bp.SetThreadID(t.GetThreadID())
+    others = []
+    if threads_held:
+        for o in p:
+            if o.GetThreadID() != t.GetThreadID() and not o.IsSuspended():
+                o.Suspend()
+                others.append(o)
+    why = ""
+    while True:
+        err = p.Continue()
+        if err.Fail():
+            why = err.GetCString()
+            break
+        if p.GetState() != lldb.eStateStopped:
+            why = "the program ended in the call"
+            break
+        st = t.GetStopReason()
+        if st == lldb.eStopReasonBreakpoint and t.GetFrameAtIndex(0).GetPC() == ret and t.GetFrameAtIndex(0).FindRegister("rsp").GetValueAsUnsigned() == sp + 8:
+            break
+        if st in (lldb.eStopReasonFork, lldb.eStopReasonVFork, lldb.eStopReasonBreakpoint, lldb.eStopReasonNone) or \
+                (st == lldb.eStopReasonSignal and t.GetStopReasonDataAtIndex(0) == 19):
+            continue
+        why = "the call stopped (%s)" % t.GetStopDescription(200)
+        break
+    for o in others:
+        o.Resume()
+    target.BreakpointDelete(bp.GetID())
+    rv = t.GetFrameAtIndex(0).FindRegister("rax").GetValueAsSigned() if not why else 0
+    for n in ("rip", "rsp", "rax", "rdi", "rsi", "rdx", "rcx", "rflags"):
+        put(n, regs[n])
+    fred_flush()
+    if why:
+        print("@fred error %s" % why)
+        return
+    print("@fred value %d" % rv)
+
+
+def fred_load(lib):
+    f = fred_frame()
+    o = lldb.SBExpressionOptions()
+    o.SetSuppressPersistentResult(True)
+    o.SetIgnoreBreakpoints(True)
+    o.SetUnwindOnError(True)
+    v = f.EvaluateExpression('((void*(*)(const char*,int))dlopen)("%s", 2)' % lib, o)
+    if v.GetError().Fail() or v.GetValueAsUnsigned() == 0:
+        print("@fred error dlopen(%s) failed: %s" % (lib, " ".join((v.GetError().GetCString() or "NULL").split())))
+        return
+    print("@fred value %d" % v.GetValueAsUnsigned())
+
+
+def fred_registers(names):
+    f = fred_frame()
+    if f is None:
+        print("@fred error the program is not running")
+        return
+    out = []
+    for n in names.split():
+        r = f.FindRegister(n)
+        if not r.IsValid():
+            print("@fred error lldb has no register %s" % n)
+            return
+        out.append("%s=0x%x" % (n, r.GetValueAsUnsigned()))
+    print("@fred registers %s" % " ".join(out))
+
+
+def fred_set_registers(pairs):
+    f = fred_frame()
+    for p in pairs.split():
+        n, _, v = p.partition("=")
+        r = f.FindRegister(n)
+        e = lldb.SBError()
+        if not r.IsValid() or not r.SetValueFromCString(v, e) or e.Fail():
+            print("@fred error writing %s: %s" % (n, e.GetCString()))
+            return
+    fred_flush()
+    print("@fred value 0")
+
+
+def fred_flush():
+    # Registers written through the SB API leave lldb's frames of the
+    # thread as they were; register write drops them (Thread::Flush).
+    t = fred_thread()
+    pc = t.GetFrameAtIndex(0).FindRegister("rip").GetValueAsUnsigned()
+    r = lldb.SBCommandReturnObject()
+    lldb.debugger.GetCommandInterpreter().HandleCommand("register write rip 0x%x" % pc, r)
+
+
+def fred_thread():
+    p = fred_process()
+    return p.GetSelectedThread() if p is not None else None
+
+
+def fred_stepped(t):
+    # Why the last step or continue of thread t ended, as fred_run does
+    # under gdb: done, breakpoint, signal, exited.
+    p = fred_process()
+    if p is None:
+        return "exited"
+    r = t.GetStopReason()
+    if r == lldb.eStopReasonBreakpoint or r == lldb.eStopReasonWatchpoint:
+        # fred's own return breakpoint of a finish is its end.
+        return "breakpoint"
+    if r in (lldb.eStopReasonSignal, lldb.eStopReasonException):
+        return "signal"
+    return "done"
+
+
+def fred_depth_of(t):
+    return t.GetNumFrames()
+
+
+def fred_fp_of(t):
+    f = t.GetFrameAtIndex(0)
+    regs = f.GetRegisters().GetFirstValueByName("General Purpose Registers")
+    return ":".join("%x" % regs.GetChildAtIndex(i).GetValueAsUnsigned() for i in range(regs.GetNumChildren())
+                    if regs.GetChildAtIndex(i).GetByteSize() == 8)
+
+
+def fred_nexts(mx, mode="", fp=""):
+    t = fred_thread()
+    if t is None:
+        print("FREDNEXTS 0 exited")
+        return
+    d0 = fred_depth_of(t)
+    n, why = 0, "limit"
+    while n < mx:
+        t.StepOver()
+        why = fred_stepped(t)
+        if why != "done":
+            break
+        if mode == "shallower" and fred_depth_of(t) < d0:
+            break
+        n += 1
+        if mode == "fp" and fred_fp_of(t) == fp:
+            break
+        why = "limit"
+    print("FREDNEXTS %d %s" % (n, why))
+
+
+def fred_settle(depth=0):
+    # Out of code without source, out of frames deeper than depth, then
+    # to the start of a statement (see gdb's fred-settle).
+    why = "done"
+    for _ in range(200):
+        t = fred_thread()
+        if t is None:
+            why = "exited"
+            break
+        f = t.GetFrameAtIndex(0)
+        le = f.GetLineEntry()
+        nosrc = not le.IsValid() or le.GetLine() == 0 or not os.path.exists(le.GetFileSpec().fullpath or "")
+        if nosrc and t.GetProcess().GetNumThreads() > 1:
+            break
+        if nosrc or (depth and t.GetNumFrames() > depth):
+            t.StepOut()
+            why = fred_stepped(t)
+        elif le.GetStartAddress().GetLoadAddress(fred_target()) != f.GetPC():
+            if depth:
+                t.StepOver()
+            else:
+                t.StepInto()
+            why = fred_stepped(t)
+        else:
+            break
+        if why != "done":
+            break
+    print("FREDSETTLE %s" % why)
+
+
+def fred_fp():
+    t = fred_thread()
+    print("FREDFP %s" % (fred_fp_of(t) if t is not None else ""))
+
+
+def fred_where_regs():
+    t = fred_thread()
+    f = t.GetFrameAtIndex(0)
+    print("FREDWHERE %d %d %d" % (f.GetPC(), f.FindRegister("rflags").GetValueAsUnsigned() & 0xffffffff, t.GetThreadID()))
+
+
+def fred_signals(p):
+    # As gdb under fred: SIGINT (Ctrl-C, fred's timed interrupts) stops
+    # the program and is not passed on; SIGSTOP (a snapshot's) is silent.
+    s = p.GetUnixSignals()
+    s.SetShouldSuppress(2, True)
+    s.SetShouldStop(2, True)
+    s.SetShouldSuppress(19, True)
+    s.SetShouldStop(19, False)
+    s.SetShouldNotify(19, False)
+
+
+class FredStopHook:
+    # Signal settings are the process's: set at each stop of each one.
+    def __init__(self, target, extra_args, internal_dict):
+        pass
+
+    def handle_stop(self, exe_ctx, stream):
+        fred_signals(exe_ctx.GetProcess())
+        return True
+
+
+def fred_ppid(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def fred_detach():
+    # lldb-server, the parent of a program lldb launched, exits on
+    # detach. A program then stopped (the snapshot's SIGSTOP) in a
+    # process group so orphaned gets SIGHUP from the kernel and dies. lldb
+    # takes it as a subreaper for that moment: its parent is then lldb,
+    # in the same session, and its group is not orphaned.
+    import ctypes
+    p = fred_process()
+    pid = p.GetProcessID() if p is not None else 0
+    server = fred_ppid(pid) if pid else 0
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    try:
+        r = lldb.SBCommandReturnObject()
+        lldb.debugger.GetCommandInterpreter().HandleCommand("process detach", r)
+        print((r.GetOutput() or "") + (r.GetError() or ""), end="")
+        if server and server != os.getpid():
+            import time
+            end = time.time() + 2
+            while fred_ppid(pid) == server and time.time() < end:
+                time.sleep(0.001)
+    finally:
+        libc.prctl(36, 0, 0, 0, 0)
+
+
+def fred_reap(pid):
+    # A program of lldb's (see fred_detach), killed: only lldb can
+    # collect it.
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except OSError:
+        pass
