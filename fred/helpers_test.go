@@ -93,6 +93,36 @@ func gdbSessionOf(t *testing.T, prog, snapshots, dir string) *tsession {
 	return ts
 }
 
+// lldbSession starts real lldb on a fixture, with the given snapshot
+// backend.
+func lldbSession(t *testing.T, fixture, snapshots string) *tsession {
+	t.Helper()
+	testutil.Require(t, "lldb")
+	prog := testutil.Fixture(t, fixture)
+	out := &syncBuf{}
+	s, err := Start(Options{Personality: P.LLDB, Argv: []string{"lldb", prog}, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(snapshots, "auto", "criu", 1); s.snap == nil || s.snap.Name() != want || snapshots == "auto" && s.copies == nil {
+		t.Fatalf("the %s snapshot backend is not usable: %s; run 'make deps' as root", snapshots, s.snapWhy)
+	}
+	ts := &tsession{Session: s, t: t, out: out}
+	t.Cleanup(func() {
+		pid := s.pid
+		s.Close()
+		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
+			t.Errorf("program pid %d still there after Close", pid)
+		}
+		if left := testutil.Running(prog); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	out.take()
+	return ts
+}
+
 // runTo starts the program with runCmd from a breakpoint on main (fred
 // takes snapshot 1 there), sets a breakpoint with bp, and continues to
 // it: the stop matches stop.
@@ -164,6 +194,14 @@ func gdbStart(t *testing.T, fixture, backend string, args ...string) *tsession {
 	return gdbSession(t, fixture, backend)
 }
 
+func lldbStart(t *testing.T, fixture, backend string, args ...string) *tsession {
+	t.Helper()
+	if len(args) > 0 {
+		t.Fatal("test bug: lldb's program arguments go in its run command")
+	}
+	return lldbSession(t, fixture, backend)
+}
+
 func pdbStart(t *testing.T, fixture, backend string, args ...string) *tsession {
 	t.Helper()
 	ts, _ := pdbSessionArgs(t, fixture, backend, args...)
@@ -186,6 +224,11 @@ func argvOf(t *testing.T, p *P.Personality, fixture string, args ...string) []st
 			t.Fatal("test bug: gdb's program arguments go in its run command")
 		}
 		return []string{"gdb", "-q", testutil.Fixture(t, fixture)}
+	case P.LLDB:
+		if len(args) > 0 {
+			t.Fatal("test bug: lldb's program arguments go in its run command")
+		}
+		return []string{"lldb", testutil.Fixture(t, fixture)}
 	case P.PDB:
 		return append([]string{"python3", "-m", "pdb", script(fixture)}, args...)
 	case P.Perl:

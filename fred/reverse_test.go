@@ -101,6 +101,9 @@ func (cases revTable) run(t *testing.T) {
 // would do the same.
 var noLibc = step{cmd: "skip -gfi ./*/*"}
 
+// lldbNoLibc is the same for lldb.
+var lldbNoLibc = step{cmd: "settings set target.process.thread.step-avoid-libraries libc.so.6"}
+
 func TestReverseStepNextFinish(t *testing.T) {
 	revTable{
 		{name: "gdb", start: gdbStart, fixture: "steps",
@@ -134,6 +137,44 @@ func TestReverseStepNextFinish(t *testing.T) {
 				{cmd: "next 3", mark: "U3"},
 				{cmd: "fred-rs 2", land: "S5"},
 				{cmd: "fred-undo", land: "S1"},
+			},
+			then: []step{{cmd: "fred-rs 0", out: `takes one optional positive count`}}},
+		{name: "lldb", start: lldbStart, fixture: "steps",
+			setup: []step{lldbNoLibc, {cmd: "b main", out: `Breakpoint 1`}},
+			vars:  []string{"total"},
+			walk: []revCase{
+				{cmd: "run", mark: "S0"},  // main:22
+				{cmd: "next", mark: "S1"}, // main:23
+				{cmd: "step", mark: "S2"}, // square:8
+				{cmd: "next", mark: "S3"}, // square:9
+				{cmd: "next", mark: "S4"}, // square:10
+				{cmd: "next", mark: "S5"}, // main:24
+				{cmd: "next", mark: "S6"}, // main:22
+				{cmd: "next", mark: "S7"}, // main:23
+				{cmd: "fred-reverse-step", land: "S6"},
+				{cmd: "next", land: "S7"},
+				{cmd: "fred-rs", land: "S6"},
+				{cmd: "fred-rs", land: "S5"},
+				{cmd: "fred-rs", land: "S4"},
+				{cmd: "fred-reverse-next", land: "S3"},
+				{cmd: "fred-reverse-finish", land: "S1"},
+				{cmd: "fred-rs", land: "S0"},
+				{cmd: "fred-rs", land: "S0"},
+				{cmd: "next", land: "S1"},
+				{cmd: "next", mark: "T1"},    // main:24, over the call
+				{cmd: "fred-rs", land: "S4"}, // the callee's last statement
+				// lldb's next out of a callee stops where the call
+				// returns, inside line 23 (S5), as it did the first time.
+				{cmd: "next", land: "S5"},
+				{cmd: "next", land: "T1"},
+				{cmd: "fred-rn", land: "S5"}, // the next that got here started there
+				{cmd: "fred-rn", land: "S1"}, // over the call as one statement
+				{cmd: "step", land: "S2"},
+				{cmd: "fred-rn", land: "S1"}, // out of a just-entered frame to the call
+				{cmd: "step", land: "S2"},
+				{cmd: "finish", land: "S5"},
+				{cmd: "fred-undo", land: "S2"},
+				{cmd: "fred-reverse-finish", land: "S1"},
 			},
 			then: []step{{cmd: "fred-rs 0", out: `takes one optional positive count`}}},
 		{name: "pdb", start: pdbStart, fixture: "steps.py",
@@ -236,6 +277,28 @@ func TestReverseContinueRecursionAndEnd(t *testing.T) {
 				{cmd: "continue", out: `exited normally`},
 				{cmd: "fred-reverse-step", out: `main \(\)\s+at .*steps.c:29`},
 				{cmd: "fred-rn", out: `28\s+return 0;`},
+				{cmd: "print f", out: `= 120`},
+			}},
+		{name: "lldb", start: lldbStart, fixture: "steps",
+			setup: []step{lldbNoLibc, {cmd: "b fact", out: `Breakpoint 1`}},
+			vars:  []string{"n"},
+			walk: []revCase{
+				{cmd: "run", mark: "F5"},
+				{cmd: "c", mark: "F4"},
+				{cmd: "c", mark: "F3"},
+				{cmd: "fred-reverse-continue", land: "F4"},
+				{cmd: "fred-rc", land: "F5"},
+				{cmd: "c", land: "F4"},
+				{cmd: "next", mark: "F4a"}, // fact:16, n=4
+				{cmd: "step", mark: "F3"},
+				{cmd: "fred-reverse-finish", land: "F4a"},
+				{cmd: "fred-undo", land: "F4"},
+			},
+			then: []step{
+				{cmd: "breakpoint delete 1"},
+				{cmd: "c", out: `exited with status = 0`},
+				{cmd: "fred-reverse-step", out: "steps`main at steps.c:29"},
+				{cmd: "fred-rn", out: `-> 28\s+return 0;`},
 				{cmd: "print f", out: `= 120`},
 			}},
 		{name: "pdb", start: pdbStart, fixture: "steps.py",

@@ -53,6 +53,19 @@ func TestReverseWatch(t *testing.T) {
 			// (under load it may stop by run time first): either is said
 			// in the person's words.
 			inside: `(?m)^   \|  inside 'continue': .*(\d+ pass(es)? of main at watch.c:\d+|\d+ stops? by run time).*$`, listed: `inside 'continue': `},
+		{name: "lldb", start: lldbStart, fixture: "watch",
+			toEnd: []step{lldbNoLibc,
+				{cmd: "fred-reverse-watch sum >= 0", out: `needs a snapshot of this run`},
+				{cmd: "b main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}, {cmd: "b watch.c:21", out: `Breakpoint 2`}, {cmd: "c", out: `stop reason = breakpoint 2`}},
+			expr: "sum >= 0", no: "false", yes: "true",
+			landed: "watch`update\\(i=277\\) at watch.c:13", at: [2]string{"i", "277"},
+			step: step{cmd: "step", out: `watch.c:14`},
+			same: "data[0] == 0", sameSaid: `is true both at the start of the search .* and now`,
+			bad: "nosuchvar + 1", badSaid: `use of undeclared identifier 'nosuchvar'`,
+			where: step{cmd: "frame select", out: "watch`update\\(i=277\\) at watch.c:14"},
+			goOn:  step{cmd: "c", out: `stop reason = breakpoint 2`},
+			// Which division fred takes depends on how long the loop ran.
+			inside: `(?m)^   \|  inside 'continue': .*(\d+ pass(es)? of main at watch.c:\d+|\d+ stops? by run time|next \d+).*$`, listed: `inside 'continue': `},
 		{name: "pdb", start: pdbStart, fixture: "watch.py",
 			toEnd: []step{{cmd: "b 18", out: `Breakpoint 1`}, {cmd: "c", out: `\(18\)main\(\)`}},
 			expr:  "total >= 0", no: "False", yes: "True",

@@ -138,7 +138,7 @@ var LLDB = &Personality{
 	ParseBreakpoints: parseLLDBBreakpoints,
 	Enable:           "breakpoint enable %s",
 	Disable:          "breakpoint disable %s",
-	Delete:           "breakpoint delete %s",
+	Delete:           `script fred_delete("%s")`,
 	BreakAt:          "script fred_break(%q)",
 	Rebreak:          "script fred_break(%q, False)",
 	ParseNewBreakpoint: func(out string) string {
@@ -177,7 +177,14 @@ var LLDB = &Personality{
 		SetEnv:   "settings append target.env-vars %s=%s",
 		UnsetEnv: "settings append target.unset-env-vars %s",
 		EnvValue: func(out, _ string) string { v, _ := lldbAnswer(out, "env"); return v },
-		AtAddr:   "*0x%016x"},
+		AtAddr:   "*0x%016x",
+		// fred's watchpoints cover the variables the expression reads,
+		// where each is a plain name (lldb watches addresses).
+		Watch: "fredwatch %s %s",
+		WatchKind: func(key, expr string) string {
+			return fmt.Sprintf("script fred_watch_kind(%q, %q)", key, expr)
+		},
+		Triggered: regexp.MustCompile(`stop reason = watchpoint \d+`)},
 	FrameCmd: "frame select",
 	Stepper: &Stepper{
 		Nexts: func(max int, m NextsMode) string {

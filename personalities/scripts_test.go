@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestScriptsCompile(t *testing.T) {
 		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
 		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
 		"gdb_commands.py": gdbCommandsPy, "gdb_early.py": gdbEarlyPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
-		"pdb_boot.py": pdbBoot, "perl_boot.pl": perlBootSrc,
+		"pdb_boot.py": pdbBoot, "perl_boot.pl": perlBootSrc, "lldb_helpers.py": lldbHelpersPy,
 	}
 	for _, f := range append(pys, pls...) {
 		b, err := os.ReadFile(f)
@@ -63,6 +64,24 @@ func TestScriptsCompile(t *testing.T) {
 			}
 			defined[name] = f
 		}
+	}
+	// lldb reads its lines in canonical mode: each of the setup's lines
+	// fits a terminal's line, and together they are the whole file.
+	var sent strings.Builder
+	for _, c := range LLDB.Setup("") {
+		if len(c) >= 4095 {
+			t.Errorf("an lldb setup line of %d bytes", len(c))
+		}
+		if q, ok := strings.CutPrefix(c, "script exec("); ok {
+			src, err := strconv.Unquote(strings.TrimSuffix(q, ")"))
+			if err != nil {
+				t.Fatalf("%.60s: %v", c, err)
+			}
+			sent.WriteString(src)
+		}
+	}
+	if sent.String() != lldbHelpersPy {
+		t.Errorf("lldb's setup lines do not carry lldb_helpers.py whole")
 	}
 	// perl pastes PERL5DB before the program: one line.
 	if strings.Contains(perlBoot, "\n") {

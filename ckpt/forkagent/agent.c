@@ -110,6 +110,20 @@ __asm__(
 	"	ret\n"
 	".size fredfork_take, .-fredfork_take\n");
 
+/*
+ * Where a debugger that calls fredfork_take by hand (lldb) has it return:
+ * the trap stops the program there without a breakpoint of the
+ * debugger's, whose number the person would see taken.
+ */
+__asm__(
+	".text\n"
+	".globl fredfork_trap\n"
+	".type fredfork_trap,@function\n"
+	"fredfork_trap:\n"
+	"	int3\n"
+	"	ud2\n"
+	".size fredfork_trap, .-fredfork_trap\n");
+
 _Static_assert(STACK_SIZE == 65536, "keep the entry code in step");
 
 static void restore_fpu(void)

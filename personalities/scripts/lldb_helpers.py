@@ -85,6 +85,9 @@ def fred_bps():
 
 def fred_break(where, internal=True):
     t = fred_target()
+    if where.startswith("fredwatch "):
+        fred_watch(where.split(" ", 2)[2])
+        return
     if where.startswith("*0x"):
         bp = t.BreakpointCreateByAddress(int(where[1:], 16))
     elif ":" in where:
@@ -135,8 +138,7 @@ def fred_call(fn, a, b, c, d, threads_held):
     # than as an expression: lldb 14 interrupts an expression whose
     # program forks ("reason: fork"), while a plain continue lets lldb
     # detach the fork child (follow-fork-mode parent), taking its
-    # breakpoints out of it, and go on. The call returns to where the
-    # thread stands, on a breakpoint of fred's there.
+    # breakpoints out of it, and go on.
     p = fred_process()
     if p is None:
         print("@fred error the program is not running")
@@ -155,7 +157,13 @@ def fred_call(fn, a, b, c, d, threads_held):
             print("@fred error no function %s" % fn)
             return
         addr = syms.GetContextAtIndex(0).GetSymbol().GetStartAddress().GetLoadAddress(target)
-    ret = regs["rip"]
+    # The call returns to the agent's trap (an int3 of its own): a
+    # breakpoint of fred's would take one of the person's numbers.
+    traps = target.FindSymbols("fredfork_trap")
+    if traps.GetSize() == 0:
+        print("@fred error no fredfork_trap in the program")
+        return
+    ret = traps.GetContextAtIndex(0).GetSymbol().GetStartAddress().GetLoadAddress(target)
     # Below the red zone, 16-byte aligned, then the return address.
     sp = ((regs["rsp"] - 256) & ~0xf) - 8
     err = lldb.SBError()
@@ -172,9 +180,7 @@ def fred_call(fn, a, b, c, d, threads_held):
         if not put(n, v):
             print("@fred error writing %s" % n)
             return
-    bp = target.BreakpointCreateByAddress(ret)
-    bp.AddName("fred")
-    bp.SetThreadID(t.GetThreadID())
+    fred_flush()
     others = []
     if threads_held:
         for o in p:
@@ -182,7 +188,7 @@ def fred_call(fn, a, b, c, d, threads_held):
                 o.Suspend()
                 others.append(o)
     why = ""
-    while True:
+    for _ in range(1000):
         err = p.Continue()
         if err.Fail():
             why = err.GetCString()
@@ -190,17 +196,18 @@ def fred_call(fn, a, b, c, d, threads_held):
         if p.GetState() != lldb.eStateStopped:
             why = "the program ended in the call"
             break
-        st = t.GetStopReason()
-        if st == lldb.eStopReasonBreakpoint and t.GetFrameAtIndex(0).GetPC() == ret and t.GetFrameAtIndex(0).FindRegister("rsp").GetValueAsUnsigned() == sp + 8:
+        if t.GetFrameAtIndex(0).GetPC() in (ret, ret + 1):
             break
-        if st in (lldb.eStopReasonFork, lldb.eStopReasonVFork, lldb.eStopReasonBreakpoint, lldb.eStopReasonNone) or \
+        st = t.GetStopReason()
+        # A fork (lldb lets the child go), a breakpoint the person has
+        # in the agent's way, a snapshot's stop: on.
+        if st in (lldb.eStopReasonFork, lldb.eStopReasonVFork, lldb.eStopReasonVForkDone, lldb.eStopReasonBreakpoint, lldb.eStopReasonNone) or \
                 (st == lldb.eStopReasonSignal and t.GetStopReasonDataAtIndex(0) == 19):
             continue
         why = "the call stopped (%s)" % t.GetStopDescription(200)
         break
     for o in others:
         o.Resume()
-    target.BreakpointDelete(bp.GetID())
     rv = t.GetFrameAtIndex(0).FindRegister("rax").GetValueAsSigned() if not why else 0
     for n in ("rip", "rsp", "rax", "rdi", "rsi", "rdx", "rcx", "rflags"):
         put(n, regs[n])
@@ -415,3 +422,54 @@ def fred_reap(pid):
         os.waitpid(pid, os.WNOHANG)
     except OSError:
         pass
+
+
+def fred_watch_items(expr):
+    # The variables expr reads, each as (address, size), where each is a
+    # plain name of a variable a hardware watchpoint can cover; None where
+    # one is not (a member, an element, a call).
+    import re
+    if re.search(r"[\[.(]|->", expr):
+        return None
+    f = fred_frame()
+    items = []
+    for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", expr))):
+        v = f.FindVariable(name) if f is not None else lldb.SBValue()
+        if not v.IsValid():
+            v = fred_target().FindFirstGlobalVariable(name)
+        if not v.IsValid():
+            return None
+        addr, size = v.GetLoadAddress(), v.GetByteSize()
+        if addr == lldb.LLDB_INVALID_ADDRESS or size not in (1, 2, 4, 8):
+            return None
+        items.append((addr, size))
+    return items if 0 < len(items) <= 4 else None
+
+
+def fred_watch_kind(key, expr):
+    print("FREDWATCH " + ("hw" if fred_watch_items(expr) else "sw"))
+
+
+def fred_watch(expr):
+    # fred's watchpoints on what expr reads ("@fred breakpoint wN,wM").
+    t = fred_target()
+    ids = []
+    for addr, size in fred_watch_items(expr) or ():
+        e = lldb.SBError()
+        w = t.WatchAddress(addr, size, False, True, e)
+        if not w.IsValid() or e.Fail():
+            for i in ids:
+                t.DeleteWatchpoint(i)
+            print("@fred no watchpoint on %s: %s" % (expr, e.GetCString()))
+            return
+        ids.append(w.GetID())
+    print("@fred breakpoint %s" % ",".join("w%d" % i for i in ids))
+
+
+def fred_delete(ids):
+    t = fred_target()
+    for i in ids.split(","):
+        if i.startswith("w"):
+            t.DeleteWatchpoint(int(i[1:]))
+        else:
+            t.BreakpointDelete(int(i))
