@@ -407,7 +407,11 @@ func Start(opt Options) (*Session, error) {
 	s.keeper.Watch(pp.Cmd.Process.Pid)
 	s.host = newHost(s)
 	s.conn = conn.New(pp.Master, s.marker, s.host.done())
-	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, s.p.InitialPrompt); err != nil {
+	var initial conn.Prompt // (not a nil *Pattern in an interface)
+	if s.p.InitialPrompt != nil {
+		initial = s.p.InitialPrompt
+	}
+	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, initial); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
 	}

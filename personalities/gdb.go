@@ -71,7 +71,7 @@ var GDB = &Personality{
 		HasMain:    `python print("@fred main" if gdb.lookup_global_symbol("main") is not None else "@fred no main")`,
 	},
 	Threads: &Threads{List: "python fred_threads()", Current: "python fred_thread_now()", Select: "python fred_thread(%d)",
-		Locked: "python fred_locked('%s', %g)", Blocked: regexp.MustCompile(`(?m)^@fred blocked( running)?\r?$`),
+		Locked: "python fred_locked('%s', %g)", Blocked: MustPattern(`(?m)^@fred blocked( running)?\r?$`),
 		Step: "python fred_own_step()", Exited: "@fred the thread exited", Hold: "set scheduler-locking step"},
 	Batch: []string{"set confirm off"},
 	Commands: []Spec{
@@ -217,8 +217,8 @@ var GDB = &Personality{
 		return "with scheduler-locking on -- interpreter-exec mi " + miQuote("-data-evaluate-expression "+miQuote(expr))
 	},
 	ScopeCmd:    "python fred_scope_here()",
-	NoName:      regexp.MustCompile(`No symbol .* in current context`),
-	Passes:      regexp.MustCompile(` ignore \d+( if |$)`),
+	NoName:      MustPattern(`No symbol .* in current context`),
+	Passes:      MustPattern(` ignore \d+( if |$)`),
 	ScopeWhere:  func(string) string { return "python fred_scope_where()" },
 	ScopeSelect: "'frame %d' selects it",
 	ScopedEvalCmd: func(expr, _ string) string {
@@ -239,12 +239,12 @@ var GDB = &Personality{
 		"reverse-stepi": "fred-reverse-stepi", "rsi": "fred-reverse-stepi",
 		"reverse-nexti": "fred-reverse-nexti", "rni": "fred-reverse-nexti",
 	},
-	NativeRefused: regexp.MustCompile(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
+	NativeRefused: MustPattern(`does not support this command|not meaningful in the outermost frame|Target .* does not support`),
 	KillLine:      "\x15",
 	EchoCmd:       func(token string) string { return "echo " + gdbEscape(token) },
 	// python and py read a block only without an argument ("python
 	// print(1)" is one line); pi never does.
-	BlockStart: regexp.MustCompile(`^((comm(a(n(ds?)?)?)?|define|document|while|if)(\s|$)|(python|py)\s*$)`),
+	BlockStart: MustPattern(`^((comm(a(n(ds?)?)?)?|define|document|while|if)(\s|$)|(python|py)\s*$)`),
 	Refused: func(out string) bool {
 		return gdbRefused.MatchString(StripANSI(out))
 	},
@@ -265,7 +265,7 @@ var GDB = &Personality{
 			return fmt.Sprintf("python fred_watch_kind(%s, %s)", strconv.Quote(key), strconv.Quote(expr))
 		},
 		// fred's own watchpoints are internal: negative numbers.
-		Triggered: regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?Hardware watchpoint -\d+: `)},
+		Triggered: MustPattern(`(?m)^(Thread \d+ (".*" )?hit )?Hardware watchpoint -\d+: `)},
 	FrameCmd: "frame",
 }
 
@@ -282,14 +282,14 @@ var gdbRefused = regexp.MustCompile(`(?m)^(The program is not being run\.|Progra
 
 var gdbCurrentInferior = regexp.MustCompile(`(?m)^\*\s+\d+\s+process (\d+)`)
 
-var gdbEnded = regexp.MustCompile(`\[Inferior \d+ \(process \d+\) (exited|killed)|(?m:^|\r)Program terminated with signal`)
+var gdbEnded = MustPattern(`\[Inferior \d+ \(process \d+\) (exited|killed)|(?m:^|\r)Program terminated with signal`)
 
 var (
 	// In a program with threads: `Thread 13 "mariadbd" hit Breakpoint 1, `.
 	// "Breakpoint 1.2, ": a breakpoint with several locations (an inlined
 	// function) names the one hit.
-	gdbBreakpointHit = regexp.MustCompile(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+(\.\d+)?, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint -?\d+: )`)
-	gdbSignal        = regexp.MustCompile(`(?m)^(Program|Thread \d+ .*) received signal `)
+	gdbBreakpointHit = MustPattern(`(?m)^(Thread \d+ (".*" )?hit )?((Temporary breakpoint|Breakpoint) -?\d+(\.\d+)?, |(Hardware |Hardware read |Hardware access \(read/write\) )?[Ww]atchpoint -?\d+: )`)
+	gdbSignal        = MustPattern(`(?m)^(Program|Thread \d+ .*) received signal `)
 	// Watchpoints have no addr; fred leaves them to gdb.
 )
 

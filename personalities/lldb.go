@@ -154,12 +154,12 @@ var LLDB = &Personality{
 		}
 		return lldbAnswer(out, "value")
 	},
-	NoName:   regexp.MustCompile(`use of undeclared identifier`),
+	NoName:   MustPattern(`use of undeclared identifier`),
 	KillLine: "\x15",
 	EchoCmd:  func(token string) string { return "script print(" + strconv.Quote(token) + ", end='')" },
 	// script and breakpoint command add read a block without an argument.
-	BlockStart: regexp.MustCompile(`^(script|breakpoint command add|br co a)\s*$`),
-	BlockEnd:   regexp.MustCompile(`^(DONE|quit\(\)|exit\(\))\s*$`),
+	BlockStart: MustPattern(`^(script|breakpoint command add|br co a)\s*$`),
+	BlockEnd:   MustPattern(`^(DONE|quit\(\)|exit\(\))\s*$`),
 	Refused:    func(out string) bool { return lldbRefused.MatchString(StripANSI(out)) },
 	NewRun: func(out string) bool {
 		return regexp.MustCompile(`Process \d+ launched: `).MatchString(StripANSI(out))
@@ -184,7 +184,7 @@ var LLDB = &Personality{
 		WatchKind: func(key, expr string) string {
 			return fmt.Sprintf("script fred_watch_kind(%q, %q)", key, expr)
 		},
-		Triggered: regexp.MustCompile(`stop reason = watchpoint \d+`)},
+		Triggered: MustPattern(`stop reason = watchpoint \d+`)},
 	FrameCmd: "frame select",
 	Stepper: &Stepper{
 		Nexts: func(max int, m NextsMode) string {
@@ -229,10 +229,10 @@ func lldbScript(src string) []string {
 var lldbHelpersPy string
 
 var (
-	lldbEnded = regexp.MustCompile(`(?m)^Process \d+ exited with status = `)
+	lldbEnded = MustPattern(`(?m)^Process \d+ exited with status = `)
 	// "stop reason = breakpoint 1.1": a breakpoint names the location hit.
-	lldbBreakpointHit = regexp.MustCompile(`(?m)stop reason = (breakpoint \d+\.\d+|watchpoint \d+)`)
-	lldbSignal        = regexp.MustCompile(`(?m)stop reason = signal `)
+	lldbBreakpointHit = MustPattern(`(?m)stop reason = (breakpoint \d+\.\d+|watchpoint \d+)`)
+	lldbSignal        = MustPattern(`(?m)stop reason = signal `)
 	lldbRefused       = regexp.MustCompile(`(?m)^error: `)
 	lldbAnswerLine    = regexp.MustCompile(`(?m)^@fred (\S+) ?(.*?)\r?$`)
 	lldbBpLine        = regexp.MustCompile(`(?m)^@fred bp (\d+) ([01]) ([01]) (.*?)\r?$`)

@@ -115,10 +115,10 @@ var PDB = &Personality{
 	KillLine:           "\x15",
 	EchoCmd:            func(token string) string { return "fred_echo " + pyQuote(token) },
 	ParseEval:          parseFredEval,
-	EvalFailed:         regexp.MustCompile(`^\(raises `),
-	Passes:             regexp.MustCompile(` ignore \d+`),
-	BlockStart:         regexp.MustCompile(`^commands(\s|$)`),
-	BlockEnd:           regexp.MustCompile(`^(c|cont|continue|s|step|n|next|r|return|j|jump|q|quit|exit)(\s|$)`),
+	EvalFailed:         MustPattern(`^\(raises `),
+	Passes:             MustPattern(` ignore \d+`),
+	BlockStart:         MustPattern(`^commands(\s|$)`),
+	BlockEnd:           MustPattern(`^(c|cont|continue|s|step|n|next|r|return|j|jump|q|quit|exit)(\s|$)`),
 	Refused: func(out string) bool {
 		return pdbError.MatchString(out) && !pdbStopLine.MatchString(out)
 	},
@@ -159,8 +159,8 @@ var PDB = &Personality{
 }
 
 var (
-	pdbEnded    = regexp.MustCompile(`(?m)^(The program finished and will be restarted|The program exited via sys\.exit\(\)\.|Post mortem debugger finished\. )`)
-	pdbSignal   = regexp.MustCompile(`(?m)^(Uncaught exception\. Entering post mortem debugging|Program interrupted\. \(Use 'cont' to resume\)\.|--KeyboardInterrupt--)`)
+	pdbEnded    = MustPattern(`(?m)^(The program finished and will be restarted|The program exited via sys\.exit\(\)\.|Post mortem debugger finished\. )`)
+	pdbSignal   = MustPattern(`(?m)^(Uncaught exception\. Entering post mortem debugging|Program interrupted\. \(Use 'cont' to resume\)\.|--KeyboardInterrupt--)`)
 	pdbError    = regexp.MustCompile(`(?m)^\*\*\* `)
 	pdbStopLine = regexp.MustCompile(`(?m)^> \S.*\(\d+\)\S*\(\)`)
 )

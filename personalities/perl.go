@@ -123,7 +123,7 @@ var Perl = &Personality{
 	ScopeWhere:  func(key string) string { return perlDB + `fred_scope_where("` + perlQuote(key) + `")` },
 	ScopeSelect: "'y %d' lists its variables",
 	ParseEval:   parsePerlEval,
-	EvalFailed:  regexp.MustCompile(`^\(dies: `),
+	EvalFailed:  MustPattern(`^\(dies: `),
 	KillLine:    "\x15",
 	EchoCmd:     func(token string) string { return perlDB + `print $DB::OUT "` + perlQuote(token) + `\n"` },
 	Refused: func(out string) bool {
@@ -157,9 +157,9 @@ var Perl = &Personality{
 }
 
 var (
-	perlEnded  = regexp.MustCompile(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
-	perlWatch  = regexp.MustCompile(`(?m)^Watchpoint \d+:\t`)
-	perlSignal = regexp.MustCompile(`(?m)^(Signal \w+ at |.*received signal)`)
+	perlEnded  = MustPattern(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
+	perlWatch  = MustPattern(`(?m)^Watchpoint \d+:\t`)
+	perlSignal = MustPattern(`(?m)^(Signal \w+ at |.*received signal)`)
 	// Perl code the debugger could not compile or that died says where
 	// in the debugger's eval.
 	perlRefused = regexp.MustCompile(`(?m)^(Use 'q' to quit or 'R' to restart\.|Line \d+( of '.*')? not breakable\.|Subroutine .* not found\.|.* at \(eval \d+\)\[[^\]]*perl5db\.pl:\d+\] line \d+)`)

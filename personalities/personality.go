@@ -168,7 +168,7 @@ type Personality struct {
 	// InitialPrompt matches the debugger's first prompt when it cannot be
 	// given the marker on its command line; nil means the marker is used
 	// from the start.
-	InitialPrompt *regexp.Regexp
+	InitialPrompt *Pattern
 	// Setup are sent, silently, once the debugger is up.
 	Setup func(marker string) []string
 	// Batch are sent, silently, when no person answers questions (stdin is
@@ -230,20 +230,20 @@ type Personality struct {
 	// EvalFailed matches a value ParseEval gives for an expression that
 	// raised (pdb, perl): a value, so that a search counts it as another
 	// one, but not one to watch for.
-	EvalFailed *regexp.Regexp
+	EvalFailed *Pattern
 	// Passes matches a Bp.Where whose breakpoint lets crossings pass (an
 	// ignore count): a count started inside a continue that ran with it
 	// would start the ignore count afresh, so only the continue's start
 	// serves.
-	Passes *regexp.Regexp
+	Passes *Pattern
 	// NoName matches the debugger's answer to an expression with a name
 	// not defined where it is evaluated (gdb: a local of main's at the
 	// program's entry point), as opposed to one it could not read.
-	NoName *regexp.Regexp
+	NoName *Pattern
 	// Native maps the debugger's own reverse commands to fred's, for a
 	// hint when the debugger refuses them; NativeRefused matches that.
 	Native        map[string]string
-	NativeRefused *regexp.Regexp
+	NativeRefused *Pattern
 	// EchoCmd makes the debugger print token (which holds control bytes):
 	// fred uses it to be sure it is in step with the debugger.
 	EchoCmd func(token string) string
@@ -255,7 +255,7 @@ type Personality struct {
 	// BlockStart matches a command that reads lines up to "end", or up
 	// to a line BlockEnd matches, which belongs to the block (pdb's
 	// commands end at a command that resumes the program too).
-	BlockStart, BlockEnd *regexp.Regexp
+	BlockStart, BlockEnd *Pattern
 	// Refused reports whether the debugger declined or failed a command,
 	// so that it did not happen.
 	Refused func(out string) bool
@@ -367,7 +367,7 @@ type Tracer struct {
 	// matches the stop it makes.
 	Watch     string
 	WatchKind func(key, expr string) string
-	Triggered *regexp.Regexp
+	Triggered *Pattern
 }
 
 // AtAddress is the breakpoint location at pc.
@@ -399,7 +399,7 @@ type Threads struct {
 	// second kind (where such a thread stops depends on the machine's
 	// speed, so a replay of the command stops it elsewhere).
 	Locked  string
-	Blocked *regexp.Regexp
+	Blocked *Pattern
 	// Step is one statement of the selected thread's own code, for
 	// Locked: out of a wait or library code first, and not into library
 	// code.
@@ -588,7 +588,7 @@ func blankStrings(e string, comment byte) string {
 // stopReason reads why a command stopped from what the debugger printed:
 // the program ended, hit a breakpoint (nil: the debugger does not say),
 // or got a signal.
-func stopReason(ended, hit, signal *regexp.Regexp) func(string) Stop {
+func stopReason(ended, hit, signal *Pattern) func(string) Stop {
 	return func(out string) Stop {
 		out = StripANSI(out)
 		switch {

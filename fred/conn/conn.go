@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sync"
 	"time"
 )
@@ -105,7 +104,7 @@ func (c *Conn) SendRaw(b []byte) error {
 // first line, the terminal's echo of the command. A zero deadline waits
 // until the debugger answers or exits (a command of the person's, which
 // Ctrl-C interrupts in the debugger).
-func (c *Conn) WaitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp) (string, error) {
+func (c *Conn) WaitPrompt(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re Prompt) (string, error) {
 	return c.wait(cmd, deadline, sink, skipEcho, re, nil)
 }
 
@@ -118,7 +117,13 @@ func (c *Conn) WaitPromptUnless(cmd string, deadline time.Time, giveUp func() bo
 
 const giveUpEvery = 100 * time.Millisecond
 
-func (c *Conn) wait(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re *regexp.Regexp, giveUp func() bool) (string, error) {
+// Prompt matches a debugger's prompt where fred cannot make it the marker
+// (a personality's pattern).
+type Prompt interface {
+	FindStringIndex(s string) []int
+}
+
+func (c *Conn) wait(cmd string, deadline time.Time, sink io.Writer, skipEcho bool, re Prompt, giveUp func() bool) (string, error) {
 	var out bytes.Buffer
 	start := time.Now()
 	var timer *time.Timer
@@ -169,7 +174,7 @@ func (c *Conn) wait(cmd string, deadline time.Time, sink io.Writer, skipEcho boo
 					// emit unlocks while writing: look again before waiting.
 					continue
 				}
-			} else if loc := re.FindIndex(data); loc != nil && loc[1] == len(data) {
+			} else if loc := re.FindStringIndex(string(data)); loc != nil && loc[1] == len(data) {
 				c.emit(&out, sink, data[:loc[0]])
 				c.buf.Reset()
 				return out.String(), nil

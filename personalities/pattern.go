@@ -1,0 +1,140 @@
+package personalities
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Pattern is a personality's regular expression, in the dialect people
+// write in their debuggers' own tooling (Perl's and Python's: lookarounds,
+// named groups, lazy quantifiers), compiled with regexp2. A backtracking
+// engine can take exponential time on a bad pattern and an unlucky
+// output, so every match has a deadline: one that runs out is no match,
+// and fred goes on.
+type Pattern struct {
+	re  *regexp2.Regexp
+	src string
+}
+
+// MatchTimeout bounds one match of a Pattern.
+const MatchTimeout = 250 * time.Millisecond
+
+// CompilePattern compiles src.
+func CompilePattern(src string) (*Pattern, error) {
+	re, err := regexp2.Compile(src, regexp2.None)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = MatchTimeout
+	return &Pattern{re: re, src: src}, nil
+}
+
+// MustPattern is CompilePattern for the built-in personalities' patterns.
+func MustPattern(src string) *Pattern {
+	p, err := CompilePattern(src)
+	if err != nil {
+		panic(fmt.Sprintf("personalities: pattern %q: %v", src, err))
+	}
+	return p
+}
+
+func (p *Pattern) String() string { return p.src }
+
+func (p *Pattern) match(s string) *regexp2.Match {
+	m, err := p.re.FindStringMatch(s)
+	if err != nil {
+		return nil // its time ran out: no match
+	}
+	return m
+}
+
+// MatchString reports whether s holds a match.
+func (p *Pattern) MatchString(s string) bool { return p.match(s) != nil }
+
+// FindStringSubmatch is the first match and its groups ("" for a group
+// that took no part), or nil.
+func (p *Pattern) FindStringSubmatch(s string) []string {
+	m := p.match(s)
+	if m == nil {
+		return nil
+	}
+	return groupsOf(m)
+}
+
+// FindAllStringSubmatch is every match, as FindStringSubmatch gives one.
+func (p *Pattern) FindAllStringSubmatch(s string) [][]string {
+	var all [][]string
+	for m := p.match(s); m != nil; {
+		all = append(all, groupsOf(m))
+		next, err := p.re.FindNextMatch(m)
+		if err != nil {
+			break
+		}
+		m = next
+	}
+	return all
+}
+
+// Named is the first match's named groups, or nil.
+func (p *Pattern) Named(s string) map[string]string {
+	m := p.match(s)
+	if m == nil {
+		return nil
+	}
+	named := map[string]string{}
+	for _, g := range m.Groups() {
+		if g.Name != "" && (g.Name[0] < '0' || g.Name[0] > '9') {
+			named[g.Name] = g.String()
+		}
+	}
+	return named
+}
+
+// GroupNames are the pattern's named groups.
+func (p *Pattern) GroupNames() []string {
+	var names []string
+	for _, n := range p.re.GetGroupNames() {
+		if n != "" && (n[0] < '0' || n[0] > '9') {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// FindStringIndex is where the first match lies in s, in bytes, or nil.
+func (p *Pattern) FindStringIndex(s string) []int {
+	m := p.match(s)
+	if m == nil {
+		return nil
+	}
+	// regexp2 counts runes; s's invalid bytes are a rune each, as in
+	// []rune(s).
+	start, end, r := -1, len(s), 0
+	for i := range s {
+		if r == m.Index {
+			start = i
+		}
+		if r == m.Index+m.Length {
+			end = i
+			break
+		}
+		r++
+	}
+	if start < 0 {
+		start = len(s)
+	}
+	return []int{start, end}
+}
+
+func groupsOf(m *regexp2.Match) []string {
+	gs := m.Groups()
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		if len(g.Captures) > 0 {
+			out[i] = g.String()
+		}
+	}
+	return out
+}
