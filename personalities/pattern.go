@@ -83,6 +83,10 @@ func (p *Pattern) Named(s string) map[string]string {
 	if m == nil {
 		return nil
 	}
+	return namedOf(m)
+}
+
+func namedOf(m *regexp2.Match) map[string]string {
 	named := map[string]string{}
 	for _, g := range m.Groups() {
 		if g.Name != "" && (g.Name[0] < '0' || g.Name[0] > '9') {
@@ -90,6 +94,20 @@ func (p *Pattern) Named(s string) map[string]string {
 		}
 	}
 	return named
+}
+
+// AllNamed is every match's named groups.
+func (p *Pattern) AllNamed(s string) []map[string]string {
+	var all []map[string]string
+	for m := p.match(s); m != nil; {
+		all = append(all, namedOf(m))
+		next, err := p.re.FindNextMatch(m)
+		if err != nil {
+			break
+		}
+		m = next
+	}
+	return all
 }
 
 // GroupNames are the pattern's named groups.

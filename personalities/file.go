@@ -1,0 +1,337 @@
+package personalities
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// A personality file: what fred knows of a debugger, as data read by the
+// protocol core of its kind (traced.go). docs/personalities.md has the
+// format. Lines are "key: value" (a value in double quotes keeps its
+// spaces and Go's escapes), "key: <<TAG" then lines up to one that is
+// TAG alone, "[section]", comments (#) and blank lines.
+
+//go:embed files/*.fred scripts/*
+var builtinFiles embed.FS
+
+// FileError is a mistake in a personality file: where, and in which
+// field.
+type FileError struct {
+	Path  string
+	Line  int // 0: the file as a whole
+	Field string
+	Msg   string
+}
+
+func (e *FileError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", where, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", where, e.Msg)
+}
+
+// entry is one "key: value" of a file.
+type entry struct {
+	section, key, value string
+	line                int
+	used                bool
+}
+
+func (e *entry) field() string {
+	if e.section == "" {
+		return e.key
+	}
+	return "[" + e.section + "] " + e.key
+}
+
+// pfile is a parsed personality file.
+type pfile struct {
+	path    string
+	entries []*entry
+	// script reads a file the personality names (its bootstrap script):
+	// "fred:NAME" is one of fred's own, else a path from the file's
+	// directory.
+	script func(name string) (string, error)
+}
+
+// LoadFile reads a personality file; any mistake in it is a *FileError.
+func LoadFile(path string) (*Personality, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	return parseFile(path, string(b), func(name string) (string, error) {
+		if n, ok := strings.CutPrefix(name, "fred:"); ok {
+			return builtinScript(n)
+		}
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		b, err := os.ReadFile(name)
+		return string(b), err
+	})
+}
+
+func builtinScript(name string) (string, error) {
+	b, err := fs.ReadFile(builtinFiles, "scripts/"+name)
+	return string(b), err
+}
+
+// mustBuiltin is a personality embedded in fred.
+func mustBuiltin(name string) *Personality {
+	path := "files/" + name
+	b, err := fs.ReadFile(builtinFiles, path)
+	if err != nil {
+		panic(err)
+	}
+	p, err := parseFile(path, string(b), func(name string) (string, error) {
+		return builtinScript(strings.TrimPrefix(name, "fred:"))
+	})
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func parseFile(path, text string, script func(string) (string, error)) (*Personality, error) {
+	f := &pfile{path: path, script: script}
+	if err := f.parse(text); err != nil {
+		return nil, err
+	}
+	p, err := f.build()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range f.entries {
+		if !e.used {
+			return nil, &FileError{Path: path, Line: e.line, Field: e.field(), Msg: "not a field fred knows here (docs/personalities.md lists them)"}
+		}
+	}
+	return p, nil
+}
+
+func (f *pfile) parse(text string) error {
+	lines := strings.Split(text, "\n")
+	section := ""
+	seen := map[string]int{}
+	for i := 0; i < len(lines); i++ {
+		n, line := i+1, strings.TrimRight(lines[i], " \t\r")
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+			continue
+		case strings.HasPrefix(trimmed, "["):
+			if !strings.HasSuffix(trimmed, "]") {
+				return &FileError{Path: f.path, Line: n, Msg: fmt.Sprintf("%q: a section is [name]", trimmed)}
+			}
+			section = strings.TrimSpace(trimmed[1 : len(trimmed)-1])
+			if _, ok := sections[section]; !ok {
+				return &FileError{Path: f.path, Line: n, Msg: fmt.Sprintf("no section [%s] (sections: %s)", section, strings.Join(sectionNames(), ", "))}
+			}
+			continue
+		}
+		key, value, ok := strings.Cut(trimmed, ":")
+		if !ok {
+			return &FileError{Path: f.path, Line: n, Msg: fmt.Sprintf("%q: not \"key: value\"", trimmed)}
+		}
+		key, value = strings.Join(strings.Fields(key), " "), strings.TrimSpace(value)
+		if tag, ok := strings.CutPrefix(value, "<<"); ok && tag != "" && !strings.ContainsAny(tag, " \t") {
+			var body []string
+			j := i + 1
+			for ; j < len(lines) && strings.TrimSpace(lines[j]) != tag; j++ {
+				body = append(body, strings.TrimRight(lines[j], "\r"))
+			}
+			if j == len(lines) {
+				return &FileError{Path: f.path, Line: n, Field: key, Msg: fmt.Sprintf("no line %q ends the value", tag)}
+			}
+			value, i = strings.Join(body, "\n"), j
+		} else if strings.HasPrefix(value, `"`) {
+			u, err := strconv.Unquote(value)
+			if err != nil {
+				return &FileError{Path: f.path, Line: n, Field: key, Msg: fmt.Sprintf("a quoted value: %v", err)}
+			}
+			value = u
+		}
+		e := &entry{section: section, key: key, value: value, line: n}
+		if section != "commands" {
+			if first, ok := seen[e.field()]; ok {
+				return &FileError{Path: f.path, Line: n, Field: e.field(), Msg: fmt.Sprintf("given twice (line %d too)", first)}
+			}
+			seen[e.field()] = n
+		}
+		f.entries = append(f.entries, e)
+	}
+	return nil
+}
+
+// sections a file may have, and what each holds.
+var sections = map[string]string{
+	"":          "what the debugger is and how it starts",
+	"commands":  "the person's commands, by class",
+	"behaviour": "how the commands behave",
+	"queries":   "what fred asks, and how it reads the answers",
+	"patterns":  "what the debugger's output means",
+	"tracer":    "letting go of the program and taking it back",
+	"fork":      "fork copies through fred's agent",
+	"stepper":   "many steps in one round trip",
+}
+
+func sectionNames() []string {
+	var n []string
+	for s := range sections {
+		if s != "" {
+			n = append(n, "["+s+"]")
+		}
+	}
+	return sortedStrings(n)
+}
+
+// get is a field's entry, marked as read; nil if the file has none.
+func (f *pfile) get(section, key string) *entry {
+	for _, e := range f.entries {
+		if e.section == section && e.key == key {
+			e.used = true
+			return e
+		}
+	}
+	return nil
+}
+
+func (f *pfile) str(section, key string) string {
+	if e := f.get(section, key); e != nil {
+		return e.value
+	}
+	return ""
+}
+
+func (f *pfile) errAt(e *entry, format string, args ...any) error {
+	return &FileError{Path: f.path, Line: e.line, Field: e.field(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// required is a field the file must have.
+func (f *pfile) required(section, key string) (*entry, error) {
+	if e := f.get(section, key); e != nil && e.value != "" {
+		return e, nil
+	}
+	field := key
+	if section != "" {
+		field = "[" + section + "] " + key
+	}
+	return nil, &FileError{Path: f.path, Field: field, Msg: "missing: every personality file has it"}
+}
+
+// pattern compiles a field's pattern (nil if the file has none).
+func (f *pfile) pattern(section, key string, groups ...string) (*Pattern, error) {
+	e := f.get(section, key)
+	if e == nil {
+		return nil, nil
+	}
+	p, err := CompilePattern(e.value)
+	if err != nil {
+		return nil, f.errAt(e, "the pattern does not compile: %v", err)
+	}
+	have := map[string]bool{}
+	for _, g := range p.GroupNames() {
+		have[g] = true
+	}
+	for _, g := range groups {
+		if !have[g] {
+			return nil, f.errAt(e, "the pattern has no group (?<%s>...)", g)
+		}
+	}
+	return p, nil
+}
+
+func (f *pfile) boolean(section, key string) (bool, error) {
+	e := f.get(section, key)
+	if e == nil {
+		return false, nil
+	}
+	switch e.value {
+	case "yes", "true":
+		return true, nil
+	case "no", "false":
+		return false, nil
+	}
+	return false, f.errAt(e, "%q: yes or no", e.value)
+}
+
+func sortedStrings(s []string) []string {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}
+
+// kinds of the [commands] lines.
+var kindNames = map[string]Kind{
+	"forward": Forward, "inspect": Inspect, "mutate": Mutate,
+	"breakpoint": Breakpoint, "kill": Kill, "quit": Quit, "other": Other,
+}
+
+// commands reads [commands]: "CLASS [NAME] [counted]: names, ...".
+func (f *pfile) commands() ([]Spec, error) {
+	var specs []Spec
+	for _, e := range f.entries {
+		if e.section != "commands" {
+			continue
+		}
+		e.used = true
+		words := strings.Fields(e.key)
+		kind, ok := kindNames[words[0]]
+		if !ok {
+			return nil, f.errAt(e, "%q is no class of command (forward, inspect, mutate, breakpoint, kill, quit, other)", words[0])
+		}
+		sp := Spec{Kind: kind}
+		if n := len(words); n > 1 && words[n-1] == "counted" {
+			sp.Count, words = true, words[:n-1]
+		}
+		sp.Op = strings.Join(words[1:], " ")
+		for _, n := range strings.Split(e.value, ",") {
+			if n = strings.Join(strings.Fields(n), " "); n != "" {
+				sp.Names = append(sp.Names, n)
+			}
+		}
+		if len(sp.Names) == 0 {
+			return nil, f.errAt(e, "no names after the colon")
+		}
+		specs = append(specs, sp)
+	}
+	if len(specs) == 0 {
+		return nil, &FileError{Path: f.path, Field: "[commands]", Msg: "missing: fred must know which commands move the program"}
+	}
+	for _, op := range []string{OpRun, OpContinue, OpNext, OpStep} {
+		found := false
+		for _, sp := range specs {
+			found = found || sp.Kind == Forward && sp.Op == op
+		}
+		if !found {
+			return nil, &FileError{Path: f.path, Field: "[commands]", Msg: fmt.Sprintf("no forward command named %q: fred replays the person's commands with it", op)}
+		}
+	}
+	return specs, nil
+}
+
+// fill replaces {name} in a template: values are inserted as they are.
+func fill(template string, kv ...string) string {
+	return strings.NewReplacer(kv...).Replace(template)
+}
+
+// quote writes s as a double-quoted string that Python, Perl and Go read
+// back as s.
+func quote(s string) string { return strconv.Quote(s) }
+
+var errNoAnswer = errors.New("no answer")
