@@ -413,6 +413,10 @@ func Start(opt Options) (*Session, error) {
 	}
 	if _, err := s.conn.WaitPrompt(strings.Join(argv, " "), time.Now().Add(opt.Timeout), opt.Out, false, initial); err != nil {
 		s.Close()
+		if s.p.File != "" && errors.As(err, new(*conn.TimeoutError)) {
+			// The file's arguments or setup make the marker the prompt.
+			return nil, fmt.Errorf("starting %s: %w: the personality file %s does not have the debugger show fred's prompt ({marker} in its arguments)", opt.Argv[0], err, s.p.File)
+		}
 		return nil, fmt.Errorf("starting %s: %w", opt.Argv[0], err)
 	}
 	if startSize != size {

@@ -71,7 +71,7 @@ func LoadFile(path string) (*Personality, error) {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
-	return parseFile(path, string(b), func(name string) (string, error) {
+	p, err := parseFile(path, string(b), func(name string) (string, error) {
 		if n, ok := strings.CutPrefix(name, "fred:"); ok {
 			return builtinScript(n)
 		}
@@ -81,6 +81,11 @@ func LoadFile(path string) (*Personality, error) {
 		b, err := os.ReadFile(name)
 		return string(b), err
 	})
+	if err != nil {
+		return nil, err
+	}
+	p.File = path
+	return p, nil
 }
 
 func builtinScript(name string) (string, error) {

@@ -138,6 +138,9 @@ var ErrCallStopped = errors.New("a function the expression called was stopped")
 // Personality is the data and parsers for one debugger.
 type Personality struct {
 	Name string
+	// File is the personality file it was read from ("" for one built
+	// into fred), for messages.
+	File string
 	// Debuggers are the argv[0] base names that select this personality.
 	Debuggers []string
 	// Prompt is what the person sees as the prompt.
@@ -455,6 +458,15 @@ func ByName(name string) (*Personality, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown personality %q (known: %s)", name, strings.Join(names(), ", "))
+}
+
+// Named is ByName, or the personality file at nameOrPath when it names
+// a file (a path with a slash, or ending in .fred).
+func Named(nameOrPath string) (*Personality, error) {
+	if strings.ContainsRune(nameOrPath, '/') || strings.HasSuffix(nameOrPath, ".fred") {
+		return LoadFile(nameOrPath)
+	}
+	return ByName(nameOrPath)
 }
 
 // ForArgv picks the personality from the debugger's command line.

@@ -84,7 +84,7 @@ func run(args []string) int {
 	fs.SetOutput(io.Discard)
 	var (
 		scripts     multiFlag
-		personality = fs.String("personality", "", "debugger `NAME` (gdb); default: from the debugger's name")
+		personality = fs.String("personality", "", "debugger `NAME` (gdb, lldb, pdb, perl), or a personality FILE (docs/personalities.md); default: from the debugger's name")
 		batch       = fs.Bool("batch", false, "exit after the -x files; non-zero status if a fred command failed")
 		showVersion = fs.Bool("version", false, "print fred's version")
 		help        = fs.Bool("help", false, "print this help")
@@ -144,7 +144,7 @@ func run(args []string) int {
 		*personality = r.personality
 	}
 	if *personality != "" {
-		p, err = P.ByName(*personality)
+		p, err = P.Named(*personality)
 	} else {
 		p, err = P.ForArgv(argv)
 	}

@@ -1,0 +1,91 @@
+package fred
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
+)
+
+// lldbFileCopy writes lldb's personality file, changed by the pairs in
+// edits (old, new), outside fred: a person's own file.
+func lldbFileCopy(t *testing.T, edits ...string) string {
+	t.Helper()
+	b, err := os.ReadFile("../personalities/files/lldb.fred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(text, edits[i]) {
+			t.Fatalf("test bug: lldb.fred has no %q", edits[i])
+		}
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	path := filepath.Join(t.TempDir(), "my-lldb.fred")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A personality read from a file outside fred (lldb's, with its own
+// prompt) works end to end: the person sees its prompt, and fred's
+// reverse commands land as with the built-in one.
+func TestPersonalityFromFile(t *testing.T) {
+	testutil.Require(t, "lldb")
+	p, err := P.Named(lldbFileCopy(t, `prompt: "(lldb) "`, `prompt: "(my lldb) "`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "steps")
+	out := &syncBuf{}
+	s, err := Start(Options{Personality: p, Argv: []string{"lldb", prog}, Out: out, Timeout: 30 * time.Second, Batch: true, Snapshots: "fork", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &tsession{Session: s, t: t, out: out}
+	t.Cleanup(func() {
+		s.Close()
+		if left := testutil.Running(prog); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	if got := ts.Prompt(); got != "(my lldb) " {
+		t.Fatalf("the prompt is %q", got)
+	}
+	ts.play([]step{lldbNoLibc, {cmd: "b square", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}})
+	at := ts.seen("x")
+	ts.play([]step{{cmd: "c", out: `stop reason = breakpoint 1`}, {cmd: "next"}})
+	ts.must("fred-reverse-continue", `square\(x=1\)`)
+	ts.must("fred-reverse-continue", `square\(x=0\)`)
+	if got := ts.seen("x"); got != at {
+		t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
+	}
+}
+
+// A file whose debugger never shows fred's prompt (no {marker} in its
+// arguments) gets one error naming the file; nothing is left running.
+func TestPersonalityFileWithoutFredsPrompt(t *testing.T) {
+	testutil.Require(t, "lldb")
+	path := lldbFileCopy(t, "-O settings set prompt {marker}\n", "")
+	p, err := P.Named(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := testutil.Fixture(t, "steps")
+	_, err = Start(Options{Personality: p, Argv: []string{"lldb", prog}, Out: &syncBuf{}, Timeout: 3 * time.Second, Batch: true, Snapshots: "fork", Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no prompt from the debugger") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Start: %v", err)
+	}
+	for end := time.Now().Add(5 * time.Second); len(testutil.Running(prog)) > 0 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := testutil.Running(prog); len(left) > 0 {
+		t.Fatalf("left running: %v", left)
+	}
+}

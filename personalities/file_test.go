@@ -1,0 +1,136 @@
+package personalities
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func lldbFile(t *testing.T) string {
+	t.Helper()
+	b, err := fs.ReadFile(builtinFiles, "files/lldb.fred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// lineOf is the line of the first line of text that starts with prefix.
+func lineOf(t *testing.T, text, prefix string) int {
+	t.Helper()
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line starts with %q", prefix)
+	return 0
+}
+
+// A personality file with a mistake gets one error naming the field and
+// the line; nothing is built from it.
+func TestPersonalityFileMistakes(t *testing.T) {
+	good := lldbFile(t)
+	cases := []struct {
+		name, old, new string
+		field, msg     string
+		at             string // the line the error names starts with this ("" the file as a whole)
+	}{
+		{"a pattern that does not compile", "ended: (?m)^Process", "ended: (?m)^(?<x Process", "[patterns] ended", "does not compile", "ended: "},
+		{"a pattern without the group fred reads", `depth answer: (?m)^@fred depth (?<depth>\d+)`, `depth answer: (?m)^@fred depth (\d+)`, "[queries] depth answer", "no group (?<depth>...)", "depth answer: "},
+		{"a command without its class", "forward next: n, next, thread step-over", "next: n, next, thread step-over", "[commands] next", `"next" is no class of command`, "next: "},
+		{"no forward command fred replays with", "forward step: s, step, thread step-in", "inspect step: s, step, thread step-in", "[commands]", `no forward command named "step"`, ""},
+		{"no prompt", `prompt: "(lldb) "`, `# no prompt`, "prompt", "missing", ""},
+		{"an unknown kind", "kind: traced", "kind: remote", "kind", `"remote": traced`, "kind: "},
+		{"a field fred does not know", "start hint:", "strat hint:", "strat hint", "not a field fred knows", "strat hint:"},
+		{"an unknown section", "[stepper]", "[steppers]", "", "no section [steppers]", "[steppers]"},
+		{"a heredoc without its end", "END\n\n# How the debugger", "ENDS\n\n# How the debugger", "setup", `no line "END" ends the value`, "setup: "},
+		{"a field given twice", "kind: traced", "kind: traced\nkind: traced", "kind", "given twice", "kind: traced\nkind"},
+		{"a bootstrap script that is not there", "bootstrap script: fred:lldb_helpers.py", "bootstrap script: nowhere.py", "bootstrap script", "nowhere.py", "bootstrap script: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(good, c.old) {
+				t.Fatalf("test bug: lldb.fred has no %q", c.old)
+			}
+			text := strings.Replace(good, c.old, c.new, 1)
+			path := filepath.Join(t.TempDir(), "mine.fred")
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := LoadFile(path)
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("LoadFile: %v (%v), want a *FileError", err, p)
+			}
+			if fe.Field != c.field || !strings.Contains(fe.Msg, c.msg) || fe.Path != path {
+				t.Fatalf("got %q (field %q), want field %q and %q", err, fe.Field, c.field, c.msg)
+			}
+			want := 0
+			if c.at != "" {
+				first, _, _ := strings.Cut(c.at, "\n")
+				want = lineOf(t, text, first)
+				if strings.Contains(c.at, "\n") {
+					want++ // the second of two such lines
+				}
+			}
+			if fe.Line != want {
+				t.Fatalf("%v: line %d, want %d", err, fe.Line, want)
+			}
+			if !strings.HasPrefix(err.Error(), path) {
+				t.Fatalf("the error does not start with the file: %v", err)
+			}
+		})
+	}
+}
+
+// The embedded lldb file and a copy of it read from disk make the same
+// personality; its queries read their answers through the file's
+// patterns.
+func TestPersonalityFileReads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lldb.fred")
+	if err := os.WriteFile(path, []byte(strings.Replace(lldbFile(t), `prompt: "(lldb) "`, `prompt: "(mine) "`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Named(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Prompt != "(mine) " || p.Name != "lldb" || p.Tracer == nil || p.Tracer.Fork == nil || p.Stepper == nil || !p.NoCountArg {
+		t.Fatalf("read: %+v", p)
+	}
+	l, err := p.ParseLocation("script fred_where()\r\n@fred where 4198837\tmain\t/src/a b.c\t12\r\n")
+	if err != nil || l.PC != 4198837 || l.Function != "main" || l.File != "/src/a b.c" || l.Line != 12 {
+		t.Fatalf("location: %+v, %v", l, err)
+	}
+	if _, err := p.ParseDepth("@fred not running\r\n"); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("depth with no program: %v", err)
+	}
+	bps := p.ParseBreakpoints("@fred bp 1 1 0 /src/a.c:3\r\n@fred bp 2 0 1 main\r\n")
+	if len(bps) != 2 || bps[0] != (Bp{Num: "1", Where: "/src/a.c:3", Enabled: true}) || bps[1] != (Bp{Num: "2", Where: "main", Temp: true}) {
+		t.Fatalf("breakpoints: %+v", bps)
+	}
+	if v, err := p.ParseEval("@fred error error: use of undeclared identifier 'x'\r\n"); err == nil || err.Error() != "use of undeclared identifier 'x'" || v != "" {
+		t.Fatalf("an evaluation that failed: %q, %v", v, err)
+	}
+	if v, err := p.ParseEval("@fred value -998208\r\n"); err != nil || v != "-998208" {
+		t.Fatalf("a value: %q, %v", v, err)
+	}
+	if c := p.Classify("thread step-over"); c.Kind != Forward || c.Op != OpNext {
+		t.Fatalf("thread step-over: %+v", c)
+	}
+	if c := p.Classify("p x = 3"); c.Kind != Mutate {
+		t.Fatalf("p x = 3: %+v", c)
+	}
+	argv := p.Argv([]string{"lldb", "./prog"}, "MARK", "/dev/pts/9")
+	if argv[0] != "lldb" || argv[len(argv)-1] != "./prog" || !strings.Contains(strings.Join(argv, "|"), "|-O|settings set prompt MARK|") {
+		t.Fatalf("argv %q", argv)
+	}
+	if p.StopReason("* thread #1, name = 'a', stop reason = breakpoint 2.1\r\n") != StopBreakpoint ||
+		p.StopReason("Process 9 exited with status = 0 (0x00000000)\r\n") != StopEnded {
+		t.Fatalf("stop reasons")
+	}
+}
