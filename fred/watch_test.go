@@ -356,9 +356,12 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 	for _, c := range []struct {
 		name, file, fixture string
 		start               starter
-		brk, run, cont      string
-		stopped             [2]string // the first breakpoint's stop, the second's
-		expr, before, then  string
+		// setup runs first: under lldb, whose first snapshot is at the
+		// first stop, a stop at main.
+		setup              []step
+		brk, run, cont     string
+		stopped            [2]string // the first breakpoint's stop, the second's
+		expr, before, then string
 		// Before the search: a search that fred cannot watch to its end
 		// under gdb (a call: no hardware watchpoint follows it), where fred
 		// says the landing may not be the last change.
@@ -373,6 +376,15 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 				{cmd: "continue", out: `Breakpoint 1, main`},
 			},
 			sink: step{cmd: "print sink", out: `= 999000\r?\n`}},
+		{name: "lldb", file: "toggle.c", fixture: "toggle", start: lldbStart,
+			setup: []step{{cmd: "b main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}},
+			brk:   "b toggle.c:%d", run: "c", cont: "c", stopped: [2]string{`stop reason = breakpoint 2`, `stop reason = breakpoint 3`},
+			expr: "flag == 1", before: "false", then: "true",
+			unwatched: []step{
+				{cmd: "fred-reverse-watch flag_now() == 1", out: `(?s)'flag_now\(\) == 1' is false here; the next step makes it true\r?\n.*a later change into true is not ruled out: the debugger cannot watch it with a hardware watchpoint`},
+				{cmd: "c", out: `stop reason = breakpoint 2`},
+			},
+			sink: step{cmd: "print sink", out: `= 999000\r?\n`}},
 		{name: "pdb", file: "toggle.py", fixture: "toggle.py", start: pdbStart,
 			brk: "b %d", run: "c", cont: "c", stopped: [2]string{`toggle.py\(\d+\)<module>\(\)`, `toggle.py\(\d+\)<module>\(\)`},
 			expr: "flag == 1", before: "False", then: "True",
@@ -385,6 +397,7 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 		said := fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then)
 		t.Run(c.name, func(t *testing.T) {
 			ts := c.start(t, c.fixture, "fork")
+			ts.play(c.setup)
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
 			ts.must(c.run, c.stopped[0])
 			ts.play(c.unwatched)
@@ -398,6 +411,7 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 		// fall and the last rise lie in the later command.
 		t.Run(c.name+" after a stop", func(t *testing.T) {
 			ts := c.start(t, c.fixture, "fork")
+			ts.play(c.setup)
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "high")))
 			ts.must(c.run, c.stopped[0])
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
