@@ -68,29 +68,7 @@ func gdbSessionIn(t *testing.T, fixture, snapshots, dir string) *tsession {
 func gdbSessionOf(t *testing.T, prog, snapshots, dir string) *tsession {
 	t.Helper()
 	testutil.Require(t, "gdb")
-	out := &syncBuf{}
-	s, err := Start(Options{Personality: P.GDB, Argv: []string{"gdb", "-q", prog}, Out: out,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// auto is CRIU with fork copies beside it.
-	if want := strings.Replace(snapshots, "auto", "criu", 1); s.snap == nil || s.snap.Name() != want || snapshots == "auto" && s.copies == nil {
-		t.Fatalf("the %s snapshot backend is not usable: %s; run 'make deps' as root", snapshots, s.snapWhy)
-	}
-	ts := &tsession{Session: s, t: t, out: out}
-	t.Cleanup(func() {
-		pid := s.pid
-		s.Close()
-		if pid != 0 && !proc.WaitGone(pid, 5*time.Second) {
-			t.Errorf("program pid %d still there after Close", pid)
-		}
-		if left := testutil.Running(prog); len(left) > 0 {
-			t.Errorf("left running: %v", left)
-		}
-	})
-	out.take()
-	return ts
+	return tracedSession(t, P.GDB, []string{"gdb", "-q", prog}, prog, snapshots, dir)
 }
 
 // lldbSession starts real lldb on a fixture, with the given snapshot
@@ -99,12 +77,21 @@ func lldbSession(t *testing.T, fixture, snapshots string) *tsession {
 	t.Helper()
 	testutil.Require(t, "lldb")
 	prog := testutil.Fixture(t, fixture)
+	return tracedSession(t, P.LLDB, []string{"lldb", prog}, prog, snapshots, t.TempDir())
+}
+
+// tracedSession starts a debugger that traces the program at prog (argv),
+// with snapshots on the given backend in dir; at the end of the test,
+// nothing of it may be left running.
+func tracedSession(t *testing.T, p *P.Personality, argv []string, prog, snapshots, dir string) *tsession {
+	t.Helper()
 	out := &syncBuf{}
-	s, err := Start(Options{Personality: P.LLDB, Argv: []string{"lldb", prog}, Out: out,
-		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: t.TempDir()})
+	s, err := Start(Options{Personality: p, Argv: argv, Out: out,
+		Timeout: 30 * time.Second, Batch: true, Snapshots: snapshots, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// auto is CRIU with fork copies beside it.
 	if want := strings.Replace(snapshots, "auto", "criu", 1); s.snap == nil || s.snap.Name() != want || snapshots == "auto" && s.copies == nil {
 		t.Fatalf("the %s snapshot backend is not usable: %s; run 'make deps' as root", snapshots, s.snapWhy)
 	}

@@ -43,18 +43,7 @@ func TestPersonalityFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	prog := testutil.Fixture(t, "steps")
-	out := &syncBuf{}
-	s, err := Start(Options{Personality: p, Argv: []string{"lldb", prog}, Out: out, Timeout: 30 * time.Second, Batch: true, Snapshots: "fork", Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &tsession{Session: s, t: t, out: out}
-	t.Cleanup(func() {
-		s.Close()
-		if left := testutil.Running(prog); len(left) > 0 {
-			t.Errorf("left running: %v", left)
-		}
-	})
+	ts := tracedSession(t, p, []string{"lldb", prog}, prog, "fork", t.TempDir())
 	if got := ts.Prompt(); got != "(my lldb) " {
 		t.Fatalf("the prompt is %q", got)
 	}

@@ -66,15 +66,20 @@ func (p *Pattern) FindStringSubmatch(s string) []string {
 // FindAllStringSubmatch is every match, as FindStringSubmatch gives one.
 func (p *Pattern) FindAllStringSubmatch(s string) [][]string {
 	var all [][]string
+	p.each(s, func(m *regexp2.Match) { all = append(all, groupsOf(m)) })
+	return all
+}
+
+// each calls f with every match in s, in order.
+func (p *Pattern) each(s string, f func(*regexp2.Match)) {
 	for m := p.match(s); m != nil; {
-		all = append(all, groupsOf(m))
+		f(m)
 		next, err := p.re.FindNextMatch(m)
 		if err != nil {
-			break
+			return
 		}
 		m = next
 	}
-	return all
 }
 
 // Named is the first match's named groups, or nil.
@@ -99,14 +104,7 @@ func namedOf(m *regexp2.Match) map[string]string {
 // AllNamed is every match's named groups.
 func (p *Pattern) AllNamed(s string) []map[string]string {
 	var all []map[string]string
-	for m := p.match(s); m != nil; {
-		all = append(all, namedOf(m))
-		next, err := p.re.FindNextMatch(m)
-		if err != nil {
-			break
-		}
-		m = next
-	}
+	p.each(s, func(m *regexp2.Match) { all = append(all, namedOf(m)) })
 	return all
 }
 
