@@ -26,7 +26,7 @@ var (
 	bound   = flag.Duration("bound", 60*time.Second, "skip a measurement whose projected time is longer than this")
 	verbose = flag.Bool("v", false, "print what fred printed for each measured command")
 	noTrace = flag.Bool("notrace", false, "do not trace fred's traffic with gdb (no breakdown of where the time goes)")
-	only    = flag.String("only", "", "run only these parts, comma-separated: snapshots,small,long,history,attach,watch,uninformed,interp,replaylog,record,threads,dap,server")
+	only    = flag.String("only", "", "run only these parts, comma-separated: snapshots,small,long,history,attach,watch,uninformed,interp,replaylog,record,threads,dap,server,lldb")
 )
 
 // want reports whether a part of the bench is to run.
@@ -116,6 +116,9 @@ func run() int {
 	}
 	if want("server") {
 		b.server()
+	}
+	if want("lldb") {
+		b.underLLDB()
 	}
 	b.memoryRow()
 	b.notBuilt()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	P "github.com/fred-debugger/fred/personalities"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -41,6 +42,7 @@ type scenario struct {
 	bin     string
 	prepare func(x *session, traced bool) error
 	cases   []revCase
+	lldb    bool // under lldb, not gdb (no traced pass)
 }
 
 // runScenario measures every case in an untraced session, then, unless
@@ -48,7 +50,7 @@ type scenario struct {
 func (b *bench) runScenario(sc scenario) []revResult {
 	res := make([]revResult, len(sc.cases))
 	b.scenarioPass(sc, false, res)
-	if !*noTrace {
+	if !*noTrace && !sc.lldb {
 		b.scenarioPass(sc, true, res)
 	}
 	return res
@@ -64,7 +66,11 @@ func (b *bench) scenarioPass(sc scenario, traced bool, res []revResult) {
 	if len(todo) == 0 {
 		return
 	}
-	x, err := startSession(b.tmp, b.bins[sc.bin], traced)
+	start := func() (*session, error) { return startSession(b.tmp, b.bins[sc.bin], traced) }
+	if sc.lldb {
+		start = func() (*session, error) { return startSessionOn(b.tmp, P.LLDB, []string{"lldb", b.bins[sc.bin]}, false) }
+	}
+	x, err := start()
 	if err == nil {
 		defer func() {
 			if cerr := x.close(); cerr != nil {

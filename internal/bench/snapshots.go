@@ -22,6 +22,7 @@ type snapCase struct {
 	// backend is fred's --snapshots mode: "auto" (fork copies of a
 	// single-threaded program) or "criu".
 	backend string
+	lldb    bool // under lldb, not gdb
 }
 
 type snapResult struct {
@@ -149,7 +150,11 @@ func (b *bench) snapDetails(c snapCase, r snapResult) {
 
 func (b *bench) snapMeasure(c snapCase, traced bool) (snapResult, error) {
 	var r snapResult
-	x, err := startSessionWith(b.tmp, P.GDB, []string{"gdb", "-q", b.bins[c.bin]}, traced, c.backend)
+	pers, argv := P.GDB, []string{"gdb", "-q", b.bins[c.bin]}
+	if c.lldb {
+		pers, argv = P.LLDB, []string{"lldb", b.bins[c.bin]}
+	}
+	x, err := startSessionWith(b.tmp, pers, argv, traced, c.backend)
 	if err != nil {
 		return r, err
 	}

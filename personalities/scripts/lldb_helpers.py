@@ -400,6 +400,12 @@ def fred_detach():
     p = fred_process()
     pid = p.GetProcessID() if p is not None else 0
     server = fred_ppid(pid) if pid else 0
+    try:
+        with open("/proc/%d/comm" % server) as f:
+            if not f.read().startswith("lldb-server"):
+                server = 0  # a program lldb attached to: its parent stays
+    except OSError:
+        server = 0
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     try:
