@@ -303,3 +303,44 @@ func TestDebuggerDeathIsSaid(t *testing.T) {
 		}
 	})
 }
+
+// fred told to end (SIGTERM, SIGHUP: the terminal's handler calls Close)
+// while a reverse command replays: Close kills the program first. The
+// command said "replay diverged: expected to be at ct_init at trees.c:404
+// ..., but the program is at the end of the program (it depends on
+// something fred does not replay yet); and going back to where you were
+// failed" (gzip, a session stopped from outside after minutes): the
+// program had not diverged, it had been killed. The session is ending,
+// and the command says no more than that.
+func TestEndedDuringReverseCommand(t *testing.T) {
+	ts := gdbSession(t, "next_over_init", "fork")
+	ts.play([]step{
+		{cmd: "break next_over_init.c:42", out: `Breakpoint 1 at`},
+		{cmd: "run", out: `Breakpoint 1, main \(\)`},
+		{cmd: "step", out: `init \(\)`},
+		{cmd: "next", out: `34`},
+		{cmd: "next", out: `35`},
+	})
+	killed := false
+	moveFault = func(s *Session, stage string) error {
+		if stage == "replay" && !killed {
+			killed = true
+			// Close's first steps, as from the terminal's handler.
+			s.closing.Store(true)
+			_ = syscall.Kill(s.pid, syscall.SIGKILL)
+		}
+		return nil
+	}
+	defer func() { moveFault = nil }()
+	err := ts.Exec("fred-reverse-step")
+	out := ts.out.take()
+	if !killed {
+		t.Fatalf("fred-reverse-step replayed nothing:\n%s", out)
+	}
+	if !errors.Is(err, ErrSessionOver) {
+		t.Errorf("fred-reverse-step under Close: %v, want the session over", err)
+	}
+	if strings.Contains(out, "diverged") || strings.Contains(out, "going back") {
+		t.Errorf("fred-reverse-step under Close blames the program:\n%s", out)
+	}
+}

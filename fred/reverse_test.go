@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -902,5 +903,47 @@ func TestReverseStepAfterLongLoopInCall(t *testing.T) {
 		{cmd: "fred-reverse-step", out: `fill \(round=2\) at .*call_after_loop.c:22`, expr: "i", want: "300000"},
 		{expr: "acc", want: "450000"},
 		{cmd: "next", out: `Breakpoint 1, leaf \(v=450000\)`},
+	})
+}
+
+// Going back over a long call (gzip's ct_init fills its tables, calling
+// bi_reverse for each code): reverse-next over the call, and
+// reverse-finish after a next over one, land on the call at once. fred
+// went into the call and walked back out of it statement by statement,
+// each statement's moment replayed from the run's snapshot: minutes on
+// gzip (`break zip.c:76`, `run`, `next`, `fred-reverse-next`), more than
+// five with no source to stop at (the reverse commands go on back over
+// code whose source is not there), until the session was stopped from
+// outside, which read as "replay diverged: expected to be at ct_init at
+// trees.c:404 ..., but the program is at the end of the program".
+func TestReverseOverLongCall(t *testing.T) {
+	ts := gdbStart(t, "next_over_init", "auto")
+	cheap := func(cmd, out string) {
+		t.Helper()
+		got := ts.must(cmd, out)
+		m := regexp.MustCompile(`\((\d+) restores, (\d+) replayed commands\)`).FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("%s does not say what it took:\n%s", cmd, got)
+		}
+		if n, _ := strconv.Atoi(m[2]); n > 20 {
+			t.Errorf("%s replayed %s commands: a walk through the call\n%s", cmd, m[2], got)
+		}
+	}
+	ts.play([]step{
+		{cmd: "break next_over_init.c:42", out: `Breakpoint 1 at`},
+		{cmd: "run", out: `Breakpoint 1, main \(\)`},
+		{cmd: "next", out: `43`, expr: "done", want: "1"},
+	})
+	cheap("fred-reverse-next", `main \(\) at .*next_over_init.c:42`)
+	ts.play([]step{
+		{expr: "ready", want: "0"},
+		{cmd: "step", out: `init \(\) at .*next_over_init.c:33`},
+		{cmd: "next", out: `34`},
+		{cmd: "next", out: `35`, expr: "table[299]", want: "26"},
+	})
+	cheap("fred-reverse-finish", `main \(\) at .*next_over_init.c:42`)
+	ts.play([]step{
+		{expr: "ready", want: "0"},
+		{cmd: "next", out: `43`, expr: "done", want: "1"},
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -155,6 +156,7 @@ type Session struct {
 	passPid   int                // the program's pid as the command began
 	nudged    bool               // Ctrl-C did not stop it: fred's SIGTRAP did
 	closeMu   sync.Mutex
+	closing   atomic.Bool // Close has begun (SIGTERM, SIGHUP): a command failing now fails of that
 	lastFred  string      // the last line, when it was a fred command: Enter repeats it
 	sourcing  int         // fred-source nesting
 	seq       int         // resync tokens
@@ -559,6 +561,7 @@ func (s *Session) Close() error {
 	if s.proc == nil {
 		return nil
 	}
+	s.closing.Store(true)
 	// The program may sit in another process group (gdb gives it its own)
 	// or be traced; kill it outright, then the debugger and anything else
 	// left in its session.
@@ -700,6 +703,13 @@ func (s *Session) Exec(line string) (err error) {
 			s.lastFred = trimmed // Enter repeats it, as gdb repeats reverse-next
 		}
 		err := s.execFred(trimmed)
+		if err != nil && s.closing.Load() {
+			// Close killed the program under the command: a replay
+			// then ends with the program ("replay diverged: ... but
+			// the program is at the end of the program"), and going
+			// back fails with the debugger gone. Neither is so.
+			return ErrSessionOver
+		}
 		if err != nil && !errors.Is(err, ErrSessionOver) {
 			s.failed++
 			fmt.Fprintf(s.opt.Out, "fred: %v\n", err)

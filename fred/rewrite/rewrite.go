@@ -319,6 +319,9 @@ func (r *Rewriter) lastInside(a []history.Step, bps []string) ([]history.Step, e
 // CallSite is the moment of the call that entered the current function:
 // the target of reverse-finish.
 func (r *Rewriter) CallSite(steps []history.Step) ([]history.Step, error) {
+	if t, ok := r.enteredAt(steps); ok {
+		return t, nil
+	}
 	if cs, ok := r.m.(CallSiter); ok {
 		if t, ok, err := cs.KnownCallSite(steps); ok || err != nil {
 			if err != nil {
@@ -345,10 +348,43 @@ func (r *Rewriter) CallSite(steps []history.Step) ([]history.Step, error) {
 	}
 }
 
+// enteredAt is the call site CallSite's walk would find, read off the
+// history when it holds the step that entered the frame the history ends
+// in: a `step` from a shallower frame, then only `next`s that end where
+// they stopped by themselves, no shallower (such a `next` leaves its frame
+// only by returning, and stops there; a `step` may return and enter
+// another call at the same depth, as may a `next` that a breakpoint
+// stops after it returned).
+// The moment before that step is the call. Every moment between lies in
+// the frame or deeper, so the walk back, one statement at a time, each
+// moment replayed from a snapshot (gzip's ct_init: hundreds of statements,
+// most calling bi_reverse, minutes), ends there too.
+func (r *Rewriter) enteredAt(steps []history.Step) ([]history.Step, bool) {
+	d := history.DepthOf(steps)
+	for j := len(steps) - 1; j >= r.m.First() && j >= 1; j-- {
+		q := steps[j]
+		if !q.Known() || q.Ended || q.Depth < d {
+			return nil, false
+		}
+		switch {
+		case q.Cmd.Op == P.OpNext && q.Stop == P.StopDone:
+			continue
+		case q.Cmd.Op == P.OpStep && q.Cmd.Count <= 1 && q.Stop == P.StopDone &&
+			steps[j-1].Known() && !steps[j-1].Ended && steps[j-1].Depth < d:
+			return steps[:j], true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
 // PrevSameDepth is the target of reverse-next: the previous statement at
 // this depth, or the caller's statement if the frame was just entered.
 func (r *Rewriter) PrevSameDepth(steps []history.Step) ([]history.Step, error) {
 	d := history.DepthOf(steps)
+	if t, ok, err := r.beforeNext(steps); ok || err != nil {
+		return t, err
+	}
 	t, err := r.PrevStatement(steps)
 	if err != nil {
 		return nil, err
@@ -359,6 +395,38 @@ func (r *Rewriter) PrevSameDepth(steps []history.Step) ([]history.Step, error) {
 		}
 	}
 	return t, nil
+}
+
+// beforeNext is reverse-next's target when the history ends in a `next`
+// that finished at the depth it started from: the moment before it (calls
+// counted as one). PrevStatement would go into the last call the `next`
+// stepped over, and CallSite walk back out of it (gzip's ct_init: minutes
+// for the same moment). ok is false otherwise: a `next` that returned, or
+// that a breakpoint stopped inside a call.
+func (r *Rewriter) beforeNext(steps []history.Step) ([]history.Step, bool, error) {
+	if len(steps) <= r.m.First() {
+		return nil, false, nil
+	}
+	last := steps[len(steps)-1]
+	if last.Cmd.Op != P.OpNext || last.Stop != P.StopDone || !last.Known() || last.Ended {
+		return nil, false, nil
+	}
+	before := steps[:len(steps)-1]
+	if k := last.Cmd.Count; k > 1 {
+		// "next 5" is "next 4" then "next".
+		before = history.With(before, r.Repeat(P.OpNext, k-1, last.Bps).PartOf(last))
+	}
+	if len(before) == 0 {
+		return nil, false, nil
+	}
+	before, err := r.Resolve(before)
+	if err != nil {
+		return nil, false, err
+	}
+	if b := before[len(before)-1]; b.Ended || b.Depth != last.Depth {
+		return nil, false, nil
+	}
+	return before, true, nil
 }
 
 // LastBreakpoint is the target of reverse-continue: the latest earlier

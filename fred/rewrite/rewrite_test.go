@@ -278,3 +278,55 @@ func TestRewriteRecursionAndBreakpoints(t *testing.T) {
 		t.Errorf("reverse-next over the recursion: %d, want 1", p.pos)
 	}
 }
+
+// A long call (gzip's ct_init: hundreds of statements, most calling
+// bi_reverse): reverse-next over it, and reverse-finish from its caller's
+// frame after a `next` over it, land at once on the moment the history
+// already names. Walking into the call and back out of it statement by
+// statement replayed each statement's moment from the start: quadratic,
+// minutes on gzip.
+func TestRewriteOverLongCall(t *testing.T) {
+	const turns = 300
+	p := &simProg{bps: map[int]bool{}}
+	p.trace = []simStmt{{"main", 1, 1}, {"main", 2, 1}, {"init", 10, 2}}
+	for i := 0; i < turns; i++ {
+		p.trace = append(p.trace, simStmt{"fill", 20, 3}, simStmt{"rev", 30, 4}, simStmt{"rev", 31, 4})
+	}
+	p.trace = append(p.trace, simStmt{"init", 11, 2}, simStmt{"main", 3, 1}, simStmt{"main", 4, 1})
+	rw := New(p)
+	run := history.Step{Cmd: P.GDB.Classify("run"), At: p.state(0).At, Depth: 1}
+	hist := []history.Step{run, p.exec(P.GDB.Classify("next"))} // main:2, the call of init
+	p.steps = hist
+	for _, c := range []struct {
+		name  string
+		cmds  []string
+		f     func([]history.Step) ([]history.Step, error)
+		want  int
+		moves int
+	}{
+		{"reverse-next over the call", []string{"next"}, rw.PrevSameDepth, 1, 2},
+		{"reverse-next over 'next 2'", []string{"next 2"}, rw.PrevSameDepth, 3 + 3*turns + 1, 4},
+		{"reverse-finish after a next over a long call", []string{"step", "next"}, rw.CallSite, 1, 2},
+		{"reverse-finish after 'next 2'", []string{"step", "step", "next 2"}, rw.CallSite, 2, 4},
+	} {
+		h := hist
+		p.GoTo(h)
+		for _, cmd := range c.cmds {
+			h = append(h, p.exec(P.GDB.Classify(cmd)))
+		}
+		p.steps = h
+		p.moves = 0
+		got, err := c.f(h)
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		moves := p.moves
+		p.GoTo(got)
+		if p.pos != c.want {
+			t.Errorf("%s: landed on %d, want %d", c.name, p.pos, c.want)
+		}
+		if moves > c.moves {
+			t.Errorf("%s: %d commands run, want at most %d (a walk through the call)", c.name, moves, c.moves)
+		}
+	}
+}
