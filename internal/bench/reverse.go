@@ -68,7 +68,9 @@ func (b *bench) scenarioPass(sc scenario, traced bool, res []revResult) {
 	}
 	start := func() (*session, error) { return startSession(b.tmp, b.bins[sc.bin], traced) }
 	if sc.lldb {
-		start = func() (*session, error) { return startSessionOn(b.tmp, P.LLDB, []string{"lldb", b.bins[sc.bin]}, false) }
+		start = func() (*session, error) {
+			return startSessionOn(b.tmp, P.LLDB, []string{"lldb", b.bins[sc.bin]}, false)
+		}
 	}
 	x, err := start()
 	if err == nil {
