@@ -40,7 +40,7 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
 
-# DEMO=pdb or DEMO=perl for the other languages.
+# DEMO=lldb, DEMO=pdb or DEMO=perl for the other debuggers.
 DEMO ?= gdb
 demo: deps
 	$(MAKE) all

@@ -418,8 +418,8 @@ fred-list
 // The guided demo runs to the end unattended (stdin not a terminal) in
 // each language, names every command it runs, and finds the bad day.
 func TestDemo(t *testing.T) {
-	testutil.Require(t, "gdb", "gcc", "python3", "perl")
-	for _, lang := range []string{"gdb", "pdb", "perl"} {
+	testutil.Require(t, "gdb", "gcc", "python3", "perl", "lldb")
+	for _, lang := range []string{"gdb", "lldb", "pdb", "perl"} {
 		t.Run(lang, func(t *testing.T) {
 			c := exec.Command(testutil.Fred(t), "--demo", lang)
 			c.Env = append(os.Environ(), "TERM=dumb")
@@ -433,7 +433,7 @@ func TestDemo(t *testing.T) {
 					t.Errorf("the demo does not name step %d (%s):\n%s", i+1, st.Cmd, out)
 				}
 			}
-			if !regexp.MustCompile(`(?s)fred-reverse-watch \$?balance >= 0\n.*the next step makes it.*\n--- step \d+ of \d+: (p|print) \$?day\n.*\n(\(Pdb\) |\(gdb\) |  DB<> )?(p|print) \$?day\r?\n(\$\d+ = )?811\r?\n`).Match(out) {
+			if !regexp.MustCompile(`(?s)fred-reverse-watch \$?balance >= 0\n.*the next step makes it.*\n--- step \d+ of \d+: (p|print) \$?day\n.*\n(\(Pdb\) |\(gdb\) |\(lldb\) |  DB<> )?(p|print) \$?day\r?\n(\(int\) )?(\$\d+ = )?811\r?\n`).Match(out) {
 				t.Errorf("the demo's reverse-watch did not find day 811:\n%s", out)
 			}
 			if !strings.Contains(string(out), "The demo is over") {
@@ -444,7 +444,7 @@ func TestDemo(t *testing.T) {
 			}
 		})
 	}
-	if out, err := exec.Command(testutil.Fred(t), "--demo", "cobol").CombinedOutput(); err == nil || !strings.Contains(string(out), `no demo for "cobol": choose gdb, pdb or perl`) {
+	if out, err := exec.Command(testutil.Fred(t), "--demo", "cobol").CombinedOutput(); err == nil || !strings.Contains(string(out), `no demo for "cobol": choose gdb, lldb, pdb or perl`) {
 		t.Errorf("fred --demo cobol: %v\n%s", err, out)
 	}
 }

@@ -88,7 +88,7 @@ func run(args []string) int {
 		batch       = fs.Bool("batch", false, "exit after the -x files; non-zero status if a fred command failed")
 		showVersion = fs.Bool("version", false, "print fred's version")
 		help        = fs.Bool("help", false, "print this help")
-		demoTour    = fs.Bool("demo", false, "run the guided demo: fred --demo [gdb|pdb|perl] (waits for Enter between steps on a terminal)")
+		demoTour    = fs.Bool("demo", false, "run the guided demo: fred --demo [gdb|lldb|pdb|perl] (waits for Enter between steps on a terminal)")
 		timeout     = fs.Duration("timeout", 30*time.Second, "`DURATION` fred waits for each answer it asks the debugger for")
 	)
 	snapshots := fs.String("snapshots", "auto", "snapshot backend: `auto` (fork copies while the program has one thread, CRIU when it has more), criu, fork or off")
@@ -573,7 +573,7 @@ func (completer) Do(line []rune, pos int) ([][]rune, int) {
 // runDemo is fred --demo [LANG].
 func runDemo(args []string, snapshots string, timeout time.Duration) int {
 	if len(args) > 1 {
-		fmt.Fprintln(os.Stderr, "fred: --demo takes one language: gdb, pdb or perl")
+		fmt.Fprintln(os.Stderr, "fred: --demo takes one debugger: gdb, lldb, pdb or perl")
 		return 2
 	}
 	lang := "gdb"

@@ -1,4 +1,4 @@
-// Package demo is fred's guided tour (fred --demo [gdb|pdb|perl]): a real
+// Package demo is fred's guided tour (fred --demo [gdb|lldb|pdb|perl]): a real
 // session on a small program shipped inside fred, each command printed
 // with one sentence on what it shows before it runs.
 package demo
@@ -70,6 +70,15 @@ var Tours = map[string]*Tour{
 			{"break 30", "A breakpoint at the printf, after all 1,000 days."},
 			{"run", "Run the 1,000 days. fred takes its first snapshot at main's first line by itself, so everything from there on can be revisited: no 'break main' needed."},
 		}, watchSteps("print", "balance", "day", "a", "step", "next")...)},
+	"lldb": {Lang: "lldb", File: "ledger.c", Source: ledgerC,
+		Argv: func(path string) []string { return []string{"lldb", path} },
+		Steps: append([]Step{
+			{"settings set target.process.thread.step-avoid-libraries libc.so.6", "An lldb command (fred passes every lldb command on): do not step into the C library."},
+			{"b main", "Under lldb, fred takes its first snapshot at the program's first stop: a breakpoint at main's first line."},
+			{"run", "Start the program: it stops at main, and fred takes snapshot 1 there."},
+			{"b ledger.c:30", "A breakpoint at the printf, after all 1,000 days."},
+			{"c", "Run the 1,000 days."},
+		}, watchSteps("p", "balance", "day", "a", "step", "next")...)},
 	"pdb": {Lang: "pdb", File: "ledger.py", Source: ledgerPy,
 		Argv: func(path string) []string { return []string{"python3", "-m", "pdb", path} },
 		Steps: append([]Step{
@@ -106,7 +115,7 @@ func Run(opt Options) error {
 	}
 	tour, ok := Tours[opt.Lang]
 	if !ok {
-		return fmt.Errorf("no demo for %q: choose gdb, pdb or perl", opt.Lang)
+		return fmt.Errorf("no demo for %q: choose gdb, lldb, pdb or perl", opt.Lang)
 	}
 	dir, err := os.MkdirTemp("", "fred-demo-")
 	if err != nil {
@@ -117,7 +126,7 @@ func Run(opt Options) error {
 	if err := os.WriteFile(path, tour.Source, 0o644); err != nil {
 		return err
 	}
-	if tour.Lang == "gdb" {
+	if strings.HasSuffix(path, ".c") {
 		bin := strings.TrimSuffix(path, ".c")
 		if _, err := proc.Run("gcc", "-g", "-O0", "-o", bin, path); err != nil {
 			return fmt.Errorf("compiling the demo program: %w (is gcc installed? 'make deps' installs it)", err)
