@@ -377,12 +377,11 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 			},
 			sink: step{cmd: "print sink", out: `= 999000\r?\n`}},
 		{name: "lldb", file: "toggle.c", fixture: "toggle", start: lldbStart,
-			setup: []step{{cmd: "b main", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}},
-			brk:   "b toggle.c:%d", run: "c", cont: "c", stopped: [2]string{`stop reason = breakpoint 2`, `stop reason = breakpoint 3`},
+			brk: "b toggle.c:%d", run: "run", cont: "c", stopped: [2]string{`stop reason = breakpoint 1`, `stop reason = breakpoint 2`},
 			expr: "flag == 1", before: "false", then: "true",
 			unwatched: []step{
 				{cmd: "fred-reverse-watch flag_now() == 1", out: `(?s)'flag_now\(\) == 1' is false here; the next step makes it true\r?\n.*a later change into true is not ruled out: the debugger cannot watch it with a hardware watchpoint`},
-				{cmd: "c", out: `stop reason = breakpoint 2`},
+				{cmd: "c", out: `stop reason = breakpoint 1`},
 			},
 			sink: step{cmd: "print sink", out: `= 999000\r?\n`}},
 		{name: "pdb", file: "toggle.py", fixture: "toggle.py", start: pdbStart,
@@ -397,7 +396,6 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 		said := fmt.Sprintf(`'%s' is %s here; the next step makes it %s`, regexp.QuoteMeta(c.expr), regexp.QuoteMeta(c.before), c.then)
 		t.Run(c.name, func(t *testing.T) {
 			ts := c.start(t, c.fixture, "fork")
-			ts.play(c.setup)
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))
 			ts.must(c.run, c.stopped[0])
 			ts.play(c.unwatched)
@@ -411,7 +409,6 @@ func TestReverseWatchLastChangeInsideOneCommand(t *testing.T) {
 		// fall and the last rise lie in the later command.
 		t.Run(c.name+" after a stop", func(t *testing.T) {
 			ts := c.start(t, c.fixture, "fork")
-			ts.play(c.setup)
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "high")))
 			ts.must(c.run, c.stopped[0])
 			ts.do(fmt.Sprintf(c.brk, fixtureLineOf(t, c.file, "end")))

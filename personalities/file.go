@@ -182,14 +182,15 @@ func (f *pfile) parse(text string) error {
 
 // sections a file may have, and what each holds.
 var sections = map[string]string{
-	"":          "what the debugger is and how it starts",
-	"commands":  "the person's commands, by class",
-	"behaviour": "how the commands behave",
-	"queries":   "what fred asks, and how it reads the answers",
-	"patterns":  "what the debugger's output means",
-	"tracer":    "letting go of the program and taking it back",
-	"fork":      "fork copies through fred's agent",
-	"stepper":   "many steps in one round trip",
+	"":            "what the debugger is and how it starts",
+	"commands":    "the person's commands, by class",
+	"behaviour":   "how the commands behave",
+	"queries":     "what fred asks, and how it reads the answers",
+	"patterns":    "what the debugger's output means",
+	"tracer":      "letting go of the program and taking it back",
+	"fork":        "fork copies through fred's agent",
+	"stepper":     "many steps in one round trip",
+	"early start": "fred's run: snapshots at the entry point and main",
 }
 
 func sectionNames() []string {

@@ -63,7 +63,48 @@ func (f *pfile) build() (*Personality, error) {
 	if err := f.stepper(p); err != nil {
 		return nil, err
 	}
+	if err := f.earlyStart(p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// earlyStart reads [early start]: fred's run, from the program's first
+// instruction (EarlyStart).
+func (f *pfile) earlyStart(p *Personality) error {
+	starti := f.get("early start", "starti")
+	if starti == nil {
+		return nil
+	}
+	es := &EarlyStart{}
+	for _, k := range []struct {
+		key string
+		to  *string
+	}{{"stopped", &es.Stopped}, {"to entry", &es.ToEntry}, {"to main", &es.ToMain}, {"forget", &es.Forget},
+		{"reached", &es.Reached}, {"continue", &es.Continue}, {"at main", &es.AtMain}, {"continuing", &es.Continuing},
+		{"main break", &es.MainBreak}, {"has main", &es.HasMain}} {
+		*k.to = f.str("early start", k.key)
+	}
+	for key, v := range map[string]string{"stopped": es.Stopped, "to main": es.ToMain, "forget": es.Forget, "continue": es.Continue, "at main": es.AtMain} {
+		if v == "" {
+			return &FileError{Path: f.path, Line: starti.line, Field: "[early start] " + key, Msg: "missing: fred's run needs it"}
+		}
+	}
+	if c := p.Classify(es.Continue); c.Kind != Forward || c.Op != OpContinue {
+		return &FileError{Path: f.path, Line: starti.line, Field: "[early start] continue", Msg: "not a forward continue in [commands]: the history holds fred's run as one"}
+	}
+	withArgs := f.str("early start", "starti with arguments")
+	if withArgs == "" {
+		withArgs = starti.value
+	}
+	es.Starti = func(args string) string {
+		if args = strings.TrimSpace(args); args == "" {
+			return starti.value
+		}
+		return fill(withArgs, "{args}", args)
+	}
+	p.EarlyStart = es
+	return nil
 }
 
 // startUp: the command line, the environment, the bootstrap.

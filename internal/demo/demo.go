@@ -74,10 +74,8 @@ var Tours = map[string]*Tour{
 		Argv: func(path string) []string { return []string{"lldb", path} },
 		Steps: append([]Step{
 			{"settings set target.process.thread.step-avoid-libraries libc.so.6", "An lldb command (fred passes every lldb command on): do not step into the C library."},
-			{"b main", "Under lldb, fred takes its first snapshot at the program's first stop: a breakpoint at main's first line."},
-			{"run", "Start the program: it stops at main, and fred takes snapshot 1 there."},
 			{"b ledger.c:30", "A breakpoint at the printf, after all 1,000 days."},
-			{"c", "Run the 1,000 days."},
+			{"run", "Run the 1,000 days. fred takes its first snapshot at main's first line by itself, so everything from there on can be revisited: no 'b main' needed."},
 		}, watchSteps("p", "balance", "day", "a", "step", "next")...)},
 	"pdb": {Lang: "pdb", File: "ledger.py", Source: ledgerPy,
 		Argv: func(path string) []string { return []string{"python3", "-m", "pdb", path} },

@@ -479,3 +479,73 @@ def fred_delete(ids):
             t.DeleteWatchpoint(int(i[1:]))
         else:
             t.BreakpointDelete(int(i))
+
+
+# fred's run (the file's [early start]): the program started stopped,
+# run to the executable's entry point, then to main's first line, each
+# with lldb's run-to-address plan, whose breakpoint is lldb's own: none
+# of the person's numbers is taken.
+fred_early = {"to": None, "main": None}
+
+
+def fred_to_entry():
+    t = fred_target()
+    addr = t.GetModuleAtIndex(0).GetObjectFileEntryPointAddress().GetLoadAddress(t)
+    f = fred_frame()
+    if addr == lldb.LLDB_INVALID_ADDRESS or f is None:
+        return
+    if f.GetPC() == addr:
+        print("@fred at the entry point")  # a static program starts there
+        return
+    fred_early["to"] = addr
+    print("@fred to the entry point")
+
+
+def fred_to_main():
+    t = fred_target()
+    fred_early["to"] = fred_early["main"] = None
+    for i in range(t.FindFunctions("main").GetSize()):
+        fn = t.FindFunctions("main").GetContextAtIndex(i).GetFunction()
+        if fn.IsValid():
+            # main's first line: after its prologue, as a breakpoint on
+            # main stops.
+            addr = fn.GetStartAddress().GetLoadAddress(t) + fn.GetPrologueByteSize()
+            fred_early["to"] = fred_early["main"] = addr
+            return
+
+
+def fred_early_forget():
+    fred_early["to"] = None
+
+
+def fred_early_reached():
+    f = fred_frame()
+    if f is not None and fred_early["main"] is not None and f.GetPC() == fred_early["main"]:
+        print("@fred reached")
+
+
+def fred_show_stop():
+    r = lldb.SBCommandReturnObject()
+    lldb.debugger.GetCommandInterpreter().HandleCommand("process status", r)
+    print((r.GetOutput() or "") + (r.GetError() or ""), end="")
+
+
+def fred_early_continue():
+    # To the pending address of fred's run, or a plain continue (the rest
+    # of the run, and its replays): a stop anywhere else is shown as lldb
+    # shows one.
+    p = fred_process()
+    if p is None:
+        print("error: the program is not running")
+        return
+    t = p.GetSelectedThread()
+    to, fred_early["to"] = fred_early["to"], None
+    if to is not None:
+        t.RunToAddress(to)
+        f = t.GetFrameAtIndex(0)
+        if p.GetState() == lldb.eStateStopped and f.GetPC() == to and t.GetStopReason() == lldb.eStopReasonPlanComplete:
+            print("@fred reached the stop")
+            return
+    else:
+        p.Continue()
+    fred_show_stop()
