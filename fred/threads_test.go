@@ -174,17 +174,26 @@ func mtOutcome(out string) string {
 // order, on two cores. Without the log at least one of the re-runs
 // prints something else, so the test can fail.
 func TestThreadsReplayOrder(t *testing.T) {
-	for _, noLog := range []bool{false, true} {
-		t.Run(fmt.Sprintf("log=%v", !noLog), func(t *testing.T) {
-			testutil.Require(t, "gdb")
-			ts := logSession(t, P.GDB, []string{"gdb", "-q", testutil.Fixture(t, "mt_interleave")}, "criu", noLog)
-			ts.must("break main", `Breakpoint 1`)
+	gdb := threadsScript{p: P.GDB, argv: []string{"gdb", "-q"}, brk: "break main", brk2: "break 78", stop2: `Breakpoint 2, main`,
+		cont: "continue", del: "delete", exited: `exited normally`}
+	lldb := threadsScript{p: P.LLDB, argv: []string{"lldb"}, brk: "b main", brk2: "b mt_interleave.c:78", stop2: `stop reason = breakpoint 2`,
+		cont: "c", del: "breakpoint delete", exited: `exited with status = 0`}
+	for _, c := range []struct {
+		name  string
+		sc    threadsScript
+		noLog bool
+	}{{"log=true", gdb, false}, {"log=false", gdb, true}, {"lldb", lldb, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, noLog := c.sc, c.noLog
+			testutil.Require(t, sc.p.Debuggers[0])
+			ts := logSession(t, sc.p, append(sc.argv, testutil.Fixture(t, "mt_interleave")), "criu", noLog)
+			ts.must(sc.brk, `Breakpoint 1`)
 			ts.must("run", `snapshot 1 taken at the program's start, main at`)
-			ts.must("break 78", `Breakpoint 2`)
-			ts.must("continue", `Breakpoint 2, main`)
+			ts.must(sc.brk2, `Breakpoint 2`)
+			ts.must(sc.cont, sc.stop2)
 			ts.must("fred-checkpoint", `snapshot 2 taken`)
-			ts.must("delete", ``)
-			first := mtOutcome(ts.must("continue", `exited normally`))
+			ts.must(sc.del, ``)
+			first := mtOutcome(ts.must(sc.cont, sc.exited))
 			if !strings.Contains(first, "n=1200") {
 				t.Fatalf("first run:\n%s", first)
 			}
@@ -192,7 +201,7 @@ func TestThreadsReplayOrder(t *testing.T) {
 			for i := 0; i < 6; i++ {
 				snap := 1 + i%2
 				ts.must(fmt.Sprintf("fred-restart %d", snap), `main`)
-				out := ts.must("continue", `exited normally`)
+				out := ts.must(sc.cont, sc.exited)
 				again := mtOutcome(out)
 				if strings.Contains(out, "diverged") || strings.Contains(out, "did not take its turn") {
 					t.Errorf("restore %d (snapshot %d): %s", i, snap, out)
@@ -225,6 +234,13 @@ func TestThreadsReplayOrder(t *testing.T) {
 			ts.must("fred-log 4", `(?s)pthread_join +0.*pthread_rwlock_unlock +0.*sync events`)
 		})
 	}
+}
+
+// threadsScript is one debugger's words for a threads test.
+type threadsScript struct {
+	p                                   *P.Personality
+	argv                                []string
+	brk, brk2, stop2, cont, del, exited string
 }
 
 // TestThreadsReplayDiverges: after a restore the person makes one thread
