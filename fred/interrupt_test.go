@@ -187,3 +187,34 @@ func TestGDBInterruptProgramTakingSIGINT(t *testing.T) {
 	}
 	interrupt("continue")
 }
+
+// lldb: a program stopped by Ctrl-C inside a system call (nanosleep), a
+// fork copy taken there (fred calls into the program) and restored: the
+// call is restarted each time, as the kernel restarts it, never failed.
+func TestLLDBSnapshotInSyscall(t *testing.T) {
+	ts := lldbSession(t, "sleeper", "fork")
+	interrupted := func(cmd string) string {
+		t.Helper()
+		go func() {
+			time.Sleep(700 * time.Millisecond)
+			ts.Interrupt()
+		}()
+		out := ts.must(cmd, `stop reason = signal SIGINT`)
+		if strings.Contains(out, "failed") {
+			t.Fatalf("%s: a sleep failed:\n%s", cmd, out)
+		}
+		return out
+	}
+	ts.must("b main", `Breakpoint 1`)
+	ts.must("run", `snapshot 1 taken`)
+	interrupted("c")
+	if out := ts.do("bt"); !strings.Contains(out, "nanosleep") {
+		t.Fatalf("Ctrl-C did not stop the program inside nanosleep:\n%s", out)
+	}
+	ts.must("fred-checkpoint", `snapshot 2 taken`)
+	interrupted("c")
+	for i := 0; i < 2; i++ {
+		ts.must("fred-restart 2", `nanosleep`)
+		interrupted("c")
+	}
+}

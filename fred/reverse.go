@@ -461,8 +461,13 @@ func (s *Session) useBreakpoints(want []string) (func() error, error) {
 		if err != nil {
 			return fail(err)
 		}
-		if n := s.p.ParseNewBreakpoint(out); n != "" {
+		n := s.p.ParseNewBreakpoint(out)
+		if n != "" {
 			undo = append(undo, fmt.Sprintf(s.p.Delete, n))
+		} else if s.p.Refused != nil && s.p.Refused(out) {
+			// (a watchpoint lldb cannot make here): a replay without it
+			// would not stop where it stopped
+			return fail(fmt.Errorf("the debugger made no stop at %s: %s", w, lastLine(out)))
 		}
 	}
 	return put, nil

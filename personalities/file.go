@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -158,13 +159,13 @@ func (f *pfile) parse(text string) error {
 				body = append(body, strings.TrimRight(lines[j], "\r"))
 			}
 			if j == len(lines) {
-				return &FileError{Path: f.path, Line: n, Field: key, Msg: fmt.Sprintf("no line %q ends the value", tag)}
+				return &FileError{Path: f.path, Line: n, Field: (&entry{section: section, key: key}).field(), Msg: fmt.Sprintf("no line %q ends the value", tag)}
 			}
 			value, i = strings.Join(body, "\n"), j
 		} else if strings.HasPrefix(value, `"`) {
 			u, err := strconv.Unquote(value)
 			if err != nil {
-				return &FileError{Path: f.path, Line: n, Field: key, Msg: fmt.Sprintf("a quoted value: %v", err)}
+				return &FileError{Path: f.path, Line: n, Field: (&entry{section: section, key: key}).field(), Msg: fmt.Sprintf("a quoted value: %v (a value that starts with a double quote is quoted whole)", err)}
 			}
 			value = u
 		}
@@ -227,8 +228,12 @@ func (f *pfile) errAt(e *entry, format string, args ...any) error {
 
 // required is a field the file must have.
 func (f *pfile) required(section, key string) (*entry, error) {
-	if e := f.get(section, key); e != nil && e.value != "" {
+	e := f.get(section, key)
+	if e != nil && e.value != "" {
 		return e, nil
+	}
+	if e != nil {
+		return nil, f.errAt(e, "empty: every personality file gives it")
 	}
 	field := key
 	if section != "" {
@@ -274,12 +279,18 @@ func (f *pfile) boolean(section, key string) (bool, error) {
 }
 
 func sortedStrings(s []string) []string {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+	slices.Sort(s)
+	return s
+}
+
+// has says whether the file has any field in section.
+func (f *pfile) has(section string) bool {
+	for _, e := range f.entries {
+		if e.section == section {
+			return true
 		}
 	}
-	return s
+	return false
 }
 
 // kinds of the [commands] lines.
@@ -297,6 +308,9 @@ func (f *pfile) commands() ([]Spec, error) {
 		}
 		e.used = true
 		words := strings.Fields(e.key)
+		if len(words) == 0 {
+			return nil, f.errAt(e, "no class before the colon (forward, inspect, mutate, breakpoint, kill, quit, other)")
+		}
 		kind, ok := kindNames[words[0]]
 		if !ok {
 			return nil, f.errAt(e, "%q is no class of command (forward, inspect, mutate, breakpoint, kill, quit, other)", words[0])

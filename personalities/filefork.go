@@ -1,7 +1,6 @@
 package personalities
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ type fileFork struct {
 	attach, kill                                 string
 	settle                                       []string
 	regAnswer, value, failed                     *Pattern
+	refused                                      func(out string) bool // the file's [patterns] refused
 	// names: the debugger's name for a register ("" where it shows none:
 	// read as unknown, not written back)
 	names map[string]string
@@ -139,8 +139,8 @@ func (k *fileFork) Attach(pid int) error {
 	if err != nil {
 		return err
 	}
-	if strings.Contains(StripANSI(out), "error: ") {
-		return errors.New(strings.TrimSpace(StripANSI(out)))
+	if k.refused != nil && k.refused(out) {
+		return fmt.Errorf("attaching to %d: %s", pid, strings.TrimSpace(StripANSI(out)))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package personalities
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -9,21 +10,29 @@ import (
 
 // Pattern is a personality's regular expression, in the dialect people
 // write in their debuggers' own tooling (Perl's and Python's: lookarounds,
-// named groups, lazy quantifiers), compiled with regexp2. A backtracking
-// engine can take exponential time on a bad pattern and an unlucky
-// output, so every match has a deadline: one that runs out is no match,
-// and fred goes on.
+// named groups (?<name>...) and (?P<name>...), lazy quantifiers). One that
+// Go's regexp takes is matched by it, in linear time; one that needs more
+// (a lookaround, a backreference) by regexp2, in its RE2 mode, so that
+// $, \d, \s and \w mean what they mean in the other. A backtracking engine
+// can take exponential time on a bad pattern and an unlucky output, so
+// each of regexp2's matches has a deadline: one that runs out is no match,
+// and fred goes on. Named and numbered groups mixed are numbered as .NET
+// numbers them under regexp2 (named last).
 type Pattern struct {
-	re  *regexp2.Regexp
+	std *regexp.Regexp  // nil: re
+	re  *regexp2.Regexp // nil: std
 	src string
 }
 
-// MatchTimeout bounds one match of a Pattern.
-const MatchTimeout = 250 * time.Millisecond
+// MatchTimeout bounds one match of a Pattern that needs regexp2.
+const MatchTimeout = time.Second
 
 // CompilePattern compiles src.
 func CompilePattern(src string) (*Pattern, error) {
-	re, err := regexp2.Compile(src, regexp2.None)
+	if std, err := regexp.Compile(src); err == nil {
+		return &Pattern{std: std, src: src}, nil
+	}
+	re, err := regexp2.Compile(src, regexp2.RE2)
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +60,19 @@ func (p *Pattern) match(s string) *regexp2.Match {
 }
 
 // MatchString reports whether s holds a match.
-func (p *Pattern) MatchString(s string) bool { return p.match(s) != nil }
+func (p *Pattern) MatchString(s string) bool {
+	if p.std != nil {
+		return p.std.MatchString(s)
+	}
+	return p.match(s) != nil
+}
 
 // FindStringSubmatch is the first match and its groups ("" for a group
 // that took no part), or nil.
 func (p *Pattern) FindStringSubmatch(s string) []string {
+	if p.std != nil {
+		return p.std.FindStringSubmatch(s)
+	}
 	m := p.match(s)
 	if m == nil {
 		return nil
@@ -65,6 +82,9 @@ func (p *Pattern) FindStringSubmatch(s string) []string {
 
 // FindAllStringSubmatch is every match, as FindStringSubmatch gives one.
 func (p *Pattern) FindAllStringSubmatch(s string) [][]string {
+	if p.std != nil {
+		return p.std.FindAllStringSubmatch(s, -1)
+	}
 	var all [][]string
 	p.each(s, func(m *regexp2.Match) { all = append(all, groupsOf(m)) })
 	return all
@@ -84,6 +104,13 @@ func (p *Pattern) each(s string, f func(*regexp2.Match)) {
 
 // Named is the first match's named groups, or nil.
 func (p *Pattern) Named(s string) map[string]string {
+	if p.std != nil {
+		m := p.std.FindStringSubmatch(s)
+		if m == nil {
+			return nil
+		}
+		return p.stdNamed(m)
+	}
 	m := p.match(s)
 	if m == nil {
 		return nil
@@ -104,6 +131,12 @@ func namedOf(m *regexp2.Match) map[string]string {
 // AllNamed is every match's named groups.
 func (p *Pattern) AllNamed(s string) []map[string]string {
 	var all []map[string]string
+	if p.std != nil {
+		for _, m := range p.std.FindAllStringSubmatch(s, -1) {
+			all = append(all, p.stdNamed(m))
+		}
+		return all
+	}
 	p.each(s, func(m *regexp2.Match) { all = append(all, namedOf(m)) })
 	return all
 }
@@ -111,6 +144,14 @@ func (p *Pattern) AllNamed(s string) []map[string]string {
 // GroupNames are the pattern's named groups.
 func (p *Pattern) GroupNames() []string {
 	var names []string
+	if p.std != nil {
+		for _, n := range p.std.SubexpNames() {
+			if n != "" {
+				names = append(names, n)
+			}
+		}
+		return names
+	}
 	for _, n := range p.re.GetGroupNames() {
 		if n != "" && (n[0] < '0' || n[0] > '9') {
 			names = append(names, n)
@@ -121,6 +162,9 @@ func (p *Pattern) GroupNames() []string {
 
 // FindStringIndex is where the first match lies in s, in bytes, or nil.
 func (p *Pattern) FindStringIndex(s string) []int {
+	if p.std != nil {
+		return p.std.FindStringIndex(s)
+	}
 	m := p.match(s)
 	if m == nil {
 		return nil
@@ -142,6 +186,16 @@ func (p *Pattern) FindStringIndex(s string) []int {
 		start = len(s)
 	}
 	return []int{start, end}
+}
+
+func (p *Pattern) stdNamed(m []string) map[string]string {
+	named := map[string]string{}
+	for i, n := range p.std.SubexpNames() {
+		if n != "" && i < len(m) {
+			named[n] = m[i]
+		}
+	}
+	return named
 }
 
 func groupsOf(m *regexp2.Match) []string {

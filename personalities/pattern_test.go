@@ -33,12 +33,23 @@ func TestPatternDialect(t *testing.T) {
 	if _, err := CompilePattern(`(?<open`); err == nil {
 		t.Fatalf("a broken pattern compiled")
 	}
+	// Either engine, one meaning: $ is the end of the text, \d an ASCII
+	// digit, (?P<name>) a named group.
+	if MustPattern(`(?<=x)3$`).MatchString("x3\n") || !MustPattern(`(?<=x)3$`).MatchString("x3") {
+		t.Fatalf("regexp2's $ is not Go's")
+	}
+	if MustPattern(`(?<=x)\d`).MatchString("x\u0663") {
+		t.Fatalf("regexp2's \\d took an Arabic-Indic digit")
+	}
+	if g := MustPattern(`(?P<n>\d+)(?=;)`).Named("12;"); g["n"] != "12" {
+		t.Fatalf("(?P<n>) in regexp2: %v", g)
+	}
 }
 
 // A pattern that backtracks exponentially on some output gives up at its
 // deadline: no match, and fred goes on.
 func TestPatternTimesOut(t *testing.T) {
-	p := MustPattern(`^(a+)+$`)
+	p := MustPattern(`^(?=a)(a+)+$`) // a lookahead: regexp2's
 	start := time.Now()
 	if p.MatchString(strings.Repeat("a", 40) + "!") {
 		t.Fatalf("matched")

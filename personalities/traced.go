@@ -419,19 +419,15 @@ func (f *pfile) queries(p *Personality) error {
 }
 
 func (f *pfile) patterns(p *Personality) error {
-	pats := map[string]**Pattern{"breakpoint hit": nil, "signal": nil, "ended": nil, "refused": nil, "new run": nil,
-		"block start": &p.BlockStart, "block end": &p.BlockEnd}
 	got := map[string]*Pattern{}
-	for key, to := range pats {
+	for _, key := range []string{"ended", "signal", "breakpoint hit", "refused", "new run", "block start", "block end"} {
 		pt, err := f.pattern("patterns", key)
 		if err != nil {
 			return err
 		}
 		got[key] = pt
-		if to != nil {
-			*to = pt
-		}
 	}
+	p.BlockStart, p.BlockEnd = got["block start"], got["block end"]
 	for _, key := range []string{"ended", "signal"} {
 		if got[key] == nil {
 			return &FileError{Path: f.path, Field: "[patterns] " + key, Msg: "missing: fred must know when the program " + map[string]string{"ended": "ended", "signal": "got a signal"}[key]}
@@ -451,8 +447,11 @@ func (f *pfile) patterns(p *Personality) error {
 }
 
 func (f *pfile) tracer(p *Personality) error {
-	if f.get("tracer", "detach") == nil {
-		return nil // snapshots by fork copies only, if [fork] says how
+	if !f.has("tracer") {
+		if f.has("fork") {
+			return &FileError{Path: f.path, Field: "[tracer]", Msg: "missing: fork copies need attach and kill"}
+		}
+		return nil // no snapshots
 	}
 	t := &Tracer{}
 	for _, k := range []struct {
@@ -462,8 +461,10 @@ func (f *pfile) tracer(p *Personality) error {
 		{"set env", &t.SetEnv}, {"unset env", &t.UnsetEnv}, {"at address", &t.AtAddr}, {"watch", &t.Watch}} {
 		*k.to = f.str("tracer", k.key)
 	}
-	if t.Attach == "" || t.Kill == "" {
-		return &FileError{Path: f.path, Field: "[tracer] attach", Msg: "missing: a debugger that lets go of the program must take it back (attach) and end it (kill)"}
+	for key, v := range map[string]string{"detach": t.Detach, "attach": t.Attach, "kill": t.Kill} {
+		if v == "" {
+			return &FileError{Path: f.path, Field: "[tracer] " + key, Msg: "missing: fred lets go of the program (detach), takes it back (attach) and ends it (kill)"}
+		}
 	}
 	t.Settle = f.lines("tracer", "settle")
 	if t.Env != "" {
@@ -486,7 +487,7 @@ func (f *pfile) tracer(p *Personality) error {
 	if t.Watch != "" && (t.WatchKind == nil || t.Triggered == nil) {
 		return &FileError{Path: f.path, Field: "[tracer] watch", Msg: "needs watch kind and triggered too"}
 	}
-	if t.Fork, err = f.fork(t); err != nil {
+	if t.Fork, err = f.fork(t, p.Refused); err != nil {
 		return err
 	}
 	p.Tracer = t
@@ -494,11 +495,15 @@ func (f *pfile) tracer(p *Personality) error {
 }
 
 func (f *pfile) stepper(p *Personality) error {
-	nexts := f.get("stepper", "nexts")
-	if nexts == nil {
+	if !f.has("stepper") {
 		return nil
 	}
+	nexts, err := f.required("stepper", "nexts")
+	if err != nil {
+		return err
+	}
 	shallower, to := f.str("stepper", "nexts shallower"), f.str("stepper", "nexts to")
+	settle, fingerprint, where := f.str("stepper", "settle"), f.str("stepper", "fingerprint"), f.str("stepper", "where")
 	if shallower == "" || to == "" {
 		return &FileError{Path: f.path, Line: nexts.line, Field: "[stepper] nexts", Msg: "needs nexts shallower and nexts to too"}
 	}
@@ -513,9 +518,9 @@ func (f *pfile) stepper(p *Personality) error {
 			}
 			return fill(nexts.value, "{max}", n)
 		},
-		Settle:      strings.ReplaceAll(f.str("stepper", "settle"), "{depth}", "%d"),
-		Fingerprint: f.str("stepper", "fingerprint"),
-		Where:       f.str("stepper", "where"),
+		Settle:      strings.ReplaceAll(strings.ReplaceAll(settle, "%", "%%"), "{depth}", "%d"),
+		Fingerprint: fingerprint,
+		Where:       where,
 	}
 	if st.Settle == "" || st.Fingerprint == "" {
 		return &FileError{Path: f.path, Line: nexts.line, Field: "[stepper] nexts", Msg: "needs settle and fingerprint too"}
@@ -526,7 +531,7 @@ func (f *pfile) stepper(p *Personality) error {
 
 // fork reads [fork]: fred's agent called through the debugger's
 // commands, as forkcall.Tracer.
-func (f *pfile) fork(t *Tracer) (func(query func(string) (string, error)) forkcall.Tracer, error) {
+func (f *pfile) fork(t *Tracer, refused func(string) bool) (func(query func(string) (string, error)) forkcall.Tracer, error) {
 	call := f.get("fork", "call")
 	if call == nil {
 		return nil, nil
@@ -565,7 +570,7 @@ func (f *pfile) fork(t *Tracer) (func(query func(string) (string, error)) forkca
 			ft.names[k] = v
 		}
 	}
-	ft.attach, ft.kill, ft.settle = t.Attach, t.Kill, t.Settle
+	ft.attach, ft.kill, ft.settle, ft.refused = t.Attach, t.Kill, t.Settle, refused
 	return func(query func(string) (string, error)) forkcall.Tracer {
 		c := ft
 		c.query = query

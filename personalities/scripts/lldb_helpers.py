@@ -90,7 +90,7 @@ def fred_break(where, internal=True):
         return
     if where.startswith("*0x"):
         bp = t.BreakpointCreateByAddress(int(where[1:], 16))
-    elif ":" in where:
+    elif ":" in where and where.rpartition(":")[2].isdigit():
         f, _, line = where.rpartition(":")
         bp = t.BreakpointCreateByLocation(f, int(line))
     else:
@@ -116,9 +116,14 @@ def fred_value(v):
 def fred_eval(expr):
     f = fred_frame()
     o = lldb.SBExpressionOptions()
-    # The person's $0, $1 ... stay theirs.
+    # The person's $0, $1 ... stay theirs; a call in the expression passes
+    # their breakpoints and is undone if it stops (gdb's unwindonsignal),
+    # however long it takes (fred's own deadline stands).
     o.SetSuppressPersistentResult(True)
     o.SetTryAllThreads(False)
+    o.SetIgnoreBreakpoints(True)
+    o.SetUnwindOnError(True)
+    o.SetTimeoutInMicroSeconds(0)
     v = f.EvaluateExpression(expr, o) if f is not None else fred_target().EvaluateExpression(expr, o)
     err = v.GetError()
     if err.Fail():
@@ -145,9 +150,12 @@ def fred_call(fn, a, b, c, d, threads_held):
         return
     t = p.GetSelectedThread()
     f = t.GetFrameAtIndex(0)
+    # Every general register comes back: the agent's code changes any
+    # the ABI lets a callee change.
     regs = {}
-    for n in ("rip", "rsp", "rax", "rdi", "rsi", "rdx", "rcx", "rflags"):
+    for n in FRED_GPRS:
         regs[n] = f.FindRegister(n).GetValueAsUnsigned()
+    nr = fred_syscall_nr(p.GetProcessID(), t.GetThreadID())
     target = fred_target()
     if fn.startswith("0x"):
         addr = int(fn, 16)
@@ -178,6 +186,9 @@ def fred_call(fn, a, b, c, d, threads_held):
         return e.Success()
     for n, v in (("rdi", a), ("rsi", b), ("rdx", c), ("rcx", d), ("rsp", sp), ("rax", 0), ("rip", addr)):
         if not put(n, v):
+            for m in FRED_GPRS:
+                put(m, regs[m])
+            fred_flush()
             print("@fred error writing %s" % n)
             return
     fred_flush()
@@ -206,10 +217,13 @@ def fred_call(fn, a, b, c, d, threads_held):
             continue
         why = "the call stopped (%s)" % t.GetStopDescription(200)
         break
+    else:
+        why = "the call did not return"
     for o in others:
         o.Resume()
     rv = t.GetFrameAtIndex(0).FindRegister("rax").GetValueAsSigned() if not why else 0
-    for n in ("rip", "rsp", "rax", "rdi", "rsi", "rdx", "rcx", "rflags"):
+    fred_restart_syscall(regs, nr)
+    for n in FRED_GPRS:
         put(n, regs[n])
     fred_flush()
     if why:
@@ -218,13 +232,48 @@ def fred_call(fn, a, b, c, d, threads_held):
     print("@fred value %d" % rv)
 
 
+FRED_GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+             "r12", "r13", "r14", "r15", "rip", "rflags")
+
+# The kernel's "restart this system call" answers, and x86-64's
+# restart_syscall.
+FRED_RESTARTS = (-512, -513, -514)
+FRED_RESTART_BLOCK, FRED_NR_RESTART_SYSCALL = -516, 219
+
+
+def fred_syscall_nr(pid, tid):
+    # The system call thread tid stopped in (lldb 14 shows no orig_rax):
+    # /proc's first field, -1 where it is in none.
+    try:
+        with open("/proc/%d/task/%d/syscall" % (pid, tid)) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def fred_restart_syscall(regs, nr):
+    # A thread stopped inside a system call that the kernel would restart
+    # when it resumes: after fred's own use of the thread (a call, a
+    # write of its registers) the kernel has forgotten it, so fred
+    # restarts it as the kernel would: back to the syscall instruction
+    # with its number.
+    rax = regs["rax"] - (1 << 64) if regs["rax"] >= 1 << 63 else regs["rax"]
+    if nr < 0:
+        return
+    if rax in FRED_RESTARTS:
+        regs["rip"], regs["rax"] = regs["rip"] - 2, nr
+    elif rax == FRED_RESTART_BLOCK:
+        regs["rip"], regs["rax"] = regs["rip"] - 2, FRED_NR_RESTART_SYSCALL
+
+
 def fred_load(lib):
     f = fred_frame()
     o = lldb.SBExpressionOptions()
     o.SetSuppressPersistentResult(True)
     o.SetIgnoreBreakpoints(True)
     o.SetUnwindOnError(True)
-    v = f.EvaluateExpression('((void*(*)(const char*,int))dlopen)("%s", 2)' % lib, o)
+    c = '"' + "".join("\\%03o" % b for b in lib.encode()) + '"'
+    v = f.EvaluateExpression("((void*(*)(const char*,int))dlopen)(%s, 2)" % c, o)
     if v.GetError().Fail() or v.GetValueAsUnsigned() == 0:
         print("@fred error dlopen(%s) failed: %s" % (lib, " ".join((v.GetError().GetCString() or "NULL").split())))
         return
@@ -238,6 +287,11 @@ def fred_registers(names):
         return
     out = []
     for n in names.split():
+        if n == "orig_rax":
+            t = fred_thread()
+            nr = fred_syscall_nr(t.GetProcess().GetProcessID(), t.GetThreadID())
+            out.append("orig_rax=0x%x" % (nr & 0xffffffffffffffff))
+            continue
         r = f.FindRegister(n)
         if not r.IsValid():
             print("@fred error lldb has no register %s" % n)
@@ -248,8 +302,16 @@ def fred_registers(names):
 
 def fred_set_registers(pairs):
     f = fred_frame()
-    for p in pairs.split():
-        n, _, v = p.partition("=")
+    values = dict(p.partition("=")[::2] for p in pairs.split())
+    if "orig_rax" in values:
+        # lldb cannot write orig_rax: the system call it names is
+        # restarted by hand, from rax's restart answer.
+        nr = int(values.pop("orig_rax"), 16)
+        nr = nr - (1 << 64) if nr >= 1 << 63 else nr
+        regs = {"rax": int(values.get("rax", "0"), 16), "rip": f.FindRegister("rip").GetValueAsUnsigned()}
+        fred_restart_syscall(regs, nr)
+        values["rax"], values["rip"] = "0x%x" % (regs["rax"] & 0xffffffffffffffff), "0x%x" % regs["rip"]
+    for n, v in values.items():
         r = f.FindRegister(n)
         e = lldb.SBError()
         if not r.IsValid() or not r.SetValueFromCString(v, e) or e.Fail():
@@ -279,11 +341,13 @@ def fred_stepped(t):
     p = fred_process()
     if p is None:
         return "exited"
-    r = t.GetStopReason()
-    if r == lldb.eStopReasonBreakpoint or r == lldb.eStopReasonWatchpoint:
-        # fred's own return breakpoint of a finish is its end.
+    reasons = [t.GetStopReason()] + [o.GetStopReason() for o in p if o.GetThreadID() != t.GetThreadID()]
+    # Another thread's breakpoint or signal stops the step as gdb's would.
+    if any(r in (lldb.eStopReasonBreakpoint, lldb.eStopReasonWatchpoint) for r in reasons):
         return "breakpoint"
-    if r in (lldb.eStopReasonSignal, lldb.eStopReasonException):
+    if any(r in (lldb.eStopReasonSignal, lldb.eStopReasonException) and
+           not (r == lldb.eStopReasonSignal and o.GetStopReasonDataAtIndex(0) == 19)
+           for r, o in zip(reasons, [t] + [o for o in p if o.GetThreadID() != t.GetThreadID()])):
         return "signal"
     return "done"
 
@@ -357,6 +421,9 @@ def fred_fp():
 
 def fred_where_regs():
     t = fred_thread()
+    if t is None:
+        print("@fred not running")
+        return
     f = t.GetFrameAtIndex(0)
     print("FREDWHERE %d %d %d" % (f.GetPC(), f.FindRegister("rflags").GetValueAsUnsigned() & 0xffffffff, t.GetThreadID()))
 
@@ -435,7 +502,9 @@ def fred_watch_items(expr):
     # plain name of a variable a hardware watchpoint can cover; None where
     # one is not (a member, an element, a call).
     import re
-    if re.search(r"[\[.(]|->", expr):
+    # (also * and &: *p reads what p points to, which a watchpoint on p
+    # does not cover; a product is left unwatched with them)
+    if re.search(r"[\[.(*&]|->", expr):
         return None
     f = fred_frame()
     items = []
@@ -460,13 +529,17 @@ def fred_watch(expr):
     # fred's watchpoints on what expr reads ("@fred breakpoint wN,wM").
     t = fred_target()
     ids = []
-    for addr, size in fred_watch_items(expr) or ():
+    items = fred_watch_items(expr)
+    if not items:
+        print("error: fred cannot watch %s here" % expr)
+        return
+    for addr, size in items:
         e = lldb.SBError()
         w = t.WatchAddress(addr, size, False, True, e)
         if not w.IsValid() or e.Fail():
             for i in ids:
                 t.DeleteWatchpoint(i)
-            print("@fred no watchpoint on %s: %s" % (expr, e.GetCString()))
+            print("error: no watchpoint on %s: %s" % (expr, e.GetCString()))
             return
         ids.append(w.GetID())
     print("@fred breakpoint %s" % ",".join("w%d" % i for i in ids))
