@@ -140,6 +140,17 @@ func TestLongNext(t *testing.T) {
 			{cmd: "finish", out: `Run till exit`},
 			{cmd: "fred-reverse-watch flag == 1", out: `add \(i=2718281\)\s+at .*next_long.c:17`},
 		}, true},
+		{"lldb", lldbStart, "next_long", nil, []string{"auto"}, []step{
+			{cmd: "b main", out: `Breakpoint 1`},
+			{cmd: "run", out: `stop reason = breakpoint 1`},
+			{cmd: "next", out: `next_long.c:30`},
+			{cmd: "fred-reverse-watch flag == 1", out: "add\\(i=2718281\\) at next_long.c:17", expr: "flag", want: "0"},
+			{cmd: "next", out: `next_long.c:18`, expr: "flag", want: "1"},
+			{cmd: "fred-restart 1", out: "main at next_long.c:29"},
+			{cmd: "next", out: `next_long.c:30`},
+			{cmd: "fred-reverse-step", out: `next_long.c:25`, expr: "i", want: "3000000"},
+			{cmd: "fred-reverse-finish", out: "main at next_long.c:29"},
+		}, false},
 		{"pdb", pdbStart, "long_call.py", []string{strconv.Itoa(pdbN)}, nil, []step{
 			{cmd: "b main", out: `Breakpoint 1`},
 			{cmd: "c", out: `\(18\)main\(\)`},
