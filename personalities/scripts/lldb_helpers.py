@@ -558,10 +558,20 @@ def fred_delete(ids):
 # run to the executable's entry point, then to main's first line, each
 # with lldb's run-to-address plan, whose breakpoint is lldb's own: none
 # of the person's numbers is taken.
-fred_early = {"to": None, "main": None}
+fred_early = {"to": None, "main": None, "launched": None}
+
+
+def fred_early_launched():
+    # lldb's "Process N launched" line, which it prints after the first
+    # stop of a launch: fred shows it after the run's first stop it shows.
+    t, p = fred_target(), fred_process()
+    if p is not None:
+        fred_early["launched"] = "Process %d launched: '%s' (%s)" % (
+            p.GetProcessID(), t.GetExecutable().fullpath, t.GetTriple().split("-")[0])
 
 
 def fred_to_entry():
+    fred_early_launched()
     t = fred_target()
     addr = t.GetModuleAtIndex(0).GetObjectFileEntryPointAddress().GetLoadAddress(t)
     f = fred_frame()
@@ -622,3 +632,6 @@ def fred_early_continue():
     else:
         p.Continue()
     fred_show_stop()
+    if fred_early["launched"]:
+        print(fred_early["launched"])
+        fred_early["launched"] = None
