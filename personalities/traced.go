@@ -42,29 +42,15 @@ func (f *pfile) build() (*Personality, error) {
 	if len(p.Debuggers) == 0 {
 		p.Debuggers = []string{p.Name}
 	}
-	if err := f.startUp(p); err != nil {
-		return nil, err
-	}
 	if p.Commands, err = f.commands(); err != nil {
 		return nil, err
 	}
-	if err := f.behaviour(p); err != nil {
-		return nil, err
-	}
-	if err := f.queries(p); err != nil {
-		return nil, err
-	}
-	if err := f.patterns(p); err != nil {
-		return nil, err
-	}
-	if err := f.tracer(p); err != nil {
-		return nil, err
-	}
-	if err := f.stepper(p); err != nil {
-		return nil, err
-	}
-	if err := f.earlyStart(p); err != nil {
-		return nil, err
+	// In this order: patterns before the tracer (its fork copies read
+	// refusals), commands before fred's run (its continue is one).
+	for _, part := range []func(*Personality) error{f.startUp, f.behaviour, f.queries, f.patterns, f.tracer, f.stepper, f.earlyStart} {
+		if err := part(p); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

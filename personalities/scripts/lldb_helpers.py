@@ -113,17 +113,23 @@ def fred_value(v):
     return s
 
 
-def fred_eval(expr):
-    f = fred_frame()
+def fred_options():
+    # fred's evaluations: the person's $0, $1 ... stay theirs; a call in
+    # the expression passes their breakpoints and is undone if it stops
+    # (gdb's unwindonsignal), however long it takes (fred's own deadline
+    # stands), with the other threads where they are.
     o = lldb.SBExpressionOptions()
-    # The person's $0, $1 ... stay theirs; a call in the expression passes
-    # their breakpoints and is undone if it stops (gdb's unwindonsignal),
-    # however long it takes (fred's own deadline stands).
     o.SetSuppressPersistentResult(True)
     o.SetTryAllThreads(False)
     o.SetIgnoreBreakpoints(True)
     o.SetUnwindOnError(True)
     o.SetTimeoutInMicroSeconds(0)
+    return o
+
+
+def fred_eval(expr):
+    f = fred_frame()
+    o = fred_options()
     v = f.EvaluateExpression(expr, o) if f is not None else fred_target().EvaluateExpression(expr, o)
     err = v.GetError()
     if err.Fail():
@@ -268,10 +274,7 @@ def fred_restart_syscall(regs, nr):
 
 def fred_load(lib):
     f = fred_frame()
-    o = lldb.SBExpressionOptions()
-    o.SetSuppressPersistentResult(True)
-    o.SetIgnoreBreakpoints(True)
-    o.SetUnwindOnError(True)
+    o = fred_options()
     c = '"' + "".join("\\%03o" % b for b in lib.encode()) + '"'
     v = f.EvaluateExpression("((void*(*)(const char*,int))dlopen)(%s, 2)" % c, o)
     if v.GetError().Fail() or v.GetValueAsUnsigned() == 0:
