@@ -544,9 +544,9 @@ func TestSaveLive(t *testing.T) {
 		{"gdb", []string{"gdb", "--args", testutil.Fixture(t, "nondet"), "INPUT", "0"},
 			[]string{"break 80", "run", "fred-bookmark read", "next"}, []string{"print r", "fred-restart read", "print line"}, `\$\d+ = (-?\d+)`, `\$\d+ = "(first content)"`},
 		{"pdb", []string{"python3", "-m", "pdb", filepath.Join(root, "nondet.py"), "INPUT", "0"},
-			[]string{"b 22", "c", "fred-bookmark read", "n"}, []string{"p r", "fred-restart read", "p line"}, `\n(0\.\d+)\n`, `\n'(first content)'\n`},
+			[]string{"b 22", "c", "fred-bookmark read", "n"}, []string{"p r", "fred-restart read", "p line"}, `\n(\d(?:\.\d+)?(?:e-\d+)?)\n`, `\n'(first content)'\n`},
 		{"perl", []string{"perl", "-d", filepath.Join(root, "nondet.pl"), "INPUT", "0"},
-			[]string{"b 27", "c", "fred-bookmark read", "n"}, []string{"p $r", "fred-restart read", "p $line"}, `\n(0\.\d+)\n`, `\n(first content)\n`},
+			[]string{"b 27", "c", "fred-bookmark read", "n"}, []string{"p $r", "fred-restart read", "p $line"}, `\n(\d(?:\.\d+)?(?:e-\d+)?)\n`, `\n(first content)\n`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
