@@ -201,7 +201,8 @@ func sectionNames() []string {
 			n = append(n, "["+s+"]")
 		}
 	}
-	return sortedStrings(n)
+	slices.Sort(n)
+	return n
 }
 
 // get is a field's entry, marked as read; nil if the file has none.
@@ -276,11 +277,6 @@ func (f *pfile) boolean(section, key string) (bool, error) {
 		return false, nil
 	}
 	return false, f.errAt(e, "%q: yes or no", e.value)
-}
-
-func sortedStrings(s []string) []string {
-	slices.Sort(s)
-	return s
 }
 
 // has says whether the file has any field in section.

@@ -23,6 +23,10 @@ func TestScriptsCompile(t *testing.T) {
 	if len(pys) < 10 || len(pls) < 1 {
 		t.Fatalf("scripts/ holds %d Python and %d Perl files", len(pys), len(pls))
 	}
+	lldbHelpersPy, err := builtinScript("lldb_helpers.py")
+	if err != nil {
+		t.Fatal(err)
+	}
 	embedded := map[string]string{
 		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
 		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
