@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/fred-debugger/fred/fred/history"
@@ -150,11 +149,7 @@ func init() { timed.Debugf = debugf }
 // settle brings the program to the start of a statement with source, at
 // most depth frames deep (0: any depth).
 func (s *Session) settle(depth int) (string, error) {
-	cmd := s.p.Stepper.Settle + " %d" // the depth goes after the command, or where it says
-	if strings.Contains(s.p.Stepper.Settle, "%d") {
-		cmd = s.p.Stepper.Settle
-	}
-	out, err := s.query(fmt.Sprintf(cmd, depth))
+	out, err := s.query(fmt.Sprintf(s.p.Stepper.Settle, depth))
 	if err != nil {
 		return "", err
 	}

@@ -16,8 +16,9 @@ type Stepper struct {
 	// Nexts runs at most Max `next`s and says how many ran and why it
 	// stopped; see NextsMode.
 	Nexts func(max int, mode NextsMode) string
-	// Settle brings the program to the first statement boundary, in code
-	// with source, at or after where it is.
+	// Settle (%d: the depth it may go down to, 0 any) brings the program
+	// to the first statement boundary, in code with source, at or after
+	// where it is.
 	Settle string
 	// Fingerprint prints the registers, which tell one moment of a loop
 	// from another at the same line.
@@ -251,7 +252,7 @@ var gdbStepper = &Stepper{
 		}
 		return fmt.Sprintf("fred-nexts %d", max)
 	},
-	Settle:      "fred-settle",
+	Settle:      "fred-settle %d",
 	Fingerprint: "fred-fp",
 	Where:       "fred-where",
 	Hits:        func(addr uint64, k int) string { return fmt.Sprintf("fred-hits 0x%x %d", addr, k) },
