@@ -209,14 +209,19 @@ func (w *watchProgram) Keep(m watch.Moment) {
 	// runs more than about twice, and later reverse commands reuse it.
 	// A short hit count replays from its anchor faster than a snapshot
 	// is taken.
-	if mm := m.(moment); len(mm.steps) > 0 && (hitOf(mm) == nil || w.worthKeeping(mm)) && w.s.running && w.s.Timeline.Is(mm.steps) {
+	mm := m.(moment)
+	switch {
+	case len(mm.steps) == 0:
+	case hitOf(mm) != nil && !w.worthKeeping(mm):
+		debugf("keep %v: a short count, not worth a snapshot", mm)
+	case !w.s.running || !w.s.Timeline.Is(mm.steps):
+		debugf("keep %v: not here (running %v, now %v)", mm, w.s.running, moment{steps: w.s.Timeline.Steps()})
+	default:
 		if _, err := w.s.Checkpoint(true); err == nil {
 			w.st.snapshots++
 		} else {
 			debugf("keep %v: %v", mm, err)
 		}
-	} else {
-		debugf("keep %v: not here (running %v, now %v)", m, w.s.running, moment{steps: w.s.Timeline.Steps()})
 	}
 }
 
