@@ -15,18 +15,24 @@ import (
 // edits (old, new), outside fred: a person's own file.
 func lldbFileCopy(t *testing.T, edits ...string) string {
 	t.Helper()
-	b, err := os.ReadFile("../personalities/files/lldb.fred")
+	return fileCopy(t, "lldb", edits...)
+}
+
+// fileCopy writes built-in personality name's file, changed by edits.
+func fileCopy(t *testing.T, name string, edits ...string) string {
+	t.Helper()
+	b, err := os.ReadFile("../personalities/files/" + name + ".fred")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	for i := 0; i+1 < len(edits); i += 2 {
 		if !strings.Contains(text, edits[i]) {
-			t.Fatalf("test bug: lldb.fred has no %q", edits[i])
+			t.Fatalf("test bug: %s.fred has no %q", name, edits[i])
 		}
 		text = strings.Replace(text, edits[i], edits[i+1], 1)
 	}
-	path := filepath.Join(t.TempDir(), "my-lldb.fred")
+	path := filepath.Join(t.TempDir(), "my-"+name+".fred")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +60,26 @@ func TestPersonalityFromFile(t *testing.T) {
 	ts.must("fred-reverse-continue", `square\(x=0\)`)
 	if got := ts.seen("x"); got != at {
 		t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
+	}
+}
+
+// The other kind, a debugger inside the program: pdb's file, copied
+// with a prompt of its own, works end to end (reverse-watch lands where
+// the built-in one does).
+func TestInProcessPersonalityFromFile(t *testing.T) {
+	testutil.Require(t, "python3")
+	p, err := P.Named(fileCopy(t, "pdb", "name: pdb", "name: mypdb", `prompt: "(Pdb) "`, `prompt: "(my pdb) "`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := inprocSession(t, p, []string{"python3", "-m", "pdb", script("watch.py")}, "fork")
+	if got := ts.Prompt(); got != "(my pdb) " {
+		t.Fatalf("the prompt is %q", got)
+	}
+	ts.play([]step{{cmd: "b 18", out: `Breakpoint 1`}, {cmd: "c", out: `\(18\)main\(\)`}})
+	ts.must("fred-reverse-watch total >= 0", `'total >= 0' is True here; the next step makes it False`)
+	if v := ts.value("i"); v != "277" {
+		t.Fatalf("landed with i=%s, want 277", v)
 	}
 }
 

@@ -11,7 +11,12 @@ import (
 
 func lldbFile(t *testing.T) string {
 	t.Helper()
-	b, err := fs.ReadFile(builtinFiles, "files/lldb.fred")
+	return builtinFile(t, "lldb")
+}
+
+func builtinFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := fs.ReadFile(builtinFiles, "files/"+name+".fred")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,31 +38,42 @@ func lineOf(t *testing.T, text, prefix string) int {
 // A personality file with a mistake gets one error naming the field and
 // the line; nothing is built from it.
 func TestPersonalityFileMistakes(t *testing.T) {
-	good := lldbFile(t)
 	cases := []struct {
 		name, old, new string
 		field, msg     string
 		at             string // the line the error names starts with this ("" the file as a whole)
+		file           string // the built-in file changed ("": lldb's)
 	}{
-		{"a pattern that does not compile", "ended: (?m)^Process", "ended: (?m)^(?<x Process", "[patterns] ended", "does not compile", "ended: "},
-		{"a pattern without the group fred reads", `depth answer: (?m)^@fred depth (?<depth>\d+)`, `depth answer: (?m)^@fred depth (\d+)`, "[queries] depth answer", "no group (?<depth>...)", "depth answer: "},
-		{"a command without its class", "forward next: n, next, thread step-over", "next: n, next, thread step-over", "[commands] next", `"next" is no class of command`, "next: "},
-		{"no forward command fred replays with", "forward step: s, step, thread step-in", "inspect step: s, step, thread step-in", "[commands]", `no forward command named "step"`, ""},
-		{"no prompt", `prompt: "(lldb) "`, `# no prompt`, "prompt", "missing", ""},
-		{"an empty prompt", `prompt: "(lldb) "`, `prompt:`, "prompt", "empty", "prompt:"},
-		{"a command line without its class", "forward run: r, run, process launch", ": r, run, process launch", "[commands] ", "no class before the colon", ": r, run"},
-		{"a stepper without nexts", "nexts: script fred_nexts({max})\n", "", "[stepper] nexts", "missing", ""},
-		{"an unknown kind", "kind: traced", "kind: remote", "kind", `"remote": traced`, "kind: "},
-		{"a field fred does not know", "start hint:", "strat hint:", "strat hint", "not a field fred knows", "strat hint:"},
-		{"an unknown section", "[stepper]", "[steppers]", "", "no section [steppers]", "[steppers]"},
-		{"a heredoc without its end", "END\n\n# How the debugger", "ENDS\n\n# How the debugger", "setup", `no line "END" ends the value`, "setup: "},
-		{"a field given twice", "kind: traced", "kind: traced\nkind: traced", "kind", "given twice", "kind: traced\nkind"},
-		{"a bootstrap script that is not there", "bootstrap script: fred:lldb_helpers.py", "bootstrap script: nowhere.py", "bootstrap script", "nowhere.py", "bootstrap script: "},
+		{"a pattern that does not compile", "ended: (?m)^Process", "ended: (?m)^(?<x Process", "[patterns] ended", "does not compile", "ended: ", ""},
+		{"a pattern without the group fred reads", `depth answer: (?m)^@fred depth (?<depth>\d+)`, `depth answer: (?m)^@fred depth (\d+)`, "[queries] depth answer", "no group (?<depth>...)", "depth answer: ", ""},
+		{"a command without its class", "forward next: n, next, thread step-over", "next: n, next, thread step-over", "[commands] next", `"next" is no class of command`, "next: ", ""},
+		{"no forward command fred replays with", "forward step: s, step, thread step-in", "inspect step: s, step, thread step-in", "[commands]", `no forward command named "step"`, "", ""},
+		{"no prompt", `prompt: "(lldb) "`, `# no prompt`, "prompt", "missing", "", ""},
+		{"an empty prompt", `prompt: "(lldb) "`, `prompt:`, "prompt", "empty", "prompt:", ""},
+		{"a command line without its class", "forward run: r, run, process launch", ": r, run, process launch", "[commands] ", "no class before the colon", ": r, run", ""},
+		{"a stepper without nexts", "nexts: script fred_nexts({max})\n", "", "[stepper] nexts", "missing", "", ""},
+		{"an unknown kind", "kind: traced", "kind: remote", "kind", `"remote": traced`, "kind: ", ""},
+		{"a field fred does not know", "start hint:", "strat hint:", "strat hint", "not a field fred knows", "strat hint:", ""},
+		{"an unknown section", "[stepper]", "[steppers]", "", "no section [steppers]", "[steppers]", ""},
+		{"a heredoc without its end", "END\n\n# How the debugger", "ENDS\n\n# How the debugger", "setup", `no line "END" ends the value`, "setup: ", ""},
+		{"a field given twice", "kind: traced", "kind: traced\nkind: traced", "kind", "given twice", "kind: traced\nkind", ""},
+		{"a bootstrap script that is not there", "bootstrap script: fred:lldb_helpers.py", "bootstrap script: nowhere.py", "bootstrap script", "nowhere.py", "bootstrap script: ", ""},
+		// The other kind's.
+		{"an unknown language", "language: python", "language: cobol", "language", `"cobol": fred knows the languages perl, python`, "language: ", "pdb"},
+		{"no location query", "location: fred_where\n", "", "[queries] location", "missing", "", "pdb"},
+		{"probes without their number", "probe slots: 11\n", "", "[queries] probe slots", "missing", "", "perl"},
+		{"a repeat without its line", "repeat as: list=list", "repeat as: list", "[behaviour] repeat as", `"list": OP=LINE`, "repeat as: ", "pdb"},
+		{"no pattern for the end", "ended: (?m)^Debugged", "# ended: (?m)^Debugged", "[patterns] ended", "missing", "", "perl"},
+		{"an in-process file without its bootstrap", "bootstrap script: fred:perl_boot.pl\n", "", "bootstrap script", "missing", "", "perl"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.file == "" {
+				c.file = "lldb"
+			}
+			good := builtinFile(t, c.file)
 			if !strings.Contains(good, c.old) {
-				t.Fatalf("test bug: lldb.fred has no %q", c.old)
+				t.Fatalf("test bug: %s.fred has no %q", c.file, c.old)
 			}
 			text := strings.Replace(good, c.old, c.new, 1)
 			path := filepath.Join(t.TempDir(), "mine.fred")

@@ -596,6 +596,10 @@ func TestPDBClassify(t *testing.T) {
 
 func TestPDBArgv(t *testing.T) {
 	const m = "\x1a\x1afred-x\x1a\x1a"
+	pdbBoot, err := builtinScript("pdb_boot.py")
+	if err != nil {
+		t.Fatal(err)
+	}
 	boot := strings.Replace(pdbBoot, "FRED_PROMPT", `'\x1a\x1afred-x\x1a\x1a'`, 1)
 	for _, c := range []struct {
 		in, want []string

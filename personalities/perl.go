@@ -7,169 +7,34 @@ import (
 	"strings"
 )
 
-// Perl is the personality for perl's debugger (`perl -d prog.pl`). Like
-// pdb it lives inside the interpreter it debugs. fred loads it through
-// PERL5DB with a few changes (perlBoot): the prompt becomes fred's marker
-// (fred's own queries stay out of the debugger's command history),
-// the debugger reads plain lines (Term::ReadLine's stub, no ornaments) from
-// copies of stdin and stderr rather than /dev/tty (CRIU cannot dump a
-// /dev/tty it did not see opened with the session), and fred_* subs in
-// package DB answer fred's queries in one line each.
-var Perl = &Personality{
-	Name:      "perl",
-	Debuggers: []string{"perl", "perl5"},
-	Prompt:    "  DB<> ",
-	// The number perl5db would show, fred's own commands not counted.
-	PromptQuery: perlDB + "fred_prompt_shown()",
-	StartHint:   "'R' (perl -d starts it again from the top)",
-	Argv:        perlArgv,
-	Env:         seedEnv("PERL_HASH_SEED", "0", "PERL_PERTURB_KEYS", "0"),
-	Setup:       func(string) []string { return nil },
-	InProcess:   true,
-	Commands: []Spec{
-		// next, step and quit are fred's aliases (perlBoot): fred sends
-		// those words to every debugger.
-		{Names: []string{"n", "next"}, Kind: Forward, Op: OpNext},
-		{Names: []string{"s", "step"}, Kind: Forward, Op: OpStep},
-		{Names: []string{"c"}, Kind: Forward, Op: OpContinue},
-		// perl's r runs to the return and stops in the caller: gdb's finish.
-		{Names: []string{"r"}, Kind: Forward, Op: OpFinish},
-		{Names: []string{"R"}, Kind: Forward, Op: OpRun},
-		{Names: []string{"b"}, Kind: Breakpoint, Op: "b"},
-		{Names: []string{"B"}, Kind: Breakpoint, Op: "B"},
-		{Names: []string{"D"}, Kind: Breakpoint, Op: "D"},
-		{Names: []string{"enable"}, Kind: Breakpoint},
-		{Names: []string{"disable"}, Kind: Breakpoint},
-		{Names: []string{"w"}, Kind: Breakpoint, Op: "w"},
-		{Names: []string{"W"}, Kind: Breakpoint, Op: "W"},
-		{Names: []string{"a"}, Kind: Breakpoint, Op: "a"},
-		{Names: []string{"A"}, Kind: Breakpoint, Op: "A"},
-		{Names: []string{"p"}, Kind: Inspect, Op: "p"},
-		{Names: []string{"x"}, Kind: Inspect, Op: "x"},
-		{Names: []string{"T"}, Kind: Inspect, Op: "T"},
-		{Names: []string{"l"}, Kind: Inspect, Op: "l"},
-		{Names: []string{"v"}, Kind: Inspect, Op: "v"},
-		{Names: []string{"."}, Kind: Inspect, Op: "."},
-		{Names: []string{"-"}, Kind: Inspect, Op: "-"},
-		{Names: []string{"L"}, Kind: Inspect, Op: "L"},
-		{Names: []string{"S"}, Kind: Inspect, Op: "S"},
-		{Names: []string{"V"}, Kind: Inspect, Op: "V"},
-		{Names: []string{"X"}, Kind: Inspect, Op: "X"},
-		{Names: []string{"y"}, Kind: Inspect, Op: "y"},
-		{Names: []string{"i"}, Kind: Inspect, Op: "i"},
-		{Names: []string{"m"}, Kind: Inspect, Op: "m"},
-		{Names: []string{"M"}, Kind: Inspect, Op: "M"},
-		{Names: []string{"f"}, Kind: Inspect, Op: "f"},
-		{Names: []string{"h"}, Kind: Inspect, Op: "h"},
-		{Names: []string{"o"}, Kind: Other, Op: "o"},
-		{Names: []string{"t"}, Kind: Other, Op: "t"},
-		{Names: []string{"="}, Kind: Other, Op: "="},
-		{Names: []string{"q", "quit"}, Kind: Quit, Op: "q"},
-	},
-	Split: perlSplit,
-	// Anything else is Perl, run in the program.
-	Mutates: func(c Command) bool {
-		switch c.Op {
-		case "p", "x":
-			return perlAssign.MatchString(blankStrings(c.Args, '#'))
-		}
-		if c.Kind != Other || perlOther[c.Op] {
-			return false
-		}
-		return perlMutates(c.Line)
-	},
-	Repeat: func(last Command) string {
-		// An empty line repeats the last n or s (perl's own rule); l goes on.
-		switch last.Op {
-		case OpNext, OpStep:
-			return last.Line
-		case "l":
-			return "l"
-		}
-		return ""
-	},
-	LocationCmd:   perlDB + "fred_where()",
-	ParseLocation: parseFredWhere,
-	DepthCmd:      perlDB + "fred_where()",
-	ParseDepth:    parseFredDepth,
-	PidCmd:        perlDB + "fred_pid()",
-	ParsePid:      parseFredPid,
-	StopReason:    stopReason(perlEnded, perlWatch, perlSignal),
-	StopCmd:       perlDB + "fred_stop()",
-	ParseStop:     parseFredStop,
-	Ended:         func(out string) bool { return perlEnded.MatchString(out) },
-	NewRun: func(out string) bool {
-		return regexp.MustCompile(`(?m)^Loading DB routines from perl5db\.pl`).MatchString(out)
-	},
-	BreakpointsCmd:     perlDB + "fred_bps()",
-	ParseBreakpoints:   parseFredBps,
-	Enable:             perlDB + `fred_enable("%s", 1)`,
-	Disable:            perlDB + `fred_enable("%s", 0)`,
-	Delete:             perlDB + `fred_delete("%s")`,
-	BreakAt:            perlDB + `fred_break(%q)`,
-	ParseNewBreakpoint: parseFredNewBp,
-	EvalCmd:            func(expr string) string { return perlDB + `fred_value(fred_eval("` + perlQuote(expr) + `"))` },
-	// The frame's lexicals come from PadWalker (make deps installs it);
-	// without it, the current frame's are used. PadWalker counts sub
-	// frames where caller counts evals too: fred_uframes gives each
-	// frame its level less the evals below it.
-	// A watch in Steps (StepsWatch) evaluates through the same frames at
-	// every statement, with the expression compiled once per package and
-	// set of lexicals.
-	ScopeCmd: perlDB + "fred_scope()",
-	ScopedEvalCmd: func(expr, key string) string {
-		return perlDB + `fred_value(fred_eval_scoped("` + perlQuote(key) + `", "` + perlQuote(expr) + `"))`
-	},
-	ScopeWhere:  func(key string) string { return perlDB + `fred_scope_where("` + perlQuote(key) + `")` },
-	ScopeSelect: "'y %d' lists its variables",
-	ParseEval:   parsePerlEval,
-	EvalFailed:  MustPattern(`^\(dies: `),
-	KillLine:    "\x15",
-	EchoCmd:     func(token string) string { return perlDB + `print $DB::OUT "` + perlQuote(token) + `\n"` },
-	Refused: func(out string) bool {
-		return perlRefused.MatchString(out)
-	},
-	Quiet:     func(cmd string) string { return cmd },
-	FrameCmd:  perlDB + "fred_frame()",
-	SaveState: perlDB + "fred_save(q{%s})",
-	LoadState: perlDB + "fred_load(q{%s})",
-	Fork:      perlDB + "fred_fork(q{%s})",
-	Probes: &Probes{Arm: func(every float64, fifos []string) string {
-		return fmt.Sprintf(perlDB+"fred_probes(%g, q{%s})", every, strings.Join(fifos, "}, q{"))
-	}, Collect: perlDB + "fred_probed()", Every: 0.05, Slots: 11},
-	NoCountArg: true,
-	Stepper: &Stepper{Nexts: func(max int, m NextsMode) string {
-		if m.Shallower {
-			return fmt.Sprintf(perlDB+`fred_nexts(%d, "shallower")`, max)
-		}
-		return fmt.Sprintf(perlDB+"fred_nexts(%d)", max)
-	}, Steps: func(max int, m StepsMode) string {
-		// A breakpoint ends the count whether or not fred asks: a
-		// line with one (or an action) is perl5db's to judge. With
-		// AtBps, one at the last step counted is said too.
-		b := map[bool]int{true: 1}
-		watch := ""
-		if m.Watch.Expr != "" {
-			watch = `, "` + perlQuote(m.Watch.Key) + `", "` + perlQuote(m.Watch.Expr) + `"`
-		}
-		return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d%s)`, max, m.Until, b[m.Track], b[m.AtBps], watch)
-	}, StepsWatch: true, WatchMax: 1 << 17},
+// Perl is the personality for perl's debugger (`perl -d prog.pl`): a file
+// (files/perl.fred) read by the protocol core of debuggers inside the
+// program (inprocfile.go), its language "perl" the code below. Like pdb
+// it lives inside the interpreter it debugs. fred loads it through
+// PERL5DB with a few changes (scripts/perl_boot.pl): the prompt becomes
+// fred's marker (fred's own queries stay out of the debugger's command
+// history), the debugger reads plain lines (Term::ReadLine's stub, no
+// ornaments) from copies of stdin and stderr rather than /dev/tty (CRIU
+// cannot dump a /dev/tty it did not see opened with the session), and
+// fred_* subs in package DB answer fred's queries in one line each.
+var Perl = mustBuiltin("perl.fred")
+
+// perlSteps is the bootstrap's fred_steps: a breakpoint ends the count
+// whether or not fred asks (a line with one, or an action, is perl5db's
+// to judge); with AtBps, one at the last step counted is said too.
+func perlSteps(max int, m StepsMode) string {
+	b := map[bool]int{true: 1}
+	watch := ""
+	if m.Watch.Expr != "" {
+		watch = `, "` + perlQuote(m.Watch.Key) + `", "` + perlQuote(m.Watch.Expr) + `"`
+	}
+	return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d%s)`, max, m.Until, b[m.Track], b[m.AtBps], watch)
 }
 
-var (
-	perlEnded  = MustPattern(`(?m)^Debugged program terminated\.  Use q to quit or R to restart`)
-	perlWatch  = MustPattern(`(?m)^Watchpoint \d+:\t`)
-	perlSignal = MustPattern(`(?m)^(Signal \w+ at |.*received signal)`)
-	// Perl code the debugger could not compile or that died says where
-	// in the debugger's eval.
-	perlRefused = regexp.MustCompile(`(?m)^(Use 'q' to quit or 'R' to restart\.|Line \d+( of '.*')? not breakable\.|Subroutine .* not found\.|.* at \(eval \d+\)\[[^\]]*perl5db\.pl:\d+\] line \d+)`)
-	perlOther   = map[string]bool{"o": true, "t": true, "=": true}
-)
-
-// perlArgv runs the person's perl with -d, the debugger loaded through
+// perlLaunch runs the person's perl with -d, the debugger loaded through
 // PERL5DB, and the marker in the environment (env(1) sets both; the
 // bootstrap takes them out of the program's %ENV).
-func perlArgv(argv []string, marker, tty string) []string {
+func perlLaunch(argv []string, boot, marker string) []string {
 	args := argv[1:]
 	hasD := false
 	for _, a := range args {
@@ -183,11 +48,12 @@ func perlArgv(argv []string, marker, tty string) []string {
 	if !hasD {
 		args = append([]string{"-d"}, args...)
 	}
-	out := []string{"env", "PERL5DB=" + perlBoot, "FRED_PERLDB_PROMPT=" + marker, argv[0]}
+	out := []string{"env", "PERL5DB=" + perlBootLine(boot), "FRED_PERLDB_PROMPT=" + marker, argv[0]}
 	return append(out, args...)
 }
 
-// perlBoot loads perl5db.pl and changes it for fred. It must stay one line:
+// The bootstrap (scripts/perl_boot.pl) loads perl5db.pl and changes it
+// for fred. It must stay one line:
 // perl pastes PERL5DB before the program. The pre- and post-prompt actions
 // tell fred's replay log (replaylog/) when the person is using the
 // debugger, whose own reads are then not the program's to record.
@@ -214,16 +80,15 @@ func perlArgv(argv []string, marker, tty string) []string {
 // The boot asks uname once, in the debugger's time ($fred_x86_64): a
 // probe's timer handler runs in the program's, where a uname is logged.
 // (The boot is joined into one line: it has no comments.)
+
 // perlDB starts fred's own commands: compiled in package DB, their
 // statements are none of the debugger's business (no watch expression is
 // checked there, none stops there); fred_eval evaluates the person's
 // expressions in the program's package and lexical scope all the same.
 const perlDB = "package DB; "
 
-//go:embed scripts/perl_boot.pl
-var perlBootSrc string
-
-var perlBoot = strings.Join(strings.Fields(perlBootSrc), " ")
+// perlBootLine joins the bootstrap into the one line PERL5DB must be.
+func perlBootLine(src string) string { return strings.Join(strings.Fields(src), " ") }
 
 // perlQuote writes s for a Perl double-quoted string.
 func perlQuote(s string) string {

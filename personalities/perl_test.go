@@ -270,6 +270,11 @@ func TestPerlClassify(t *testing.T) {
 
 func TestPerlArgv(t *testing.T) {
 	m := "\x1a\x1afred-x\x1a\x1a"
+	src, err := builtinScript("perl_boot.pl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perlBoot := perlBootLine(src)
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"perl", "-d", "p.pl", "a"}, []string{"env", "PERL5DB=" + perlBoot, "FRED_PERLDB_PROMPT=" + m, "perl", "-d", "p.pl", "a"}},
 		{[]string{"/usr/bin/perl", "-w", "p.pl"}, []string{"env", "PERL5DB=" + perlBoot, "FRED_PERLDB_PROMPT=" + m, "/usr/bin/perl", "-d", "-w", "p.pl"}},

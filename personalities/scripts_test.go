@@ -23,15 +23,19 @@ func TestScriptsCompile(t *testing.T) {
 	if len(pys) < 10 || len(pls) < 1 {
 		t.Fatalf("scripts/ holds %d Python and %d Perl files", len(pys), len(pls))
 	}
-	lldbHelpersPy, err := builtinScript("lldb_helpers.py")
-	if err != nil {
-		t.Fatal(err)
+	fromFiles := map[string]string{}
+	for _, n := range []string{"lldb_helpers.py", "pdb_boot.py", "perl_boot.pl"} {
+		src, err := builtinScript(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromFiles[n] = src
 	}
 	embedded := map[string]string{
 		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
 		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
 		"gdb_commands.py": gdbCommandsPy, "gdb_early.py": gdbEarlyPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
-		"pdb_boot.py": pdbBoot, "perl_boot.pl": perlBootSrc, "lldb_helpers.py": lldbHelpersPy,
+		"pdb_boot.py": fromFiles["pdb_boot.py"], "perl_boot.pl": fromFiles["perl_boot.pl"], "lldb_helpers.py": fromFiles["lldb_helpers.py"],
 	}
 	for _, f := range append(pys, pls...) {
 		b, err := os.ReadFile(f)
@@ -84,11 +88,11 @@ func TestScriptsCompile(t *testing.T) {
 			sent.WriteString(src)
 		}
 	}
-	if sent.String() != lldbHelpersPy {
+	if sent.String() != fromFiles["lldb_helpers.py"] {
 		t.Errorf("lldb's setup lines do not carry lldb_helpers.py whole")
 	}
 	// perl pastes PERL5DB before the program: one line.
-	if strings.Contains(perlBoot, "\n") {
-		t.Errorf("perlBoot is not one line")
+	if strings.Contains(perlBootLine(fromFiles["perl_boot.pl"]), "\n") {
+		t.Errorf("perl's bootstrap is not one line")
 	}
 }

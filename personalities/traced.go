@@ -12,7 +12,8 @@ import (
 )
 
 // The protocol core of a debugger that traces the program from its own
-// process (lldb; gdb's personality is still Go): the file's commands go
+// process (lldb; gdb's personality is still Go; inprocfile.go is the
+// other kind's): the file's commands go
 // to the debugger as they are, and its patterns' named groups read the
 // answers.
 
@@ -26,9 +27,7 @@ func (f *pfile) build() (*Personality, error) {
 		return nil, err
 	}
 	switch kind.value {
-	case "traced":
-	case "in-process":
-		return nil, f.errAt(kind, "a debugger inside the program (pdb's and perl's kind) cannot be a file yet: only traced")
+	case "traced", "in-process":
 	default:
 		return nil, f.errAt(kind, "%q: traced (a debugger in its own process, as gdb) or in-process", kind.value)
 	}
@@ -44,6 +43,12 @@ func (f *pfile) build() (*Personality, error) {
 	}
 	if p.Commands, err = f.commands(); err != nil {
 		return nil, err
+	}
+	if kind.value == "in-process" {
+		if err := f.inProcess(p); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	// In this order: patterns before the tracer (its fork copies read
 	// refusals), commands before fred's run (its continue is one).
