@@ -192,6 +192,7 @@ var sections = map[string]string{
 	"fork":        "fork copies through fred's agent",
 	"stepper":     "many steps in one round trip",
 	"early start": "fred's run: snapshots at the entry point and main",
+	"threads":     "the threads of a program, and fred's thread turns",
 }
 
 func sectionNames() []string {
@@ -351,3 +352,58 @@ func fill(template string, kv ...string) string {
 func quote(s string) string { return strconv.Quote(s) }
 
 var errNoAnswer = errors.New("no answer")
+
+// expand fills a template's {NAME}s from vars: those named in quoted
+// written with quote, the others as they are; {=NAME} is always as it is. A wrapper
+// {mi:T}, {py:T} or {octal:T} writes the expansion of T as a C string
+// (GDB/MI's arguments), a Python string, or with gdb's octal escapes (a
+// string setting). Anything else in braces is text. The values are not
+// read again: braces in them are theirs.
+func expand(tmpl string, vars map[string]string, quoted ...string) string {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '{' {
+			b.WriteByte(tmpl[i])
+			continue
+		}
+		end := matchingBrace(tmpl, i)
+		if end < 0 {
+			b.WriteString(tmpl[i:])
+			break
+		}
+		inner := tmpl[i+1 : end]
+		if v, ok := vars[strings.TrimPrefix(inner, "=")]; ok {
+			if !strings.HasPrefix(inner, "=") && slices.Contains(quoted, inner) {
+				v = quote(v)
+			}
+			b.WriteString(v)
+			i = end
+			continue
+		}
+		if kind, body, ok := strings.Cut(inner, ":"); ok && wrappers[kind] != nil {
+			b.WriteString(wrappers[kind](expand(body, vars, quoted...)))
+			i = end
+			continue
+		}
+		b.WriteByte('{')
+	}
+	return b.String()
+}
+
+var wrappers = map[string]func(string) string{"mi": miQuote, "py": quote, "octal": gdbEscape}
+
+// matchingBrace is the index of the } that closes the { at i, or -1.
+func matchingBrace(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}

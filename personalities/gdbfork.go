@@ -11,17 +11,14 @@ import (
 )
 
 // gdbFork is forkcall.Tracer in gdb's commands, through MI where there is an
-// answer to read.
+// answer to read: gdb.fred's "[fork] driver: gdb-mi" (forkDrivers).
 type gdbFork struct {
 	query  func(cmd string) (string, error)
 	settle []string
 	regnum map[string]int // gdb's register numbers
 }
 
-// newGDBFork drives fork copies through query (the session's).
-func newGDBFork(query func(cmd string) (string, error)) forkcall.Tracer {
-	return &gdbFork{query: query, settle: gdbSettle}
-}
+var _ forkcall.Tracer = (*gdbFork)(nil)
 
 var (
 	miError    = regexp.MustCompile(`\^error,msg="((?:[^"\\]|\\.)*)"`)

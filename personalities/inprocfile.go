@@ -132,15 +132,9 @@ func (f *pfile) inBehaviour(p *Personality, lang *language) error {
 		return lang.statement(c.Line)
 	}
 	repeat, once := set(f.str("behaviour", "repeat")), set(f.str("behaviour", "no repeat"))
-	as := map[string]string{}
-	if e := f.get("behaviour", "repeat as"); e != nil {
-		for _, kv := range strings.Fields(e.value) {
-			op, line, ok := strings.Cut(kv, "=")
-			if !ok {
-				return f.errAt(e, "%q: OP=LINE", kv)
-			}
-			as[op] = line
-		}
+	as, err := f.repeatAs()
+	if err != nil {
+		return err
 	}
 	p.Repeat = func(last Command) string {
 		switch {

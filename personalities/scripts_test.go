@@ -24,25 +24,20 @@ func TestScriptsCompile(t *testing.T) {
 		t.Fatalf("scripts/ holds %d Python and %d Perl files", len(pys), len(pls))
 	}
 	fromFiles := map[string]string{}
-	for _, n := range []string{"lldb_helpers.py", "pdb_boot.py", "perl_boot.pl"} {
+	for _, f := range append(pys, pls...) {
+		n := filepath.Base(f)
 		src, err := builtinScript(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fromFiles[n] = src
 	}
-	embedded := map[string]string{
-		"gdb_threads.py": gdbThreadsPy, "gdb_round_robin.py": gdbRoundRobinPy, "gdb_break.py": gdbBreakPy,
-		"gdb_scope.py": gdbScopePy, "gdb_locked.py": gdbLockedPy, "gdb_helpers.py": gdbHelpers,
-		"gdb_commands.py": gdbCommandsPy, "gdb_early.py": gdbEarlyPy, "gdb_hits.py": gdbHitsPy, "gdb_stepis.py": gdbStepisPy,
-		"pdb_boot.py": fromFiles["pdb_boot.py"], "perl_boot.pl": fromFiles["perl_boot.pl"], "lldb_helpers.py": fromFiles["lldb_helpers.py"],
-	}
 	for _, f := range append(pys, pls...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if embedded[filepath.Base(f)] != string(b) {
+		if fromFiles[filepath.Base(f)] != string(b) {
 			t.Errorf("%s is not what fred sends (not embedded?)", f)
 		}
 		var cmd *exec.Cmd

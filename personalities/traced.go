@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,12 +54,40 @@ func (f *pfile) build() (*Personality, error) {
 	}
 	// In this order: patterns before the tracer (its fork copies read
 	// refusals), commands before fred's run (its continue is one).
-	for _, part := range []func(*Personality) error{f.startUp, f.behaviour, f.queries, f.patterns, f.tracer, f.stepper, f.earlyStart} {
+	for _, part := range []func(*Personality) error{f.startUp, f.behaviour, f.queries, f.patterns, f.tracer, f.stepper, f.earlyStart, f.threads} {
 		if err := part(p); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// threads reads [threads]: fred's view of a program's threads, and its
+// thread turns.
+func (f *pfile) threads(p *Personality) error {
+	if !f.has("threads") {
+		return nil
+	}
+	t := &Threads{}
+	for _, k := range []struct {
+		key string
+		to  *string
+	}{{"list", &t.List}, {"current", &t.Current}, {"select", &t.Select}, {"locked", &t.Locked}, {"step", &t.Step}, {"exited", &t.Exited}, {"hold", &t.Hold}} {
+		e, err := f.required("threads", k.key)
+		if err != nil {
+			return err
+		}
+		*k.to = e.value
+	}
+	var err error
+	if t.Blocked, err = f.pattern("threads", "blocked"); err != nil {
+		return err
+	}
+	if t.Blocked == nil {
+		return &FileError{Path: f.path, Field: "[threads] blocked", Msg: "missing: how fred knows a locked command could not finish"}
+	}
+	p.Threads = t
+	return nil
 }
 
 // earlyStart reads [early start]: fred's run, from the program's first
@@ -113,10 +143,13 @@ func (f *pfile) startUp(p *Personality) error {
 		out := []string{argv[0]}
 		for _, a := range args {
 			line, ok := expandEnv(a[0] + "\x00" + a[1])
+			if ok {
+				line, ok = expandCache(line)
+			}
 			if !ok {
 				continue
 			}
-			line = fill(line, "{marker}", marker, "{tty}", tty)
+			line = expand(line, map[string]string{"marker": marker, "tty": tty})
 			x, y, _ := strings.Cut(line, "\x00")
 			out = append(out, x)
 			if y != "" {
@@ -125,7 +158,9 @@ func (f *pfile) startUp(p *Personality) error {
 		}
 		return append(out, argv[1:]...)
 	}
-	p.Env = strings.Fields(f.str("", "environment"))
+	if env := f.str("", "environment"); env != "" {
+		p.Env = strings.Fields(env)
+	}
 	if e := f.get("", "python path"); e != nil {
 		if m, _ := filepath.Glob(e.value); len(m) > 0 {
 			path := m[len(m)-1]
@@ -139,15 +174,18 @@ func (f *pfile) startUp(p *Personality) error {
 	if p.LineEditorAtSize, err = f.boolean("", "line editor at size"); err != nil {
 		return err
 	}
-	p.Plain = strings.Fields(f.str("", "plain arguments"))
+	for _, l := range f.lines("", "plain arguments") {
+		a, b, _ := strings.Cut(l, " ")
+		p.Plain = append(p.Plain, a)
+		if b = strings.TrimSpace(b); b != "" {
+			p.Plain = append(p.Plain, b)
+		}
+	}
+	p.SoftWatch = f.str("", "soft watch")
 	p.Batch = f.lines("", "batch")
 	setup := f.lines("", "setup")
 	var boot []string
 	if e := f.get("", "bootstrap script"); e != nil {
-		src, err := f.script(e.value)
-		if err != nil {
-			return f.errAt(e, "%v", err)
-		}
 		cmd, err := f.required("", "bootstrap command")
 		if err != nil {
 			return err
@@ -161,12 +199,41 @@ func (f *pfile) startUp(p *Personality) error {
 				return f.errAt(l, "%q: a number of bytes, at least 100", l.value)
 			}
 		}
-		boot = chunkScript(src, cmd.value, limit)
+		// Several scripts: each is sent on its own, in order.
+		for _, name := range strings.Fields(e.value) {
+			src, err := f.script(name)
+			if err != nil {
+				return f.errAt(e, "%v", err)
+			}
+			boot = append(boot, chunkScript(strings.TrimLeft(src, "\n"), cmd.value, limit)...)
+		}
 	} else if e := f.get("", "bootstrap command"); e != nil {
 		return f.errAt(e, "no bootstrap script for it")
 	}
 	p.Setup = func(string) []string { return append(append([]string{}, boot...), setup...) }
 	return nil
+}
+
+// expandCache replaces {cache:PATH} with fred's cache directory's PATH,
+// made if need be; false where it cannot be.
+func expandCache(s string) (string, bool) {
+	i := strings.Index(s, "{cache:")
+	if i < 0 {
+		return s, true
+	}
+	j := strings.IndexByte(s[i:], '}')
+	if j < 0 {
+		return s, true
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", false
+	}
+	dir = filepath.Join(dir, s[i+7:i+j])
+	if os.MkdirAll(dir, 0o700) != nil {
+		return "", false
+	}
+	return s[:i] + dir + s[i+j+1:], true
 }
 
 // expandEnv replaces {env:NAME}; false where a NAME is empty.
@@ -194,7 +261,7 @@ func expandEnv(s string) (string, bool) {
 func chunkScript(src, cmd string, limit int) []string {
 	var cmds []string
 	var cur strings.Builder
-	line := func(s string) string { return fill(cmd, "{source}", quote(s)) }
+	line := func(s string) string { return expand(cmd, map[string]string{"source": s}, "source") }
 	flush := func() {
 		if cur.Len() > 0 {
 			cmds = append(cmds, line(cur.String()))
@@ -229,32 +296,69 @@ func (f *pfile) behaviour(p *Personality) error {
 		}
 		p.NoCountArg = !counted
 	}
-	mutating := map[string]bool{}
-	for _, op := range strings.Fields(f.str("behaviour", "mutate when assigning")) {
-		mutating[op] = true
-	}
+	mutating, setting := set(f.str("behaviour", "mutate when assigning")), set(f.str("behaviour", "mutate when setting"))
+	withEquals := set(f.str("behaviour", "settings with equals"))
 	p.Mutates = func(c Command) bool {
-		if !mutating[c.Op] {
-			return false
+		switch {
+		case mutating[c.Op]:
+			args := c.Args
+			// options end at "--": "expr -f x -- v", "print -- x".
+			if i := strings.Index(args, " -- "); strings.HasPrefix(args, "-") && i >= 0 {
+				args = args[i+4:]
+			} else if strings.HasPrefix(args, "-- ") {
+				args = args[3:]
+			}
+			return hasAssignment(args)
+		case setting[c.Op]:
+			// "set x = 3" assigns; "set env A=1" is a setting.
+			first, _, _ := strings.Cut(c.Args, " ")
+			first, _, _ = strings.Cut(first, "=")
+			return hasAssignment(c.Args) && !withEquals[first]
 		}
-		args := c.Args
-		// options end at "--": "expr -f x -- v".
-		if i := strings.Index(args, " -- "); strings.HasPrefix(args, "-") && i >= 0 {
-			args = args[i+4:]
-		}
-		return hasAssignment(args)
+		return false
 	}
-	once := map[string]bool{}
-	for _, op := range strings.Fields(f.str("behaviour", "no repeat")) {
-		once[op] = true
+	once := set(f.str("behaviour", "no repeat"))
+	as, err := f.repeatAs()
+	if err != nil {
+		return err
 	}
 	p.Repeat = func(last Command) string {
-		if once[last.Op] {
+		switch {
+		case as[last.Op] != "":
+			return as[last.Op]
+		case once[last.Op]:
 			return ""
 		}
 		return last.Line
 	}
+	p.ScopeSelect = f.str("behaviour", "select frame")
+	if e := f.get("behaviour", "native"); e != nil {
+		p.Native = map[string]string{}
+		for _, kv := range strings.Fields(e.value) {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || !strings.HasPrefix(v, "fred-") {
+				return f.errAt(e, "%q: NAME=fred-COMMAND", kv)
+			}
+			p.Native[k] = v
+		}
+	}
 	return nil
+}
+
+// repeatAs reads [behaviour] repeat as: "OP=LINE ...", the line an empty
+// line repeats after OP.
+func (f *pfile) repeatAs() (map[string]string, error) {
+	as := map[string]string{}
+	if e := f.get("behaviour", "repeat as"); e != nil {
+		for _, kv := range strings.Fields(e.value) {
+			op, line, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, f.errAt(e, "%q: OP=LINE", kv)
+			}
+			as[op] = line
+		}
+	}
+	return as, nil
 }
 
 // answer reads a query's answer with pattern a: its named groups, or
@@ -270,6 +374,60 @@ func answer(a, notRunning *Pattern, what, out string) (map[string]string, error)
 	return nil, fmt.Errorf("%w to %s in %q", errNoAnswer, what, strings.TrimSpace(out))
 }
 
+// reader reads a query's answer into named values: a pattern's named
+// groups, or (a value "mi NAME=FIELD[|FIELD] ...") the fields of a GDB/MI
+// result record, the first of the alternatives that it has.
+type reader func(out string) (map[string]string, error)
+
+// reader is the reader of field [section] key, which must give groups;
+// nil if the file has no such field.
+func (f *pfile) reader(section, key, what string, notRunning *Pattern, groups ...string) (reader, error) {
+	e := f.get(section, key)
+	if e == nil {
+		return nil, nil
+	}
+	if spec, ok := strings.CutPrefix(e.value, "mi "); ok {
+		fields := map[string][]string{}
+		for _, kv := range strings.Fields(spec) {
+			name, alts, ok := strings.Cut(kv, "=")
+			if !ok || alts == "" {
+				return nil, f.errAt(e, "%q: NAME=FIELD of the MI record (FIELD|FIELD: the first it has)", kv)
+			}
+			fields[name] = strings.Split(alts, "|")
+		}
+		for _, g := range groups {
+			if fields[g] == nil {
+				return nil, f.errAt(e, "no %s=FIELD", g)
+			}
+		}
+		return func(out string) (map[string]string, error) {
+			r, err := parseMIResult(out)
+			if err != nil {
+				return nil, err
+			}
+			g := map[string]string{}
+			for name, alts := range fields {
+				for _, a := range alts {
+					if v, ok := r[a]; ok && v != "" {
+						g[name] = v
+						break
+					}
+				}
+			}
+			return g, nil
+		}, nil
+	}
+	a, err := f.pattern(section, key, groups...)
+	if err != nil {
+		return nil, err
+	}
+	return func(out string) (map[string]string, error) { return answer(a, notRunning, what, out) }, nil
+}
+
+// breakpointReaders are fred's readers of a breakpoint list that no
+// pattern reads ("breakpoint answer: reader NAME").
+var breakpointReaders = map[string]func(string) []Bp{"gdb-mi": parseGDBBreakpoints}
+
 func (f *pfile) queries(p *Personality) error {
 	notRunning, err := f.pattern("queries", "not running")
 	if err != nil {
@@ -278,13 +436,13 @@ func (f *pfile) queries(p *Personality) error {
 	type query struct {
 		cmd, answer string
 		groups      []string
-		set         func(cmd string, a *Pattern)
+		set         func(cmd string, read reader)
 	}
 	qs := []query{
-		{"location", "location answer", []string{"pc", "function", "file", "line"}, func(cmd string, a *Pattern) {
+		{"location", "location answer", []string{"pc", "function", "file", "line"}, func(cmd string, read reader) {
 			p.LocationCmd = cmd
 			p.ParseLocation = func(out string) (Location, error) {
-				g, err := answer(a, notRunning, "location", out)
+				g, err := read(out)
 				if err != nil {
 					return Location{}, err
 				}
@@ -294,20 +452,20 @@ func (f *pfile) queries(p *Personality) error {
 				return l, nil
 			}
 		}},
-		{"depth", "depth answer", []string{"depth"}, func(cmd string, a *Pattern) {
+		{"depth", "depth answer", []string{"depth"}, func(cmd string, read reader) {
 			p.DepthCmd = cmd
 			p.ParseDepth = func(out string) (int, error) {
-				g, err := answer(a, notRunning, "depth", out)
+				g, err := read(out)
 				if err != nil {
 					return 0, err
 				}
 				return strconv.Atoi(g["depth"])
 			}
 		}},
-		{"pid", "pid answer", []string{"pid"}, func(cmd string, a *Pattern) {
+		{"pid", "pid answer", []string{"pid"}, func(cmd string, read reader) {
 			p.PidCmd = cmd
 			p.ParsePid = func(out string) (int, error) {
-				g, err := answer(a, notRunning, "pid", out)
+				g, err := read(out)
 				if err != nil {
 					if errors.Is(err, errNoAnswer) {
 						return 0, ErrNotRunning // no process: no pid
@@ -317,25 +475,17 @@ func (f *pfile) queries(p *Personality) error {
 				return strconv.Atoi(g["pid"])
 			}
 		}},
-		{"caller", "caller answer", []string{"pc"}, func(cmd string, a *Pattern) {
+		{"caller", "caller answer", []string{"pc"}, func(cmd string, read reader) {
 			p.CallerCmd = cmd
 			p.ParseCaller = func(out string) (uint64, error) {
-				g, err := answer(a, notRunning, "caller", out)
+				g, err := read(out)
 				if err != nil {
 					return 0, err
 				}
-				return strconv.ParseUint(g["pc"], 0, 64)
-			}
-		}},
-		{"breakpoints", "breakpoint answer", []string{"num", "enabled", "where"}, func(cmd string, a *Pattern) {
-			p.BreakpointsCmd = cmd
-			p.ParseBreakpoints = func(out string) []Bp {
-				var bps []Bp
-				for _, g := range a.AllNamed(StripANSI(out)) {
-					bps = append(bps, Bp{Num: g["num"], Where: g["where"], Enabled: g["enabled"] != "" && g["enabled"] != "0",
-						Temp: g["temp"] != "" && g["temp"] != "0"})
+				if g["pc"] == "" {
+					return 0, fmt.Errorf("no caller frame in %q", strings.TrimSpace(StripANSI(out)))
 				}
-				return bps
+				return strconv.ParseUint(g["pc"], 0, 64)
 			}
 		}},
 	}
@@ -347,11 +497,38 @@ func (f *pfile) queries(p *Personality) error {
 		if f.get("queries", q.answer) == nil {
 			return &FileError{Path: f.path, Line: c.line, Field: "[queries] " + q.answer, Msg: "missing: how fred reads the answer to " + q.cmd}
 		}
-		a, err := f.pattern("queries", q.answer, q.groups...)
+		read, err := f.reader("queries", q.answer, q.cmd, notRunning, q.groups...)
 		if err != nil {
 			return err
 		}
-		q.set(c.value, a)
+		q.set(c.value, read)
+	}
+	bc, err := f.required("queries", "breakpoints")
+	if err != nil {
+		return err
+	}
+	p.BreakpointsCmd = bc.value
+	switch ba := f.get("queries", "breakpoint answer"); {
+	case ba == nil:
+		return &FileError{Path: f.path, Line: bc.line, Field: "[queries] breakpoint answer", Msg: "missing: how fred reads the answer to breakpoints"}
+	case strings.HasPrefix(ba.value, "reader "):
+		name := strings.TrimSpace(strings.TrimPrefix(ba.value, "reader "))
+		if p.ParseBreakpoints = breakpointReaders[name]; p.ParseBreakpoints == nil {
+			return f.errAt(ba, "no reader %q (fred has gdb-mi)", name)
+		}
+	default:
+		a, err := f.pattern("queries", "breakpoint answer", "num", "enabled", "where")
+		if err != nil {
+			return err
+		}
+		p.ParseBreakpoints = func(out string) []Bp {
+			var bps []Bp
+			for _, g := range a.AllNamed(StripANSI(out)) {
+				bps = append(bps, Bp{Num: g["num"], Where: g["where"], Enabled: g["enabled"] != "" && g["enabled"] != "0",
+					Temp: g["temp"] != "" && g["temp"] != "0"})
+			}
+			return bps
+		}
 	}
 	for _, k := range []struct {
 		key string
@@ -373,7 +550,7 @@ func (f *pfile) queries(p *Personality) error {
 	if err != nil {
 		return err
 	}
-	value, err := f.pattern("queries", "value", "value")
+	value, err := f.reader("queries", "value", "the evaluation", notRunning, "value")
 	if err != nil {
 		return err
 	}
@@ -384,27 +561,41 @@ func (f *pfile) queries(p *Personality) error {
 	if err != nil {
 		return err
 	}
-	p.EvalCmd = func(expr string) string { return fill(ev.value, "{expr}", quote(expr)) }
+	p.EvalCmd = func(expr string) string { return expand(ev.value, map[string]string{"expr": expr}, "expr") }
 	p.ParseEval = func(out string) (string, error) {
-		out = StripANSI(out)
 		if failed != nil {
-			if g := failed.Named(out); g != nil {
+			if g := failed.Named(StripANSI(out)); g != nil {
 				return "", errors.New(g["error"])
 			}
 		}
-		if g := value.Named(out); g != nil {
-			return g["value"], nil
+		g, err := value(out)
+		if err != nil {
+			return "", err
 		}
-		if notRunning != nil && notRunning.MatchString(out) {
-			return "", ErrNotRunning
-		}
-		return "", fmt.Errorf("%w to the evaluation in %q", errNoAnswer, strings.TrimSpace(out))
+		return g["value"], nil
 	}
 	if p.NoName, err = f.pattern("queries", "no name"); err != nil {
 		return err
 	}
 	if e := f.get("queries", "echo"); e != nil {
-		p.EchoCmd = func(token string) string { return fill(e.value, "{token}", quote(token)) }
+		p.EchoCmd = func(token string) string { return expand(e.value, map[string]string{"token": token}, "token") }
+	}
+	if p.ScopeCmd = f.str("queries", "scope"); p.ScopeCmd != "" {
+		se, err := f.required("queries", "scoped evaluate")
+		if err != nil {
+			return err
+		}
+		sw, err := f.required("queries", "scope where")
+		if err != nil {
+			return err
+		}
+		p.ScopedEvalCmd = func(expr, key string) string {
+			return expand(se.value, map[string]string{"expr": expr, "key": key}, "expr", "key")
+		}
+		p.ScopeWhere = func(key string) string { return expand(sw.value, map[string]string{"key": key}, "key") }
+	}
+	if q := f.str("queries", "quiet"); q != "" {
+		p.Quiet = func(cmd string) string { return strings.Replace(q, "%s", cmd, 1) }
 	}
 	return nil
 }
@@ -433,7 +624,16 @@ func (f *pfile) patterns(p *Personality) error {
 	if r := got["new run"]; r != nil {
 		p.NewRun = func(out string) bool { return r.MatchString(StripANSI(out)) }
 	}
-	p.Quiet = func(cmd string) string { return cmd }
+	if p.Quiet == nil {
+		p.Quiet = func(cmd string) string { return cmd }
+	}
+	var err error
+	if p.Passes, err = f.pattern("patterns", "passes"); err != nil {
+		return err
+	}
+	if p.NativeRefused, err = f.pattern("patterns", "native refused"); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -449,7 +649,8 @@ func (f *pfile) tracer(p *Personality) error {
 		key string
 		to  *string
 	}{{"detach", &t.Detach}, {"attach", &t.Attach}, {"kill", &t.Kill}, {"reap", &t.Reap}, {"env", &t.Env},
-		{"set env", &t.SetEnv}, {"unset env", &t.UnsetEnv}, {"at address", &t.AtAddr}, {"watch", &t.Watch}} {
+		{"set env", &t.SetEnv}, {"unset env", &t.UnsetEnv}, {"at address", &t.AtAddr}, {"watch", &t.Watch},
+		{"debug dir", &t.DebugDir}, {"show", &t.Show}, {"set", &t.Set}} {
 		*k.to = f.str("tracer", k.key)
 	}
 	for key, v := range map[string]string{"detach": t.Detach, "attach": t.Attach, "kill": t.Kill} {
@@ -458,18 +659,33 @@ func (f *pfile) tracer(p *Personality) error {
 		}
 	}
 	t.Settle = f.lines("tracer", "settle")
+	t.Reload = f.lines("tracer", "reload")
 	if t.Env != "" {
-		ea, err := f.pattern("tracer", "env answer", "value")
-		if err != nil {
-			return err
-		}
-		if ea == nil {
+		e := f.get("tracer", "env answer")
+		if e == nil {
 			return &FileError{Path: f.path, Field: "[tracer] env answer", Msg: "missing: how fred reads env's answer"}
 		}
-		t.EnvValue = func(out, _ string) string { return ea.Named(StripANSI(out))["value"] }
+		// {name}: the variable's name, as text.
+		compile := func(name string) (*Pattern, error) {
+			return CompilePattern(strings.ReplaceAll(e.value, "{name}", regexp.QuoteMeta(name)))
+		}
+		if ea, err := compile("NAME"); err != nil {
+			return f.errAt(e, "the pattern does not compile: %v", err)
+		} else if !slices.Contains(ea.GroupNames(), "value") {
+			return f.errAt(e, "the pattern has no group (?<value>...)")
+		}
+		t.EnvValue = func(out, name string) string {
+			ea, err := compile(name)
+			if err != nil {
+				return ""
+			}
+			return strings.TrimSpace(ea.Named(StripANSI(out))["value"])
+		}
 	}
 	if e := f.get("tracer", "watch kind"); e != nil {
-		t.WatchKind = func(key, expr string) string { return fill(e.value, "{key}", quote(key), "{expr}", quote(expr)) }
+		t.WatchKind = func(key, expr string) string {
+			return expand(e.value, map[string]string{"key": key, "expr": expr}, "key", "expr")
+		}
 	}
 	var err error
 	if t.Triggered, err = f.pattern("tracer", "triggered"); err != nil {
@@ -500,14 +716,14 @@ func (f *pfile) stepper(p *Personality) error {
 	}
 	st := &Stepper{
 		Nexts: func(max int, m NextsMode) string {
-			n := strconv.Itoa(max)
+			v := map[string]string{"max": strconv.Itoa(max), "fp": m.FP}
 			switch {
 			case m.FP != "":
-				return fill(to, "{max}", n, "{fp}", quote(m.FP))
+				return expand(to, v, "fp")
 			case m.Shallower:
-				return fill(shallower, "{max}", n)
+				return expand(shallower, v)
 			}
-			return fill(nexts.value, "{max}", n)
+			return expand(nexts.value, v)
 		},
 		Settle:      strings.ReplaceAll(strings.ReplaceAll(settle, "%", "%%"), "{depth}", "%d"),
 		Fingerprint: fingerprint,
@@ -516,13 +732,44 @@ func (f *pfile) stepper(p *Personality) error {
 	if st.Settle == "" || st.Fingerprint == "" {
 		return &FileError{Path: f.path, Line: nexts.line, Field: "[stepper] nexts", Msg: "needs settle and fingerprint too"}
 	}
+	hex := func(x uint64) string { return "0x" + strconv.FormatUint(x, 16) }
+	if h := f.str("stepper", "hits"); h != "" {
+		st.Hits = func(addr uint64, k int) string {
+			return expand(h, map[string]string{"addr": hex(addr), "k": strconv.Itoa(k)})
+		}
+	}
+	if si := f.str("stepper", "stepis"); si != "" {
+		st.Stepis = func(max int, to, c Frame) string {
+			fn := c.Fn
+			if fn == "" {
+				fn = "-"
+			}
+			return expand(si, map[string]string{"max": strconv.Itoa(max), "pc": hex(to.PC), "sp": hex(to.SP), "fp": to.FP, "caller sp": hex(c.SP), "function": fn})
+		}
+	}
+	st.Frame = f.str("stepper", "frame")
 	p.Stepper = st
 	return nil
+}
+
+// forkDrivers are fred's own ways to call its agent through a debugger
+// ("[fork] driver: NAME"), where commands and patterns would not do.
+var forkDrivers = map[string]func(settle []string) func(query func(string) (string, error)) forkcall.Tracer{
+	"gdb-mi": func(settle []string) func(query func(string) (string, error)) forkcall.Tracer {
+		return func(query func(string) (string, error)) forkcall.Tracer { return &gdbFork{query: query, settle: settle} }
+	},
 }
 
 // fork reads [fork]: fred's agent called through the debugger's
 // commands, as forkcall.Tracer.
 func (f *pfile) fork(t *Tracer, refused func(string) bool) (func(query func(string) (string, error)) forkcall.Tracer, error) {
+	if d := f.get("fork", "driver"); d != nil {
+		drive := forkDrivers[d.value]
+		if drive == nil {
+			return nil, f.errAt(d, "%q: fred has the driver gdb-mi", d.value)
+		}
+		return drive(t.Settle), nil
+	}
 	call := f.get("fork", "call")
 	if call == nil {
 		return nil, nil

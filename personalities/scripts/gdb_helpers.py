@@ -1,5 +1,7 @@
 
 import gdb, os
+# fred's own breakpoints, by number (fred_break, and delete in gdb.fred).
+fred_bp = {}
 fred_why = [None]
 fred_hits = {}
 def fred_on_stop(ev):
