@@ -201,4 +201,3 @@ func lastLines(s string) string {
 	}
 	return s
 }
-

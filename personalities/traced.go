@@ -756,7 +756,9 @@ func (f *pfile) stepper(p *Personality) error {
 // ("[fork] driver: NAME"), where commands and patterns would not do.
 var forkDrivers = map[string]func(settle []string) func(query func(string) (string, error)) forkcall.Tracer{
 	"gdb-mi": func(settle []string) func(query func(string) (string, error)) forkcall.Tracer {
-		return func(query func(string) (string, error)) forkcall.Tracer { return &gdbFork{query: query, settle: settle} }
+		return func(query func(string) (string, error)) forkcall.Tracer {
+			return &gdbFork{query: query, settle: settle}
+		}
 	},
 }
 
