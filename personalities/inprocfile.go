@@ -131,21 +131,8 @@ func (f *pfile) inBehaviour(p *Personality, lang *language) error {
 		}
 		return lang.statement(c.Line)
 	}
-	repeat, once := set(f.str("behaviour", "repeat")), set(f.str("behaviour", "no repeat"))
-	as, err := f.repeatAs()
-	if err != nil {
+	if p.Repeat, err = f.repeat(); err != nil {
 		return err
-	}
-	p.Repeat = func(last Command) string {
-		switch {
-		case as[last.Op] != "":
-			return as[last.Op]
-		case once[last.Op] || last.Kind == Quit:
-			return ""
-		case repeat["all"] || repeat[last.Op]:
-			return last.Line
-		}
-		return ""
 	}
 	p.ScopeSelect = f.str("behaviour", "select frame")
 	return nil

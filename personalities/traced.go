@@ -317,19 +317,9 @@ func (f *pfile) behaviour(p *Personality) error {
 		}
 		return false
 	}
-	once := set(f.str("behaviour", "no repeat"))
-	as, err := f.repeatAs()
-	if err != nil {
+	var err error
+	if p.Repeat, err = f.repeat(); err != nil {
 		return err
-	}
-	p.Repeat = func(last Command) string {
-		switch {
-		case as[last.Op] != "":
-			return as[last.Op]
-		case once[last.Op]:
-			return ""
-		}
-		return last.Line
 	}
 	p.ScopeSelect = f.str("behaviour", "select frame")
 	if e := f.get("behaviour", "native"); e != nil {
@@ -345,9 +335,14 @@ func (f *pfile) behaviour(p *Personality) error {
 	return nil
 }
 
-// repeatAs reads [behaviour] repeat as: "OP=LINE ...", the line an empty
-// line repeats after OP.
-func (f *pfile) repeatAs() (map[string]string, error) {
+// repeat reads what an empty line repeats: [behaviour] repeat (OPs whose
+// line it repeats, "all" any; all if not given), repeat as ("OP=LINE":
+// LINE after OP) and no repeat (nothing after OP, nor after a quit).
+func (f *pfile) repeat() (func(Command) string, error) {
+	repeat, once := set(f.str("behaviour", "repeat")), set(f.str("behaviour", "no repeat"))
+	if len(repeat) == 0 {
+		repeat["all"] = true
+	}
 	as := map[string]string{}
 	if e := f.get("behaviour", "repeat as"); e != nil {
 		for _, kv := range strings.Fields(e.value) {
@@ -358,7 +353,17 @@ func (f *pfile) repeatAs() (map[string]string, error) {
 			as[op] = line
 		}
 	}
-	return as, nil
+	return func(last Command) string {
+		switch {
+		case as[last.Op] != "":
+			return as[last.Op]
+		case once[last.Op] || last.Kind == Quit:
+			return ""
+		case repeat["all"] || repeat[last.Op]:
+			return last.Line
+		}
+		return ""
+	}, nil
 }
 
 // answer reads a query's answer with pattern a: its named groups, or
