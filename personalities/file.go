@@ -89,6 +89,22 @@ func LoadFile(path string) (*Personality, error) {
 	return p, nil
 }
 
+// BuiltinFile is the text of built-in personality name's file, to copy
+// and change into one's own: its scripts ("fred:NAME") are read from fred
+// wherever the copy is.
+func BuiltinFile(name string) (string, error) {
+	b, err := fs.ReadFile(builtinFiles, "files/"+name+".fred")
+	if err != nil {
+		var known []string
+		entries, _ := fs.ReadDir(builtinFiles, "files")
+		for _, e := range entries {
+			known = append(known, strings.TrimSuffix(e.Name(), ".fred"))
+		}
+		return "", fmt.Errorf("no built-in personality %q (fred has %s)", name, strings.Join(known, ", "))
+	}
+	return string(b), nil
+}
+
 func builtinScript(name string) (string, error) {
 	b, err := fs.ReadFile(builtinFiles, "scripts/"+name)
 	return string(b), err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fred-debugger/fred/internal/demo"
 	"github.com/fred-debugger/fred/internal/testutil"
+	P "github.com/fred-debugger/fred/personalities"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
@@ -247,6 +248,37 @@ func TestBatchScript(t *testing.T) {
 	}
 	if p := testutil.Running(prog); len(p) > 0 {
 		t.Errorf("left running: %v", p)
+	}
+}
+
+// `fred personality NAME` prints a built-in personality's file, which
+// read back from a copy elsewhere makes a personality (its scripts come
+// from fred); an unknown name says which there are.
+func TestPrintPersonalityFile(t *testing.T) {
+	fred := testutil.Fred(t)
+	for _, name := range []string{"gdb", "lldb", "pdb", "perl"} {
+		out, err := exec.Command(fred, "personality", name).Output()
+		if err != nil {
+			t.Fatalf("fred personality %s: %v", name, err)
+		}
+		want, err := os.ReadFile("../../personalities/files/" + name + ".fred")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(want) {
+			t.Fatalf("fred personality %s does not print files/%s.fred", name, name)
+		}
+		path := filepath.Join(t.TempDir(), "mine.fred")
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := P.LoadFile(path); err != nil || p.Name != name {
+			t.Fatalf("a copy of %s's file: %v", name, err)
+		}
+	}
+	out, err := exec.Command(fred, "personality", "cobol").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `no built-in personality "cobol" (fred has gdb, lldb, pdb, perl)`) {
+		t.Fatalf("an unknown one: %v %s", err, out)
 	}
 }
 

@@ -51,6 +51,9 @@ func usage(w io.Writer, fs *flag.FlagSet) {
                              its debugger on a recorded run: every run is that run
   fred replaylog dump FILE   show a replay log (the session directory's replay.log)
   fred dap [--listen ADDR]   a debug adapter for editors (docs/editors.md)
+  fred personality NAME      print a built-in personality file (gdb, lldb, pdb,
+                             perl), to start one of your own from
+                             (docs/personalities.md)
 
 fred flags:
 `)
@@ -79,6 +82,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == "record" {
 		return recordCmd(args[1:])
+	}
+	if len(args) > 0 && args[0] == "personality" {
+		return personalityCmd(args[1:])
 	}
 	fs := flag.NewFlagSet("fred", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -262,6 +268,22 @@ func dapCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "fred dap: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+// personalityCmd is `fred personality NAME`: a built-in personality's
+// file on standard output.
+func personalityCmd(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: fred personality NAME   (gdb, lldb, pdb, perl)")
+		return 2
+	}
+	text, err := P.BuiltinFile(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fred: %v\n", err)
+		return 2
+	}
+	fmt.Print(text)
 	return 0
 }
 
