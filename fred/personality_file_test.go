@@ -63,6 +63,32 @@ func TestPersonalityFromFile(t *testing.T) {
 	}
 }
 
+// gdb's file, copied with a prompt of its own, works end to end on both
+// snapshot backends (its MI answers, its fork driver and CRIU's detach
+// and attach all come from the file).
+func TestGDBPersonalityFromFile(t *testing.T) {
+	testutil.Require(t, "gdb")
+	p, err := P.Named(fileCopy(t, "gdb", `prompt: "(gdb) "`, `prompt: "(my gdb) "`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forBackends(t, func(t *testing.T, backend string) {
+		prog := testutil.Fixture(t, "steps")
+		ts := tracedSession(t, p, []string{"gdb", "-q", prog}, prog, backend, t.TempDir())
+		if got := ts.Prompt(); got != "(my gdb) " {
+			t.Fatalf("the prompt is %q", got)
+		}
+		ts.play([]step{noLibc, {cmd: "break square", out: `Breakpoint 1`}, {cmd: "run", out: `Breakpoint 1, square \(x=0\)`}})
+		at := ts.seen("x")
+		ts.play([]step{{cmd: "continue", out: `Breakpoint 1, square \(x=1\)`}, {cmd: "next"}})
+		ts.must("fred-reverse-continue", `square \(x=1\)`)
+		ts.must("fred-reverse-continue", `square \(x=0\)`)
+		if got := ts.seen("x"); got != at {
+			t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
+		}
+	})
+}
+
 // The other kind, a debugger inside the program: pdb's file, copied
 // with a prompt of its own, works end to end (reverse-watch lands where
 // the built-in one does).

@@ -153,3 +153,24 @@ func TestPersonalityFileReads(t *testing.T) {
 		t.Fatalf("stop reasons")
 	}
 }
+
+// Templates: {NAME} quoted where asked, {=NAME} as it is, wrappers
+// nested, and braces in a value are the value's.
+func TestTemplateExpand(t *testing.T) {
+	vars := map[string]string{"expr": `s == "a{b}"`, "max": "5"}
+	for _, c := range []struct{ tmpl, want string }{
+		{"fred_eval({expr})", `fred_eval("s == \"a{b}\"")`},
+		{"fred-nexts {max} fp {=expr}", `fred-nexts 5 fp s == "a{b}"`},
+		{"interpreter-exec mi {mi:-data-evaluate-expression {mi:{=expr}}}", `interpreter-exec mi "-data-evaluate-expression \"s == \\\"a{b}\\\"\""`},
+		{"python f({py:{mi:{=expr}}})", `python f("\"s == \\\"a{b}\\\"\"")`},
+		{"echo {octal:{=expr}}\n", "echo s == \"a{b}\"\n"},
+		{"fred_bp = {}; {nosuch} {", "fred_bp = {}; {nosuch} {"},
+	} {
+		if got := expand(c.tmpl, vars, "expr"); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.tmpl, got, c.want)
+		}
+	}
+	if got := expand("-iex set prompt {octal:{marker}}", map[string]string{"marker": "\x1a\x1afred\x1a"}); got != `-iex set prompt \032\032fred\032` {
+		t.Errorf("marker: %s", got)
+	}
+}
