@@ -39,54 +39,50 @@ func fileCopy(t *testing.T, name string, edits ...string) string {
 	return path
 }
 
-// A personality read from a file outside fred (lldb's, with its own
-// prompt) works end to end: the person sees its prompt, and fred's
-// reverse commands land as with the built-in one.
+// A personality read from a file outside fred (gdb's and lldb's, each
+// with a prompt of its own) works end to end on both snapshot backends:
+// the person sees its prompt, and fred's reverse commands land as with
+// the built-in one (gdb's MI answers, its fork driver and the detach and
+// attach around a CRIU dump all come from the file).
 func TestPersonalityFromFile(t *testing.T) {
-	testutil.Require(t, "lldb")
-	p, err := P.Named(lldbFileCopy(t, `prompt: "(lldb) "`, `prompt: "(my lldb) "`))
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name, prompt string
+		argv         func(prog string) []string
+		toFirst      []step // to the first stop at square, x=0
+		goOn         step   // to the second, x=1
+		landed       [2]string
+	}{
+		{"gdb", "(gdb) ", func(prog string) []string { return []string{"gdb", "-q", prog} },
+			[]step{noLibc, {cmd: "break square", out: `Breakpoint 1`}, {cmd: "run", out: `Breakpoint 1, square \(x=0\)`}},
+			step{cmd: "continue", out: `Breakpoint 1, square \(x=1\)`}, [2]string{`square \(x=1\)`, `square \(x=0\)`}},
+		{"lldb", "(lldb) ", func(prog string) []string { return []string{"lldb", prog} },
+			[]step{lldbNoLibc, {cmd: "b square", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}},
+			step{cmd: "c", out: `stop reason = breakpoint 1`}, [2]string{`square\(x=1\)`, `square\(x=0\)`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			testutil.Require(t, c.name)
+			mine := "(my " + c.name + ") "
+			p, err := P.Named(fileCopy(t, c.name, `prompt: "`+c.prompt+`"`, `prompt: "`+mine+`"`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			forBackends(t, func(t *testing.T, backend string) {
+				prog := testutil.Fixture(t, "steps")
+				ts := tracedSession(t, p, c.argv(prog), prog, backend, t.TempDir())
+				if got := ts.Prompt(); got != mine {
+					t.Fatalf("the prompt is %q", got)
+				}
+				ts.play(c.toFirst)
+				at := ts.seen("x")
+				ts.play([]step{c.goOn, {cmd: "next"}})
+				ts.must("fred-reverse-continue", c.landed[0])
+				ts.must("fred-reverse-continue", c.landed[1])
+				if got := ts.seen("x"); got != at {
+					t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
+				}
+			})
+		})
 	}
-	prog := testutil.Fixture(t, "steps")
-	ts := tracedSession(t, p, []string{"lldb", prog}, prog, "fork", t.TempDir())
-	if got := ts.Prompt(); got != "(my lldb) " {
-		t.Fatalf("the prompt is %q", got)
-	}
-	ts.play([]step{lldbNoLibc, {cmd: "b square", out: `Breakpoint 1`}, {cmd: "run", out: `snapshot 1 taken`}})
-	at := ts.seen("x")
-	ts.play([]step{{cmd: "c", out: `stop reason = breakpoint 1`}, {cmd: "next"}})
-	ts.must("fred-reverse-continue", `square\(x=1\)`)
-	ts.must("fred-reverse-continue", `square\(x=0\)`)
-	if got := ts.seen("x"); got != at {
-		t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
-	}
-}
-
-// gdb's file, copied with a prompt of its own, works end to end on both
-// snapshot backends (its MI answers, its fork driver and CRIU's detach
-// and attach all come from the file).
-func TestGDBPersonalityFromFile(t *testing.T) {
-	testutil.Require(t, "gdb")
-	p, err := P.Named(fileCopy(t, "gdb", `prompt: "(gdb) "`, `prompt: "(my gdb) "`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	forBackends(t, func(t *testing.T, backend string) {
-		prog := testutil.Fixture(t, "steps")
-		ts := tracedSession(t, p, []string{"gdb", "-q", prog}, prog, backend, t.TempDir())
-		if got := ts.Prompt(); got != "(my gdb) " {
-			t.Fatalf("the prompt is %q", got)
-		}
-		ts.play([]step{noLibc, {cmd: "break square", out: `Breakpoint 1`}, {cmd: "run", out: `Breakpoint 1, square \(x=0\)`}})
-		at := ts.seen("x")
-		ts.play([]step{{cmd: "continue", out: `Breakpoint 1, square \(x=1\)`}, {cmd: "next"}})
-		ts.must("fred-reverse-continue", `square \(x=1\)`)
-		ts.must("fred-reverse-continue", `square \(x=0\)`)
-		if got := ts.seen("x"); got != at {
-			t.Fatalf("reverse-continue landed at %+v, want %+v", got, at)
-		}
-	})
 }
 
 // The other kind, a debugger inside the program: pdb's file, copied
