@@ -14,10 +14,9 @@ import (
 )
 
 // The protocol core of a debugger that traces the program from its own
-// process (lldb; gdb's personality is still Go; inprocfile.go is the
-// other kind's): the file's commands go
-// to the debugger as they are, and its patterns' named groups read the
-// answers.
+// process (gdb, lldb; inprocfile.go is the other kind's): the file's
+// commands go to the debugger as they are, and its patterns' named groups
+// (or a GDB/MI record's fields) read the answers.
 
 func (f *pfile) build() (*Personality, error) {
 	name, err := f.required("", "name")
