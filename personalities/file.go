@@ -358,11 +358,6 @@ func (f *pfile) commands() ([]Spec, error) {
 	return specs, nil
 }
 
-// fill replaces {name} in a template: values are inserted as they are.
-func fill(template string, kv ...string) string {
-	return strings.NewReplacer(kv...).Replace(template)
-}
-
 // quote writes s as a double-quoted string that Python, Perl and Go read
 // back as s.
 func quote(s string) string { return strconv.Quote(s) }
@@ -376,6 +371,12 @@ var errNoAnswer = errors.New("no answer")
 // string setting). Anything else in braces is text. The values are not
 // read again: braces in them are theirs.
 func expand(tmpl string, vars map[string]string, quoted ...string) string {
+	return expandWith(tmpl, vars, nil, quoted...)
+}
+
+// expandWith is expand with wrappers of more kinds (an in-process
+// language's {q:T}).
+func expandWith(tmpl string, vars map[string]string, more map[string]func(string) string, quoted ...string) string {
 	var b strings.Builder
 	for i := 0; i < len(tmpl); i++ {
 		if tmpl[i] != '{' {
@@ -396,10 +397,16 @@ func expand(tmpl string, vars map[string]string, quoted ...string) string {
 			i = end
 			continue
 		}
-		if kind, body, ok := strings.Cut(inner, ":"); ok && wrappers[kind] != nil {
-			b.WriteString(wrappers[kind](expand(body, vars, quoted...)))
-			i = end
-			continue
+		if kind, body, ok := strings.Cut(inner, ":"); ok {
+			w := more[kind]
+			if w == nil {
+				w = wrappers[kind]
+			}
+			if w != nil {
+				b.WriteString(w(expandWith(body, vars, more, quoted...)))
+				i = end
+				continue
+			}
 		}
 		b.WriteByte('{')
 	}

@@ -47,7 +47,7 @@ func (k *fileFork) Preload(lib, old string) string {
 }
 
 func (k *fileFork) Load(lib string) error {
-	_, err := k.q(fill(k.load, "{lib}", quote(lib)))
+	_, err := k.q(expand(k.load, map[string]string{"lib": lib}, "lib"))
 	return err
 }
 
@@ -57,7 +57,7 @@ func (k *fileFork) Call(fn string, args [4]int64, threadsHeld bool) (int64, erro
 		held = "1"
 	}
 	a := fmt.Sprintf("%d, %d, %d, %d", args[0], args[1], args[2], args[3])
-	v, err := k.q(fill(k.call, "{fn}", quote(fn), "{args}", a, "{held}", held))
+	v, err := k.q(expand(k.call, map[string]string{"fn": fn, "args": a, "held": held}, "fn"))
 	if err != nil {
 		return 0, err
 	}
@@ -89,7 +89,7 @@ func (k *fileFork) Registers(names []string) (map[string]string, error) {
 			values[n] = "-" // not written back
 		}
 	}
-	cmd := fill(k.registers, "{names}", quote(strings.Join(asked, " ")))
+	cmd := expand(k.registers, map[string]string{"names": strings.Join(asked, " ")}, "names")
 	out, err := k.query(cmd)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (k *fileFork) SetRegisters(values map[string]string, names []string) error 
 	if len(pairs) == 0 {
 		return nil
 	}
-	_, err := k.q(fill(k.setRegisters, "{pairs}", quote(strings.Join(pairs, " "))))
+	_, err := k.q(expand(k.setRegisters, map[string]string{"pairs": strings.Join(pairs, " ")}, "pairs"))
 	return err
 }
 

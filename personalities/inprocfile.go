@@ -19,9 +19,11 @@ import (
 // language is what an in-process file's "language" names.
 type language struct {
 	// launch turns the person's command line into one that runs the
-	// debugger with boot, fred's bootstrap, and marker as its prompt.
-	launch func(argv []string, boot, marker string) []string
-	split  func(line string) (cmd, args string)
+	// debugger with boot, fred's bootstrap, and marker as its prompt;
+	// prepare, where set, readies the bootstrap's text once.
+	launch  func(argv []string, boot, marker string) []string
+	prepare func(src string) string
+	split   func(line string) (cmd, args string)
 	// assigns reports whether an expression given to an inspecting
 	// command changes the program.
 	assigns func(expr string) bool
@@ -56,7 +58,7 @@ var languages = map[string]*language{
 		steps: pdbSteps,
 	},
 	"perl": {
-		launch: perlLaunch, split: perlSplit, value: parsePerlEval,
+		launch: perlLaunch, prepare: perlBootLine, split: perlSplit, value: parsePerlEval,
 		quote:     perlQuote,
 		assigns:   func(e string) bool { return perlAssign.MatchString(blankStrings(e, '#')) },
 		statement: perlMutates,
@@ -101,8 +103,21 @@ func (f *pfile) inProcess(p *Personality) error {
 	if err != nil {
 		return f.errAt(bs, "%v", err)
 	}
+	if lang.prepare != nil {
+		boot = lang.prepare(boot)
+	}
 	p.Argv = func(argv []string, marker, _ string) []string { return lang.launch(argv, boot, marker) }
-	p.Env = seedEnv(strings.Fields(strings.NewReplacer("=", " ").Replace(f.str("", "seeded environment")))...)
+	var seeded []string
+	if e := f.get("", "seeded environment"); e != nil {
+		for _, kv := range strings.Fields(e.value) {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return f.errAt(e, "%q: NAME=VALUE", kv)
+			}
+			seeded = append(seeded, k, v)
+		}
+	}
+	p.Env = seedEnv(seeded...)
 	p.PromptQuery = f.str("", "prompt number")
 	for _, part := range []func(*Personality, *language) error{f.inBehaviour, f.inQueries, f.inPatterns, f.inStepper} {
 		if err := part(p, lang); err != nil {
@@ -139,21 +154,21 @@ func (f *pfile) inBehaviour(p *Personality, lang *language) error {
 }
 
 // inQueries reads [queries]: the bootstrap's commands fred asks with.
-// {expr}, {key}, {token}: as they are; {q:expr} and so on: written for
-// inside a string literal of the language, in the quotes the file puts
-// around it.
+// {expr}, {key}, {token}: as they are; {q:T}: T written for inside a
+// string literal of the language, in the quotes the file puts around it.
 func (f *pfile) inQueries(p *Personality, lang *language) error {
+	q := map[string]func(string) string{"q": lang.quote}
 	tmpl := func(key string) (func(kv ...string) string, error) {
 		e, err := f.required("queries", key)
 		if err != nil {
 			return nil, err
 		}
 		return func(kv ...string) string {
-			var r []string
+			vars := map[string]string{}
 			for i := 0; i+1 < len(kv); i += 2 {
-				r = append(r, "{"+kv[i]+"}", kv[i+1], "{q:"+kv[i]+"}", lang.quote(kv[i+1]))
+				vars[kv[i]] = kv[i+1]
 			}
-			return fill(e.value, r...)
+			return expandWith(e.value, vars, q)
 		}, nil
 	}
 	for _, k := range []struct {
@@ -220,7 +235,7 @@ func (f *pfile) inQueries(p *Personality, lang *language) error {
 			return f.errAt(e, "needs probed too: how fred collects them")
 		}
 		pr.Arm = func(every float64, fifos []string) string {
-			return fill(e.value, "{every}", strconv.FormatFloat(every, 'g', -1, 64), "{fifos}", lang.list(fifos))
+			return expand(e.value, map[string]string{"every": strconv.FormatFloat(every, 'g', -1, 64), "fifos": lang.list(fifos)})
 		}
 		p.Probes = pr
 	}

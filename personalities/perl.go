@@ -31,8 +31,8 @@ func perlSteps(max int, m StepsMode) string {
 	return fmt.Sprintf(perlDB+`fred_steps(%d, "%s", %d, %d%s)`, max, m.Until, b[m.Track], b[m.AtBps], watch)
 }
 
-// perlLaunch runs the person's perl with -d, the debugger loaded through
-// PERL5DB, and the marker in the environment (env(1) sets both; the
+// perlLaunch runs the person's perl with -d, the debugger (boot, made
+// one line by perlBootLine) loaded through PERL5DB, and the marker in the environment (env(1) sets both; the
 // bootstrap takes them out of the program's %ENV).
 func perlLaunch(argv []string, boot, marker string) []string {
 	args := argv[1:]
@@ -48,7 +48,7 @@ func perlLaunch(argv []string, boot, marker string) []string {
 	if !hasD {
 		args = append([]string{"-d"}, args...)
 	}
-	out := []string{"env", "PERL5DB=" + perlBootLine(boot), "FRED_PERLDB_PROMPT=" + marker, argv[0]}
+	out := []string{"env", "PERL5DB=" + boot, "FRED_PERLDB_PROMPT=" + marker, argv[0]}
 	return append(out, args...)
 }
 

@@ -121,7 +121,7 @@ func (f *pfile) earlyStart(p *Personality) error {
 		if args = strings.TrimSpace(args); args == "" {
 			return starti.value
 		}
-		return fill(withArgs, "{args}", args)
+		return expand(withArgs, map[string]string{"args": args})
 	}
 	p.EarlyStart = es
 	return nil
@@ -758,11 +758,9 @@ func (f *pfile) stepper(p *Personality) error {
 
 // forkDrivers are fred's own ways to call its agent through a debugger
 // ("[fork] driver: NAME"), where commands and patterns would not do.
-var forkDrivers = map[string]func(settle []string) func(query func(string) (string, error)) forkcall.Tracer{
-	"gdb-mi": func(settle []string) func(query func(string) (string, error)) forkcall.Tracer {
-		return func(query func(string) (string, error)) forkcall.Tracer {
-			return &gdbFork{query: query, settle: settle}
-		}
+var forkDrivers = map[string]func(query func(string) (string, error), settle []string) forkcall.Tracer{
+	"gdb-mi": func(query func(string) (string, error), settle []string) forkcall.Tracer {
+		return &gdbFork{query: query, settle: settle}
 	},
 }
 
@@ -774,7 +772,7 @@ func (f *pfile) fork(t *Tracer, refused func(string) bool) (func(query func(stri
 		if drive == nil {
 			return nil, f.errAt(d, "%q: fred has the driver gdb-mi", d.value)
 		}
-		return drive(t.Settle), nil
+		return func(query func(string) (string, error)) forkcall.Tracer { return drive(query, t.Settle) }, nil
 	}
 	call := f.get("fork", "call")
 	if call == nil {
